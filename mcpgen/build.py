@@ -1,0 +1,602 @@
+"""Pure: (OpenAPI spec, mapping) -> (ServerSpec, diagnostics). Every decision about the tools is made here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from .ir import ActionSpec, AuthSpec, FixedValue, JsonSchema, ParamSpec, ServerSpec, ToolHints, ToolSpec
+from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, did_you_mean
+from .naming import (
+    ARG_NAME_PATTERN,
+    RESERVED_ARGS,
+    TOOL_NAME_COMFORT_LENGTH,
+    distribution_name,
+    package_name,
+    python_identifier,
+    snake_case,
+    tool_name_problem,
+)
+from .openapi import Operation, Spec, find_operation
+from .refs import Located
+from .schemas import input_schema, json_type_of, short_text
+
+# Headers OpenAPI says are described elsewhere; never offered as parameters.
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_JSON_TYPES = ("application/json",)
+_FORM_TYPES = ("application/x-www-form-urlencoded",)
+_READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    server: ServerSpec | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _OperationParam:
+    """A parameter of an operation before the mapping's rules apply."""
+
+    wire_name: str
+    location: str
+    required: bool
+    schema: JsonSchema
+    description: str
+    example: Any
+    source: SourceRef
+
+
+def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
+    diagnostics: list[Diagnostic] = []
+    tools: list[ToolSpec] = []
+    used: set[str] = set()
+    for tool_rule in mapping.tools:
+        tool, found = _build_tool(spec, mapping, tool_rule)
+        diagnostics += found
+        if tool is not None:
+            tools.append(tool)
+            used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics += _check_auth(spec, mapping)
+    if has_errors(diagnostics):
+        return BuildResult(None, tuple(diagnostics))
+    server_rule = mapping.server
+    base_url_default = server_rule.base_url_default or _spec_base_url(spec)
+    unmapped = tuple(
+        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
+        for op in spec.operations
+        if op.key not in used
+    )
+    server = ServerSpec(
+        name=server_rule.name,
+        package_name=package_name(server_rule.name),
+        distribution_name=distribution_name(server_rule.name),
+        title=server_rule.title or spec.title or server_rule.name,
+        version=server_rule.version,
+        description=(server_rule.description or spec.description or spec.title).strip(),
+        base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
+        default_base_url=base_url_default,
+        auth=_auth(mapping),
+        timeout_s=server_rule.timeout_s,
+        tools=tuple(sorted(tools, key=lambda t: t.name)),
+        spec_file=spec_file,
+        mapping_file=mapping_file,
+        unmapped_operations=unmapped,
+        mcpgen_version=__version__,
+    )
+    return BuildResult(server, tuple(diagnostics))
+
+
+def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    name = f"{mapping.server.name}_{rule.name}"
+    problem = tool_name_problem(name)
+    if problem:
+        diagnostics.append(error("M208", problem, rule.source, hint="shorten the tool name"))
+    elif len(name) > TOOL_NAME_COMFORT_LENGTH:
+        diagnostics.append(
+            warning(
+                "M209",
+                f"tool name '{name}' has {len(name)} characters; clients that add a prefix may cut it past "
+                f"{TOOL_NAME_COMFORT_LENGTH} (T4)",
+                rule.source,
+            )
+        )
+    actions: list[ActionSpec] = []
+    for action_rule in rule.actions:
+        action, found = _build_action(spec, rule, action_rule)
+        diagnostics += found
+        if action is not None:
+            actions.append(action)
+    diagnostics += _check_shared_params(rule, actions)
+    if has_errors(diagnostics):
+        return None, diagnostics
+    properties = _tool_properties(actions)
+    tool = ToolSpec(
+        name=name,
+        module_name=python_identifier(rule.name),
+        title=rule.title or rule.name.replace("_", " ").capitalize(),
+        description=_tool_description(rule, actions),
+        actions=tuple(actions),
+        input_schema={
+            "type": "object",
+            "properties": properties,
+            "required": ["action"],
+            "additionalProperties": False,
+        },
+        hints=_hints(actions),
+        source=rule.source,
+    )
+    return tool, diagnostics
+
+
+def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
+    operation = find_operation(spec, rule.operation)
+    if operation is None:
+        return None, [_unknown_operation(spec, rule)]
+    diagnostics: list[Diagnostic] = []
+    operation_params, body_encoding, found = _operation_params(spec, operation)
+    diagnostics += found
+    rules_by_param, found = _match_rules(operation, operation_params, rule)
+    diagnostics += found
+    params: list[ParamSpec] = []
+    fixed: list[FixedValue] = []
+    defaults: list[tuple[str, Any]] = []
+    for param in operation_params:
+        param_rule = rules_by_param.get((param.wire_name, param.location))
+        if param_rule is not None and param_rule.fixed is not UNSET:
+            fixed.append(
+                FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
+            )
+            continue
+        if param_rule is not None and param_rule.hidden:
+            if param.required:
+                diagnostics.append(
+                    error(
+                        "M210",
+                        f"parameter '{param.wire_name}' is required by {operation.key} and cannot be hidden",
+                        param_rule.source,
+                        hint="use 'fixed: <value>' to always send a value instead",
+                    )
+                )
+            continue
+        built, default, found = _param_spec(param, param_rule, operation)
+        diagnostics += found
+        params.append(built)
+        if default is not UNSET:
+            defaults.append((built.arg_name, default))
+    diagnostics += _check_arg_names(params, operation)
+    if has_errors(diagnostics):
+        return None, diagnostics
+    return (
+        ActionSpec(
+            name=rule.name,
+            description=_action_description(rule, operation),
+            method=operation.method,
+            path=operation.path,
+            operation_id=operation.operation_id,
+            params=tuple(params),
+            fixed=tuple(fixed),
+            defaults=tuple(defaults),
+            body_encoding=body_encoding,
+            source=rule.source,
+            operation_source=operation.source,
+        ),
+        diagnostics,
+    )
+
+
+def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
+    wanted = rule.operation.strip()
+    method, _, path = wanted.partition(" ")
+    if path.startswith("/"):
+        options = [op.key for op in spec.operations]
+        close = did_you_mean(f"{method.upper()} {path}", options)
+        what = f"no operation '{method.upper()} {path}' in the spec"
+    else:
+        options = [op.operation_id for op in spec.operations if op.operation_id]
+        close = did_you_mean(wanted, options)
+        what = f"no operation with operationId '{wanted}' in the spec"
+    hint = f"did you mean {close}?" if close else "run 'mcpgen validate' to list the spec's operations"
+    return error("M201", what, rule.operation_source, hint=hint)
+
+
+def _operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    params: list[_OperationParam] = []
+    for located in operation.parameters:
+        raw = located.value
+        location = str(raw.get("in"))
+        if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
+            continue
+        schema_located = _parameter_schema(located)
+        schema = input_schema(schema_located, spec.resolver)
+        params.append(
+            _OperationParam(
+                wire_name=str(raw["name"]),
+                location=location,
+                required=bool(raw.get("required")) or location == "path",
+                schema=schema,
+                description=str(raw.get("description") or schema.get("description") or ""),
+                example=_example(raw, schema_located),
+                source=located.source,
+            )
+        )
+    body_params, encoding, diagnostics = _body_params(spec, operation)
+    return params + body_params, encoding, diagnostics
+
+
+def _parameter_schema(located: Located) -> Located | None:
+    raw = located.value
+    if isinstance(raw.get("schema"), dict):
+        return located.child("schema")
+    content = raw.get("content")
+    if isinstance(content, dict) and content:
+        media = next(iter(content))
+        if isinstance(content[media], dict) and isinstance(content[media].get("schema"), dict):
+            return located.child("content", media, "schema")
+    return None
+
+
+def _body_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    body = operation.request_body
+    if body is None:
+        return [], None, []
+    content = body.value.get("content") or {}
+    media = _pick_media_type(content)
+    if media is None:
+        kinds = ", ".join(sorted(content)) or "no content"
+        return (
+            [],
+            None,
+            [
+                error(
+                    "M211",
+                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON or form bodies only",
+                    body.source,
+                    hint="map another operation, or leave this one unmapped",
+                )
+            ],
+        )
+    encoding = "json" if media not in _FORM_TYPES else "form"
+    media_located = body.child("content", media)
+    if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
+        return [], encoding, []
+    schema_located = spec.resolver.deref(media_located.child("schema"))
+    schema = input_schema(schema_located, spec.resolver)
+    body_required = bool(body.value.get("required"))
+    properties = schema.get("properties")
+    if schema.get("type") == "object" and isinstance(properties, dict) and properties:
+        required = set(schema.get("required") or ())
+        return (
+            [
+                _OperationParam(
+                    wire_name=name,
+                    location="body",
+                    required=name in required and body_required,
+                    schema=prop,
+                    description=str(prop.get("description") or ""),
+                    example=_property_example(spec, schema_located, name),
+                    source=schema_located.source,
+                )
+                for name, prop in properties.items()
+            ],
+            encoding,
+            [],
+        )
+    whole = _OperationParam(
+        wire_name="body",
+        location="body_whole",
+        required=body_required,
+        schema=schema,
+        description=str(body.value.get("description") or schema.get("description") or "The request body."),
+        example=None,
+        source=body.source,
+    )
+    return [whole], encoding, []
+
+
+def _pick_media_type(content: dict[str, Any]) -> str | None:
+    for media in content:
+        base = media.split(";")[0].strip().lower()
+        if base in _JSON_TYPES or base.endswith("+json"):
+            return media
+    for media in content:
+        if media.split(";")[0].strip().lower() in _FORM_TYPES:
+            return media
+    return None
+
+
+def _example(raw: dict[str, Any], schema_located: Located | None) -> Any:
+    if "example" in raw:
+        return raw["example"]
+    examples = raw.get("examples")
+    if isinstance(examples, dict):
+        for value in examples.values():
+            if isinstance(value, dict) and "value" in value:
+                return value["value"]
+    if schema_located is not None and isinstance(schema_located.value, dict):
+        schema = schema_located.value
+        if "example" in schema:
+            return schema["example"]
+        if isinstance(schema.get("examples"), list) and schema["examples"]:
+            return schema["examples"][0]
+    return None
+
+
+def _property_example(spec: Spec, schema_located: Located, name: str) -> Any:
+    properties = schema_located.value.get("properties") if isinstance(schema_located.value, dict) else None
+    if not isinstance(properties, dict) or name not in properties:
+        return None
+    prop = spec.resolver.deref(schema_located.child("properties", name))
+    return _example({}, prop)
+
+
+def _match_rules(
+    operation: Operation, params: list[_OperationParam], rule: ActionRule
+) -> tuple[dict[tuple[str, str], ParamRule], list[Diagnostic]]:
+    by_param: dict[tuple[str, str], ParamRule] = {}
+    diagnostics: list[Diagnostic] = []
+    for param_rule in rule.params:
+        matches = [
+            p
+            for p in params
+            if p.wire_name == param_rule.wire_name
+            and (param_rule.location is None or _location_matches(p.location, param_rule.location))
+        ]
+        if not matches:
+            names = [p.wire_name for p in params]
+            close = did_you_mean(param_rule.wire_name, names)
+            listed = ", ".join(names) or "none"
+            diagnostics.append(
+                error(
+                    "M203",
+                    f"'{param_rule.key}' is not a parameter of {operation.key}",
+                    param_rule.source,
+                    hint=(f"did you mean {close}? " if close else "") + f"its parameters are: {listed}",
+                )
+            )
+        elif len(matches) > 1:
+            places = ", ".join(f"{m.location}.{m.wire_name}" for m in matches)
+            diagnostics.append(
+                error(
+                    "M204",
+                    f"'{param_rule.key}' names more than one parameter of {operation.key} ({places})",
+                    param_rule.source,
+                    hint="qualify the key with its location, e.g. 'query.id' or 'body.id'",
+                )
+            )
+        else:
+            by_param[(matches[0].wire_name, matches[0].location)] = param_rule
+    return by_param, diagnostics
+
+
+def _location_matches(actual: str, wanted: str) -> bool:
+    return actual == wanted or (wanted == "body" and actual == "body_whole")
+
+
+def _param_spec(
+    param: _OperationParam, rule: ParamRule | None, operation: Operation
+) -> tuple[ParamSpec, Any, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name)
+    source = rule.source if rule else param.source
+    if arg_name in RESERVED_ARGS:
+        diagnostics.append(
+            error(
+                "M205",
+                f"parameter '{param.wire_name}' of {operation.key} would be called '{arg_name}', a name every tool "
+                "already uses for its action",
+                source,
+                hint=f"rename it in the mapping:  params: {{{param.wire_name}: {{name: {arg_name}_value}}}}",
+            )
+        )
+    default = rule.default if rule else UNSET
+    required = param.required if rule is None or rule.required is None else rule.required
+    if default is not UNSET:
+        required = False
+    schema = dict(param.schema)
+    schema.pop("description", None)
+    if default is not UNSET:
+        schema["default"] = default
+    schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET))
+    return (
+        ParamSpec(
+            arg_name=arg_name,
+            wire_name=param.wire_name,
+            location=param.location,  # type: ignore[arg-type]
+            required=required,
+            schema=schema,
+            source=source,
+        ),
+        default,
+        diagnostics,
+    )
+
+
+def _param_description(param: _OperationParam, rule: ParamRule | None, arg_name: str, default: Any) -> str:
+    """What it is, an example value and the default (T7)."""
+    text = (rule.description if rule and rule.description else None) or short_text(param.description, 300)
+    if not text:
+        text = f"The {arg_name.replace('_', ' ')}."
+    text = text.rstrip()
+    if not text.endswith((".", "!", "?")):
+        text += "."
+    if param.example is not None and "xample" not in text:
+        text += f" Example: {_show(param.example)}."
+    if default is not UNSET and "efault" not in text:
+        text += f" Default: {_show(default)}."
+    return text
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _check_arg_names(params: list[ParamSpec], operation: Operation) -> list[Diagnostic]:
+    diagnostics = []
+    seen: dict[str, ParamSpec] = {}
+    for param in params:
+        if not ARG_NAME_PATTERN.match(param.arg_name):
+            diagnostics.append(
+                error("M212", f"'{param.arg_name}' is not a valid parameter name", param.source)
+            )
+        if param.arg_name in seen:
+            other = seen[param.arg_name]
+            diagnostics.append(
+                error(
+                    "M206",
+                    f"{operation.key} has two parameters that would both be called '{param.arg_name}' "
+                    f"({other.location}.{other.wire_name} and {param.location}.{param.wire_name})",
+                    param.source,
+                    hint=f"rename one:  params: {{{param.location}.{param.wire_name}: {{name: ...}}}}",
+                )
+            )
+        seen[param.arg_name] = param
+    return diagnostics
+
+
+def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diagnostic]:
+    """T2 flattens all actions' parameters into one set, so a shared name must mean one type."""
+    first: dict[str, tuple[ActionSpec, ParamSpec]] = {}
+    diagnostics = []
+    for action in actions:
+        for param in action.params:
+            if param.arg_name not in first:
+                first[param.arg_name] = (action, param)
+                continue
+            other_action, other = first[param.arg_name]
+            if json_type_of(other.schema) != json_type_of(param.schema):
+                diagnostics.append(
+                    error(
+                        "M207",
+                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
+                        f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
+                        action.source,
+                        hint="one tool has one flat parameter set (T2): rename one of them in its action's params",
+                    )
+                )
+    return diagnostics
+
+
+def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
+    action_names = [a.name for a in actions]
+    properties: dict[str, JsonSchema] = {
+        "action": {
+            "type": "string",
+            "enum": action_names,
+            "description": "What to do. "
+            + " ".join(f"{a.name}: {_first_sentence(a.description)}" for a in actions),
+        }
+    }
+    users: dict[str, list[str]] = {}
+    needers: dict[str, list[str]] = {}
+    for action in actions:
+        for param in action.params:
+            if param.arg_name not in properties:
+                properties[param.arg_name] = dict(param.schema)
+            users.setdefault(param.arg_name, []).append(action.name)
+            if param.required:
+                needers.setdefault(param.arg_name, []).append(action.name)
+    if len(actions) > 1:
+        for arg_name, used_by in users.items():
+            note = _usage_note(used_by, needers.get(arg_name, []), action_names)
+            if note:
+                properties[arg_name] = {
+                    **properties[arg_name],
+                    "description": properties[arg_name]["description"] + note,
+                }
+    elif actions:
+        for arg_name in needers:
+            properties[arg_name] = {
+                **properties[arg_name],
+                "description": properties[arg_name]["description"] + " Required.",
+            }
+    return properties
+
+
+def _usage_note(used_by: list[str], required_by: list[str], all_actions: list[str]) -> str:
+    parts = []
+    if len(used_by) < len(all_actions):
+        parts.append(f"Used by: {', '.join(used_by)}.")
+    if required_by:
+        parts.append(f"Required for: {', '.join(required_by)}.")
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def _action_description(rule: ActionRule, operation: Operation) -> str:
+    if rule.description:
+        return rule.description
+    if operation.summary:
+        return _sentence(operation.summary)
+    if operation.description:
+        return _first_sentence(short_text(operation.description, 200))
+    return f"Calls {operation.key}."
+
+
+def _tool_description(rule: ToolRule, actions: list[ActionSpec]) -> str:
+    lines = [rule.description.strip(), "", "Actions:"]
+    for action in actions:
+        needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
+        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}")
+    return "\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _first_sentence(text: str) -> str:
+    text = _sentence(text)
+    for end in (". ", "! ", "? "):
+        if end in text:
+            return text[: text.index(end) + 1]
+    return text
+
+
+def _hints(actions: list[ActionSpec]) -> ToolHints:
+    methods = {a.method for a in actions}
+    read_only = methods <= _READ_METHODS
+    return ToolHints(
+        read_only=read_only,
+        destructive=not read_only and "DELETE" in methods,
+        idempotent=methods <= _IDEMPOTENT_METHODS,
+    )
+
+
+def _auth(mapping: Mapping) -> AuthSpec | None:
+    rule = mapping.server.auth
+    if rule is None:
+        return None
+    return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]
+
+
+def _check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
+    schemes = spec.security_schemes()
+    if schemes and mapping.server.auth is None:
+        names = ", ".join(sorted(schemes))
+        return [
+            info(
+                "M301",
+                f"the spec declares security schemes ({names}) but the mapping sets no server.auth; "
+                "the server will send no credentials",
+                mapping.server.source,
+                hint="add for example:  auth: {type: bearer, env: MYAPI_TOKEN}",
+            )
+        ]
+    return []
+
+
+def _spec_base_url(spec: Spec) -> str:
+    for url in spec.servers:
+        if url.startswith(("http://", "https://")) and "{" not in url:
+            return url
+    return ""

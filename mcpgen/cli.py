@@ -1,0 +1,168 @@
+"""Command line: parses flags, prints diagnostics, sets exit codes. The work happens in the pipeline."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import __version__
+from .build import build_server
+from .diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
+from .mapping import schema_path
+from .pipeline import generate, load_inputs
+from .write import apply_write, plan_write
+
+app = typer.Typer(
+    name="mcpgen",
+    help=(
+        "Generate an MCP server package from an OpenAPI spec and a workflow mapping file.\n\n"
+        "The mapping file groups operations into a few task-level tools, each with a flat `action` "
+        "enum. Start from the bundled example:\n\n"
+        "  mcpgen generate specs/ads/ads.openapi.yaml --mapping specs/ads/mapping.yaml --out /tmp/ads\n\n"
+        "Exit codes: 0 success, 1 problems in the inputs (each printed as file:line: pointer: message), "
+        "2 wrong usage."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
+MappingOpt = Annotated[
+    Path,
+    typer.Option(
+        "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
+    ),
+]
+
+
+@app.command("generate")
+def generate_command(
+    spec: SpecArg,
+    mapping: MappingOpt,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Directory of the generated package.", show_default=False)
+    ],
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 if regenerating would change any file (for CI)."),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a directory mcpgen did not create.")
+    ] = False,
+    fail_on_warning: Annotated[
+        bool, typer.Option("--fail-on-warning", help="Treat warnings as errors.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings and errors.")] = False,
+) -> None:
+    """Generate (or regenerate) the server package in OUT.
+
+    Nothing is written unless the whole package renders; a failure leaves OUT as it was. Files mcpgen
+    did not write (a virtualenv, caches) are left alone.
+    """
+    result = generate(spec, mapping)
+    _report(result.diagnostics, quiet)
+    if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
+        typer.echo("no files were written", err=True)
+        raise typer.Exit(1)
+    assert result.server is not None
+    plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
+    if check:
+        if plan.is_noop:
+            typer.echo(f"{out}: up to date")
+            return
+        for label, paths in (
+            ("would add", plan.added),
+            ("would change", plan.changed),
+            ("would remove", plan.removed),
+        ):
+            for path in paths:
+                typer.echo(f"{label}: {out / path}", err=True)
+        typer.echo(f"{out} is out of date; run the same command without --check", err=True)
+        raise typer.Exit(1)
+    try:
+        apply_write(plan, force=force)
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet)
+        raise typer.Exit(1) from None
+    server = result.server
+    actions = sum(len(t.actions) for t in server.tools)
+    if not quiet:
+        typer.echo(
+            f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions "
+            f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
+        )
+        if server.unmapped_operations:
+            typer.echo(
+                f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them"
+            )
+        typer.echo(f"run it:  pip install {out} && {server.distribution_name}")
+
+
+@app.command("validate")
+def validate_command(spec: SpecArg, mapping: MappingOpt) -> None:
+    """Check the spec and the mapping file, and list the operations no tool maps."""
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping)
+    if loaded_spec is None or loaded_mapping is None:
+        _report(diagnostics, quiet=False)
+        raise typer.Exit(1)
+    try:
+        built = build_server(loaded_spec, loaded_mapping, spec_file=str(spec), mapping_file=str(mapping))
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet=False)
+        raise typer.Exit(1) from None
+    _report(built.diagnostics, quiet=False)
+    if built.server is None:
+        raise typer.Exit(1)
+    server = built.server
+    mapped = sum(len(t.actions) for t in server.tools)
+    typer.echo(
+        f"ok: {len(server.tools)} tools, {mapped} actions over {len(loaded_spec.operations)} operations"
+    )
+    if server.unmapped_operations:
+        typer.echo(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
+        for line in server.unmapped_operations:
+            typer.echo(f"  {line}")
+
+
+@app.command("schema")
+def schema_command(
+    show: Annotated[
+        bool, typer.Option("--print", help="Print the schema itself instead of its path.")
+    ] = False,
+) -> None:
+    """Where the mapping file's JSON Schema is, for `# yaml-language-server: $schema=<path>` in editors."""
+    path = schema_path()
+    typer.echo(path.read_text(encoding="utf-8") if show else str(path))
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"mcpgen {__version__}")
+        raise typer.Exit(0)
+
+
+def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
+    for diagnostic in sorted(diagnostics, key=sort_key):
+        if quiet and diagnostic.level < Level.WARNING:
+            continue
+        typer.echo(format_diagnostic(diagnostic), err=True)
+
+
+def _has_warnings(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.level >= Level.WARNING for d in diagnostics)
+
+
+def main() -> None:
+    app(prog_name="mcpgen")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

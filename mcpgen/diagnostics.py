@@ -1,0 +1,92 @@
+"""Diagnostics are values: every problem mcpgen finds is returned with the place it comes from.
+
+Only the CLI prints them (``format_diagnostic``); every other module returns them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class Level(enum.IntEnum):
+    INFO = 10
+    WARNING = 20
+    ERROR = 30
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceRef:
+    """Where something came from: a file, a JSON pointer inside it, and the line when known."""
+
+    file: str
+    pointer: str = ""
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        place = self.file
+        if self.line is not None:
+            place += f":{self.line}"
+            if self.column is not None:
+                place += f":{self.column}"
+        return place
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnostic:
+    level: Level
+    code: str
+    message: str
+    source: SourceRef | None = None
+    hint: str | None = None
+
+
+class DiagnosticError(Exception):
+    """Raised by a stage that cannot go on; carries the diagnostics that stopped it."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("; ".join(d.message for d in self.diagnostics))
+
+
+def error(code: str, message: str, source: SourceRef | None = None, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(level=Level.ERROR, code=code, message=message, source=source, hint=hint)
+
+
+def warning(code: str, message: str, source: SourceRef | None = None, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(level=Level.WARNING, code=code, message=message, source=source, hint=hint)
+
+
+def info(code: str, message: str, source: SourceRef | None = None, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(level=Level.INFO, code=code, message=message, source=source, hint=hint)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.level >= Level.ERROR for d in diagnostics)
+
+
+def format_diagnostic(diagnostic: Diagnostic) -> str:
+    """``file:line:col: error[M104] /tools/0/name: message`` plus an indented hint line."""
+    parts = []
+    if diagnostic.source is not None:
+        parts.append(f"{diagnostic.source}: ")
+    parts.append(f"{diagnostic.level.name.lower()}[{diagnostic.code}] ")
+    if diagnostic.source is not None and diagnostic.source.pointer:
+        parts.append(f"{diagnostic.source.pointer}: ")
+    parts.append(diagnostic.message)
+    text = "".join(parts)
+    if diagnostic.hint:
+        text += "\n    hint: " + diagnostic.hint.replace("\n", "\n          ")
+    return text
+
+
+def sort_key(diagnostic: Diagnostic) -> tuple[str, int, str, str]:
+    source = diagnostic.source
+    return (
+        source.file if source else "",
+        source.line or 0 if source else 0,
+        diagnostic.code,
+        diagnostic.message,
+    )

@@ -1,0 +1,112 @@
+"""The intermediate representation: what the generated server will be, decided before any rendering.
+
+Frozen dataclasses named for the target (server, tools, actions, params), tuples not lists, each node
+with the source it came from. Schemas are plain JSON-compatible dicts built once and never mutated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .diagnostics import SourceRef
+
+JsonSchema = dict[str, Any]
+ParamLocation = Literal["path", "query", "header", "cookie", "body", "body_whole"]
+BodyEncoding = Literal["json", "form"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamSpec:
+    """One parameter as the agent sees it (`arg_name`) and as the upstream expects it (`wire_name`)."""
+
+    arg_name: str
+    wire_name: str
+    location: ParamLocation
+    required: bool
+    schema: JsonSchema  # property schema in the tool's inputSchema, description included
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixedValue:
+    """A value always sent for this action, hidden from the agent."""
+
+    wire_name: str
+    location: ParamLocation
+    value: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionSpec:
+    name: str
+    description: str
+    method: str
+    path: str
+    operation_id: str | None
+    params: tuple[ParamSpec, ...]
+    fixed: tuple[FixedValue, ...]
+    defaults: tuple[tuple[str, Any], ...]  # (arg_name, value) sent when the agent leaves it out
+    body_encoding: BodyEncoding | None
+    source: SourceRef  # the action in the mapping file
+    operation_source: SourceRef  # the operation in the spec
+
+    @property
+    def required_args(self) -> tuple[str, ...]:
+        return tuple(p.arg_name for p in self.params if p.required)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolHints:
+    """MCP tool annotations (S4); always stated explicitly, since client defaults are pessimistic."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    name: str  # full MCP tool name, service prefix included
+    module_name: str  # Python module in <package>/tools/
+    title: str
+    description: str
+    actions: tuple[ActionSpec, ...]
+    input_schema: JsonSchema
+    hints: ToolHints
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthSpec:
+    kind: Literal["bearer", "api_key", "basic"]
+    env: str
+    location: Literal["header", "query"] | None
+    param_name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerSpec:
+    name: str  # service prefix
+    package_name: str  # Python import name, e.g. ads_mcp
+    distribution_name: str  # pip name and console script, e.g. ads-mcp
+    title: str
+    version: str
+    description: str
+    base_url_env: str
+    default_base_url: str
+    auth: AuthSpec | None
+    timeout_s: float
+    tools: tuple[ToolSpec, ...]  # sorted by name (P2)
+    spec_file: str  # as shown in headers: a path relative to the mapping file
+    mapping_file: str
+    unmapped_operations: tuple[str, ...]  # 'METHOD /path (operationId)', for the report
+    mcpgen_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedFile:
+    path: str  # POSIX path relative to the output directory
+    content: str
+    ownership: Literal["generated", "user"] = "generated"

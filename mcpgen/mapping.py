@@ -1,0 +1,430 @@
+"""The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
+
+Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
+Checks that need the OpenAPI spec (unknown operations, parameter types) happen in `build.py`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from .sources import Document, join_pointer, load_document
+
+PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
+
+
+class _Unset:
+    """Marks a mapping setting that was not written (distinct from an explicit null)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamRule:
+    key: str  # as written: 'weight' or 'body.weight'
+    wire_name: str
+    location: str | None  # None: any location with that name
+    name: str | None
+    description: str | None
+    default: Any
+    fixed: Any
+    hidden: bool
+    required: bool | None
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionRule:
+    name: str
+    operation: str
+    description: str | None
+    params: tuple[ParamRule, ...]
+    source: SourceRef
+    operation_source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRule:
+    name: str
+    title: str | None
+    description: str
+    actions: tuple[ActionRule, ...]
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthRule:
+    type: str
+    env: str
+    location: str | None
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerRule:
+    name: str
+    title: str | None
+    description: str | None
+    version: str
+    base_url_env: str | None
+    base_url_default: str | None
+    auth: AuthRule | None
+    timeout_s: float
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Mapping:
+    server: ServerRule
+    tools: tuple[ToolRule, ...]
+    document: Document
+
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+@cache
+def mapping_schema() -> dict[str, Any]:
+    return json.loads(
+        resources.files(__package__).joinpath("mapping.schema.json").read_text(encoding="utf-8")
+    )
+
+
+def schema_path() -> Path:
+    return Path(str(resources.files(__package__).joinpath("mapping.schema.json")))
+
+
+def load_mapping(path: Path, display_path: str | None = None) -> Mapping:
+    document = load_document(path, display_path)
+    problems = validate_mapping_document(document)
+    if problems:
+        raise DiagnosticError(problems)
+    return _read(document)
+
+
+def validate_mapping_document(document: Document) -> list[Diagnostic]:
+    schema = mapping_schema()
+    validator = jsonschema.Draft202012Validator(schema)
+    found: list[Diagnostic] = []
+    for problem in sorted(
+        validator.iter_errors(document.data), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
+    ):
+        found.extend(_explain(problem, document))
+    if not found:
+        found.extend(_check_unique_names(document))
+        found.extend(_check_auth(document))
+    return found
+
+
+def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Diagnostic]:
+    pointer = join_pointer("", *problem.absolute_path)
+    where = _describe(problem.absolute_path)
+    schema = problem.schema if isinstance(problem.schema, dict) else {}
+    described = schema.get("description")
+    kind = problem.validator
+    value = problem.instance
+    if kind == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
+        return [
+            error(
+                "M101",
+                f"unknown key '{key}' in {where}",
+                document.locate(join_pointer(pointer, key)),
+                hint=_did_you_mean(key, allowed) + f"allowed keys: {', '.join(allowed)}",
+            )
+            for key in extra
+        ]
+    if kind == "required":
+        missing = [k for k in problem.validator_value if not (isinstance(value, dict) and k in value)]
+        return [
+            error(
+                "M102",
+                f"{where} needs '{key}'",
+                document.locate(pointer),
+                hint=_property_description(schema, key) or f"add '{key}: ...'",
+            )
+            for key in missing
+        ]
+    if kind == "pattern":
+        hint = _pattern_hint(problem.validator_value, value)
+        return [
+            error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
+        ]
+    if kind in ("enum", "const"):
+        options = problem.validator_value if kind == "enum" else [problem.validator_value]
+        shown = ", ".join(json.dumps(o) for o in options)
+        return [
+            error(
+                "M104",
+                f"{where} must be one of {shown}; found {json.dumps(value)}",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "type":
+        expected = problem.validator_value
+        return [
+            error(
+                "M105",
+                f"{where} must be {_article(expected)}; found {_json_type(value)}",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "minItems":
+        return [
+            error(
+                "M106",
+                f"{where} needs at least {problem.validator_value} entry",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "not" and isinstance(value, dict):
+        return [
+            error(
+                "M107",
+                f"{where} combines settings that contradict each other",
+                document.locate(pointer),
+                hint="'fixed' hides the parameter and always sends its value, so it cannot also be 'hidden' or have a 'default'",
+            )
+        ]
+    return [error("M199", f"{where}: {problem.message}", document.locate(pointer), hint=described)]
+
+
+def _check_unique_names(document: Document) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    tools = document.data["tools"]
+    found += _duplicates([t["name"] for t in tools], "/tools", "tool", document)
+    for index, tool in enumerate(tools):
+        names = [a["name"] for a in tool["actions"]]
+        found += _duplicates(names, f"/tools/{index}/actions", f"action of tool '{tool['name']}'", document)
+    return found
+
+
+def _duplicates(names: list[str], pointer: str, what: str, document: Document) -> list[Diagnostic]:
+    first_seen: dict[str, int] = {}
+    found = []
+    for index, name in enumerate(names):
+        if name in first_seen:
+            first = document.locate(f"{pointer}/{first_seen[name]}/name")
+            found.append(
+                error(
+                    "M108",
+                    f"two {what}s are named '{name}' (the first is at line {first.line})",
+                    document.locate(f"{pointer}/{index}/name"),
+                    hint="give each a name of its own, or merge them into one",
+                )
+            )
+        else:
+            first_seen[name] = index
+    return found
+
+
+def _check_auth(document: Document) -> list[Diagnostic]:
+    auth = document.data["server"].get("auth")
+    if not auth:
+        return []
+    if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
+        return [
+            error(
+                "M109",
+                "an api_key auth needs 'in' (header or query) and 'name'",
+                document.locate("/server/auth"),
+                hint="for example:  in: header  and  name: X-API-Key",
+            )
+        ]
+    if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
+        return [
+            error(
+                "M110",
+                f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
+                document.locate("/server/auth"),
+                hint="remove them, or use type: api_key",
+            )
+        ]
+    return []
+
+
+def _read(document: Document) -> Mapping:
+    data = document.data
+    server = data["server"]
+    base_url = server.get("base_url") or {}
+    auth = server.get("auth")
+    return Mapping(
+        server=ServerRule(
+            name=server["name"],
+            title=server.get("title"),
+            description=server.get("description"),
+            version=server.get("version", "0.1.0"),
+            base_url_env=base_url.get("env"),
+            base_url_default=base_url.get("default"),
+            auth=AuthRule(type=auth["type"], env=auth["env"], location=auth.get("in"), name=auth.get("name"))
+            if auth
+            else None,
+            timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
+            source=document.locate("/server"),
+        ),
+        tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
+        document=document,
+    )
+
+
+def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRule:
+    return ToolRule(
+        name=tool["name"],
+        title=tool.get("title"),
+        description=tool["description"].strip(),
+        actions=tuple(
+            _read_action(a, f"{pointer}/actions/{i}", document) for i, a in enumerate(tool["actions"])
+        ),
+        source=document.locate(pointer),
+    )
+
+
+def _read_action(action: dict[str, Any], pointer: str, document: Document) -> ActionRule:
+    params = action.get("params") or {}
+    return ActionRule(
+        name=action["name"],
+        operation=action["operation"],
+        description=(action.get("description") or "").strip() or None,
+        params=tuple(
+            _read_param(k, v, join_pointer(pointer, "params", k), document) for k, v in params.items()
+        ),
+        source=document.locate(pointer),
+        operation_source=document.locate(f"{pointer}/operation"),
+    )
+
+
+def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
+    location, dot, wire = key.partition(".")
+    if not dot or location not in PARAM_LOCATIONS:
+        location, wire = None, key
+    return ParamRule(
+        key=key,
+        wire_name=wire,
+        location=location,
+        name=rule.get("name"),
+        description=rule.get("description"),
+        default=rule.get("default", UNSET),
+        fixed=rule.get("fixed", UNSET),
+        hidden=bool(rule.get("hidden", False)),
+        required=rule.get("required"),
+        source=document.locate(pointer),
+    )
+
+
+_PLACES = {"tools": "tool", "actions": "action", "params": "parameter"}
+
+
+def _describe(path: Any) -> str:
+    """'/tools/0/actions/2/name' -> "the name of action 2 of tool 0" for readable messages."""
+    tokens = list(path)
+    if not tokens:
+        return "the mapping file"
+    last = tokens[-1]
+    owner = []
+    for i in range(0, len(tokens) - 1):
+        token = tokens[i]
+        if token in _PLACES and i + 1 < len(tokens):
+            owner.append(f"{_PLACES[token]} {tokens[i + 1]}")
+    if isinstance(last, int):
+        return " of ".join(reversed(owner)) or f"entry {last}"
+    if len(tokens) >= 2 and tokens[-2] == "params":
+        return f"parameter '{last}'" + (" of " + " of ".join(reversed(owner[:-1])) if owner[:-1] else "")
+    subject = f"'{last}'"
+    return subject + (" of " + " of ".join(reversed(owner)) if owner else "")
+
+
+def _property_description(schema: dict[str, Any], key: str) -> str | None:
+    prop = schema.get("properties", {}).get(key, {})
+    if "$ref" in prop:
+        prop = mapping_schema()["$defs"].get(prop["$ref"].rsplit("/", 1)[-1], {})
+    return prop.get("description")
+
+
+def _did_you_mean(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def did_you_mean(word: str, options: list[str]) -> str | None:
+    close = difflib.get_close_matches(word, options, n=3, cutoff=0.6)
+    return ", ".join(f"'{c}'" for c in close) if close else None
+
+
+def _pattern_hint(pattern: str, value: Any) -> str:
+    if pattern.startswith("^[a-z][a-z0-9_]"):
+        suggestion = _snake(str(value))
+        return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
+    if pattern.startswith("^[A-Z]"):
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+    if pattern.startswith("^https?://"):
+        return "write a full URL such as 'https://api.example.com/v1'"
+    if "[0-9]+\\." in pattern:
+        return "write a version such as '0.1.0'"
+    return f"the value must match {pattern}"
+
+
+def _snake(text: str) -> str:
+    out = []
+    for char in text.strip():
+        if char.isalnum():
+            out.append(char.lower())
+        elif out and out[-1] != "_":
+            out.append("_")
+    result = "".join(out).strip("_") or "name"
+    return result if result[0].isalpha() else f"x_{result}"
+
+
+def _article(json_type: Any) -> str:
+    names = {
+        "string": "a string",
+        "object": "a mapping (key: value)",
+        "array": "a list",
+        "number": "a number",
+        "integer": "a whole number",
+        "boolean": "true or false",
+        "null": "null",
+    }
+    if isinstance(json_type, list):
+        return " or ".join(names.get(t, t) for t in json_type)
+    return names.get(json_type, str(json_type))
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if value is None:
+        return "nothing (null)"
+    return f"the number {value}"

@@ -1,0 +1,197 @@
+"""Pure: ServerSpec -> files. Python decides every string here; templates only place them."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
+from .pyemit import Call, Code, assignment, literal
+
+RUNTIME_DIR = "_runtime"
+
+
+def templates_root() -> Traversable:
+    """Templates ship inside the wheel as mcpgen/templates; in a source checkout they sit at the top."""
+    packaged = resources.files(__package__).joinpath("templates")
+    if packaged.is_dir():
+        return packaged
+    return resources.files(__package__).joinpath("..", "templates")  # type: ignore[return-value]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    root = Path(str(templates_root()))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["py"] = lambda value: literal(value)
+    env.filters["tomlstr"] = json.dumps  # a JSON string is a valid TOML basic string
+    return env
+
+
+def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...]:
+    """Every file of the generated package, in a stable order."""
+    env = _environment()
+    pkg = server.package_name
+    common = {"server": server, "api_title": api_title or server.title}
+
+    def page(template: str, **extra: Any) -> str:
+        return env.get_template(template).render(**common, **extra)
+
+    files = [
+        RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
+        RenderedFile("README.md", page("package/README.md.jinja", env_rows=_env_rows(server))),
+        RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
+        RenderedFile(f"{pkg}/__main__.py", page("package/__main__.py.jinja")),
+        RenderedFile(f"{pkg}/server.py", page("package/server.py.jinja", **_server_module(server))),
+        RenderedFile(f"{pkg}/tools.json", contract_json(server)),
+        RenderedFile(
+            f"{pkg}/tools/__init__.py", page("package/tools_init.py.jinja", tools_tuple=_tools_tuple(server))
+        ),
+    ]
+    for tool in server.tools:
+        files.append(
+            RenderedFile(
+                f"{pkg}/tools/{tool.module_name}.py", page("package/tool.py.jinja", **_tool_module(tool))
+            )
+        )
+    files.extend(_runtime_files(pkg))
+    return tuple(files)
+
+
+def contract(server: ServerSpec) -> list[dict[str, Any]]:
+    """What tools/list serves, tool by tool, in name order (P2)."""
+    return [_tool_entry(tool) for tool in server.tools]
+
+
+def contract_json(server: ServerSpec) -> str:
+    return json.dumps(contract(server), indent=2, ensure_ascii=False) + "\n"
+
+
+def _tool_entry(tool: ToolSpec) -> dict[str, Any]:
+    hints = tool.hints
+    annotations: dict[str, Any] = {"title": tool.title, "readOnlyHint": hints.read_only}
+    if not hints.read_only:
+        annotations["destructiveHint"] = hints.destructive
+        annotations["idempotentHint"] = hints.idempotent
+    annotations["openWorldHint"] = hints.open_world
+    return {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+        "annotations": annotations,
+    }
+
+
+def _tool_module(tool: ToolSpec) -> dict[str, Any]:
+    uses_fixed = any(a.fixed for a in tool.actions)
+    names = ["Action", *(["Fixed"] if uses_fixed else []), "Param", "Tool"]
+    table = Call("Tool", (("name", tool.name), ("actions", tuple(_action_call(a) for a in tool.actions))))
+    return {"tool": tool, "imports": ", ".join(names), "tool_table": assignment("TOOL", table)}
+
+
+def _action_call(action: ActionSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("name", action.name), ("method", action.method), ("path", action.path)]
+    if action.operation_id:
+        kwargs.append(("operation_id", action.operation_id))
+    if action.params:
+        kwargs.append(
+            (
+                "params",
+                tuple(
+                    Call("Param", (("arg", p.arg_name), ("wire", p.wire_name), ("at", p.location)))
+                    for p in action.params
+                ),
+            )
+        )
+    if action.required_args:
+        kwargs.append(("required", action.required_args))
+    if action.defaults:
+        kwargs.append(("defaults", dict(action.defaults)))
+    if action.fixed:
+        kwargs.append(
+            (
+                "fixed",
+                tuple(
+                    Call("Fixed", (("wire", f.wire_name), ("at", f.location), ("value", f.value)))
+                    for f in action.fixed
+                ),
+            )
+        )
+    if action.body_encoding:
+        kwargs.append(("body", action.body_encoding))
+    return Call("Action", tuple(kwargs))
+
+
+def _server_module(server: ServerSpec) -> dict[str, Any]:
+    auth = server.auth
+    auth_call: Any = Code("None")
+    if auth is not None:
+        auth_kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
+        if auth.location:
+            auth_kwargs += [("at", auth.location), ("name", auth.param_name)]
+        auth_call = Call("Auth", tuple(auth_kwargs))
+    upstream = Call(
+        "Upstream",
+        (
+            ("base_url_env", server.base_url_env),
+            ("default_base_url", server.default_base_url),
+            ("auth", auth_call),
+            ("timeout_s", server.timeout_s),
+        ),
+    )
+    config = Call(
+        "ServerConfig",
+        (
+            ("name", server.name),
+            ("package", Code("__package__")),
+            ("title", server.title),
+            ("version", server.version),
+            ("instructions", server.description),
+            ("upstream", upstream),
+        ),
+    )
+    return {
+        "config": assignment("CONFIG", config),
+        "upstream_imports": "Auth, Upstream" if auth is not None else "Upstream",
+    }
+
+
+def _tools_tuple(server: ServerSpec) -> str:
+    return literal(tuple(Code(t.module_name.upper()) for t in server.tools), 0, tail=len("TOOLS = "))
+
+
+def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
+    default = f" (default: `{server.default_base_url}`)" if server.default_base_url else " (required)"
+    rows = [(server.base_url_env, f"base URL of the API{default}")]
+    if server.auth is not None:
+        rows.append(
+            (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
+        )
+    return rows
+
+
+def _summary(server: ServerSpec) -> str:
+    return f"MCP server for {server.title} ({len(server.tools)} task tools), generated by mcpgen."
+
+
+def _runtime_files(package: str) -> list[RenderedFile]:
+    root = templates_root().joinpath("runtime")
+    names = sorted(entry.name for entry in root.iterdir() if entry.name.endswith(".py"))
+    return [
+        RenderedFile(f"{package}/{RUNTIME_DIR}/{name}", root.joinpath(name).read_text(encoding="utf-8"))
+        for name in names
+    ]
