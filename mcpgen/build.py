@@ -8,6 +8,7 @@ from typing import Any
 
 from . import __version__
 from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from .fingerprints import Canonicalizer, fingerprint_tools, mapping_fingerprint, spec_operation_fingerprints
 from .ir import ActionSpec, AuthSpec, FixedValue, JsonSchema, ParamSpec, ServerSpec, ToolHints, ToolSpec
 from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, did_you_mean
 from .naming import (
@@ -71,6 +72,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         for op in spec.operations
         if op.key not in used
     )
+    canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
+    tools = fingerprint_tools(tools, spec, mapping, canon)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),
@@ -87,6 +90,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         mapping_file=mapping_file,
         unmapped_operations=unmapped,
         mcpgen_version=__version__,
+        spec_operations=spec_operation_fingerprints(canon, spec),
+        mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
     )
     return BuildResult(server, tuple(diagnostics))
 

@@ -17,6 +17,23 @@ BodyEncoding = Literal["json", "form"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Fingerprint:
+    """A piece of an input file and the sha256 of its canonical JSON: what tools.lock.json records (C1)."""
+
+    pointer: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OperationFingerprint:
+    """An operation as a whole, and each part of it a tool change can come from ('parameter query.state')."""
+
+    pointer: str
+    sha256: str
+    parts: tuple[tuple[str, Fingerprint], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamSpec:
     """One parameter as the agent sees it (`arg_name`) and as the upstream expects it (`wire_name`)."""
 
@@ -50,6 +67,8 @@ class ActionSpec:
     body_encoding: BodyEncoding | None
     source: SourceRef  # the action in the mapping file
     operation_source: SourceRef  # the operation in the spec
+    operation_fingerprint: OperationFingerprint | None = None
+    mapping_fingerprint: Fingerprint | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -76,6 +95,7 @@ class ToolSpec:
     input_schema: JsonSchema
     hints: ToolHints
     source: SourceRef
+    mapping_fingerprint: Fingerprint | None = None  # the tool rule without its actions
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,6 +123,10 @@ class ServerSpec:
     mapping_file: str
     unmapped_operations: tuple[str, ...]  # 'METHOD /path (operationId)', for the report
     mcpgen_version: str
+    spec_operations: tuple[
+        tuple[str, str], ...
+    ] = ()  # ('GET /path', sha256) for every operation, mapped or not
+    mapping_fingerprint: Fingerprint | None = None  # the server rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 
 from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
+from .lockfile import LOCK_FILE, lock_json
 from .pyemit import Call, Code, assignment, literal
 
 RUNTIME_DIR = "_runtime"
@@ -53,6 +54,7 @@ def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...
     files = [
         RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
         RenderedFile("README.md", page("package/README.md.jinja", env_rows=_env_rows(server))),
+        RenderedFile(LOCK_FILE, lock_json(server, contract(server))),
         RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
         RenderedFile(f"{pkg}/__main__.py", page("package/__main__.py.jinja")),
         RenderedFile(f"{pkg}/server.py", page("package/server.py.jinja", **_server_module(server))),
