@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,7 +12,10 @@ import typer
 
 from . import __version__
 from .build import build_server
+from .contract_diff import ContractDiff, Impact, diff_contracts
+from .contract_inputs import load_operand
 from .diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
+from .diff_format import format_diff
 from .mapping import schema_path
 from .pipeline import generate, load_inputs
 from .write import apply_write, plan_write
@@ -30,6 +34,19 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+class DiffFormat(enum.StrEnum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+class FailOn(enum.StrEnum):
+    breaking = "breaking"
+    behaviour = "behaviour"
+    any = "any"
+
 
 SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
 MappingOpt = Annotated[
@@ -127,6 +144,47 @@ def validate_command(spec: SpecArg, mapping: MappingOpt) -> None:
         typer.echo(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
         for line in server.unmapped_operations:
             typer.echo(f"  {line}")
+
+
+@app.command("diff")
+def diff_command(
+    old: Annotated[str, typer.Argument(help="The contract before: see OPERANDS below.", show_default=False)],
+    new: Annotated[str, typer.Argument(help="The contract after.", show_default=False)],
+    fmt: Annotated[
+        DiffFormat, typer.Option("--format", "-f", help="text (coloured on a terminal), markdown or json.")
+    ] = DiffFormat.text,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no tool.",
+        ),
+    ] = None,
+) -> None:
+    """Explain how the tool contract changed between OLD and NEW, and why (C1).
+
+    OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).
+
+    Each change is breaking, behaviour-affecting or additive and names the spec or mapping change it comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.
+    """
+    try:
+        before = load_operand(old, Path.cwd())
+        after = load_operand(new, Path.cwd())
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet=True)
+        raise typer.Exit(2) from None
+    diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
+    colour = fmt is DiffFormat.text and sys.stdout.isatty()
+    typer.echo(format_diff(diff, fmt.value, old_label=old, new_label=new, colour=colour), nl=False)
+    if fail_on is not None and _fails(diff, fail_on):
+        raise typer.Exit(1)
+
+
+def _fails(diff: ContractDiff, fail_on: FailOn) -> bool:
+    if fail_on is FailOn.any:
+        return bool(diff.changes or diff.other_inputs)
+    threshold = Impact.BREAKING if fail_on is FailOn.breaking else Impact.BEHAVIOUR
+    return diff.impact is not None and diff.impact >= threshold
 
 
 @app.command("schema")

@@ -20,6 +20,7 @@ class GenerationResult:
     files: tuple[RenderedFile, ...]
     diagnostics: tuple[Diagnostic, ...]
     spec: Spec | None = None
+    mapping: Mapping | None = None
 
     @property
     def ok(self) -> bool:
@@ -58,7 +59,7 @@ def generate(spec_path: Path, mapping_path: Path) -> GenerationResult:
     if built.server is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
     files = render_server(built.server, api_title=spec.title)
-    return GenerationResult(built.server, files, tuple(diagnostics), spec)
+    return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
 
 
 def _header_path(spec_path: Path, mapping_path: Path) -> str:
