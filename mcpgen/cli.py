@@ -88,6 +88,7 @@ def generate_command(
         raise typer.Exit(1)
     assert result.server is not None
     plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
+    _report(plan.diagnostics, quiet)  # from merging user-owned files, e.g. hooks of removed actions
     if check:
         if plan.is_noop:
             typer.echo(f"{out}: up to date")

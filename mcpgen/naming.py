@@ -42,3 +42,12 @@ def package_name(service: str) -> str:
 
 def distribution_name(service: str) -> str:
     return package_name(service).replace("_", "-")
+
+
+def hook_names(server: str, tool: str, action: str) -> tuple[str, str]:
+    """('before_pets_find_get', 'after_pets_find_get') for action 'get' of tool 'petstore_pets_find'.
+
+    The generated runtime (`_runtime/hooks.py`) derives the same names; keep the two in step.
+    """
+    stem = f"{tool.removeprefix(server + '_')}_{action}"
+    return f"before_{stem}", f"after_{stem}"

@@ -13,6 +13,7 @@ import jinja2
 
 from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
 from .lockfile import LOCK_FILE, lock_json
+from .naming import hook_names
 from .pyemit import Call, Code, assignment, literal
 
 RUNTIME_DIR = "_runtime"
@@ -69,8 +70,22 @@ def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...
                 f"{pkg}/tools/{tool.module_name}.py", page("package/tool.py.jinja", **_tool_module(tool))
             )
         )
+    # User-owned: written once, then merged by write.py (preserve.py) so the user's code always wins.
+    files.append(
+        RenderedFile(f"{pkg}/hooks.py", page("package/hooks.py.jinja", hooks=_hooks(server)), "user")
+    )
     files.extend(_runtime_files(pkg))
     return tuple(files)
+
+
+def _hooks(server: ServerSpec) -> list[dict[str, str]]:
+    hooks = []
+    for tool in server.tools:
+        for action in tool.actions:
+            before, after = hook_names(server.name, tool.name, action.name)
+            subject = f"{tool.name}, action `{action.name}` ({action.method} {action.path})"
+            hooks.append({"before": before, "after": after, "subject": subject})
+    return hooks
 
 
 def contract(server: ServerSpec) -> list[dict[str, Any]]:

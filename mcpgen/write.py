@@ -3,7 +3,8 @@
 Nothing is written until every file has been rendered. New contents are first staged beside their
 targets and only then moved into place, so a failure leaves the previous output as it was. Files that
 mcpgen did not write (a virtualenv, caches) are never touched; generated files that are no longer
-produced are removed; user-owned files are created once and then left alone.
+produced are removed; user-owned files are created once and afterwards merged with their fresh render
+(`preserve.py`: the user's code always wins, stubs for new actions are added).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import DiagnosticError, SourceRef, error
+from .diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from .ir import RenderedFile
+from .preserve import merge
 
 MANIFEST = ".mcpgen-manifest.json"
 
@@ -24,11 +26,12 @@ MANIFEST = ".mcpgen-manifest.json"
 @dataclass(frozen=True, slots=True)
 class WritePlan:
     out_dir: Path
-    files: tuple[RenderedFile, ...]  # what will be on disk afterwards (user files as found, when present)
+    files: tuple[RenderedFile, ...]  # what will be on disk afterwards (user files merged, when present)
     added: tuple[str, ...]
     changed: tuple[str, ...]
     removed: tuple[str, ...]
     unchanged: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()  # from merging user files: orphaned hooks, say
 
     @property
     def is_noop(self) -> bool:
@@ -40,11 +43,16 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
     previous = _read_manifest(out_dir)
     files: list[RenderedFile] = []
     added, changed, unchanged = [], [], []
+    diagnostics: list[Diagnostic] = []
     for file in rendered:
         target = out_dir / file.path
         if file.ownership == "user" and target.exists():
-            files.append(RenderedFile(file.path, target.read_text(encoding="utf-8"), "user"))
-            unchanged.append(file.path)
+            current = target.read_text(encoding="utf-8")
+            merged = merge(current, file.content, path=str(target)) if file.path.endswith(".py") else None
+            content = merged.code if merged else current
+            diagnostics += merged.diagnostics if merged else ()
+            files.append(RenderedFile(file.path, content, "user"))
+            (changed if content != current else unchanged).append(file.path)
             continue
         files.append(file)
         current = target.read_bytes() if target.is_file() else None
@@ -61,7 +69,15 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
     if not manifest_path.is_file() or manifest_path.read_text(encoding="utf-8") != manifest:
         (changed if manifest_path.is_file() else added).append(MANIFEST)
     files.append(RenderedFile(MANIFEST, manifest))
-    return WritePlan(out_dir, tuple(files), tuple(added), tuple(changed), tuple(removed), tuple(unchanged))
+    return WritePlan(
+        out_dir,
+        tuple(files),
+        tuple(added),
+        tuple(changed),
+        tuple(removed),
+        tuple(unchanged),
+        tuple(diagnostics),
+    )
 
 
 def apply_write(plan: WritePlan, *, force: bool = False) -> None:
