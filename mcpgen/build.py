@@ -16,6 +16,7 @@ from .naming import (
     RESERVED_ARGS,
     TOOL_NAME_COMFORT_LENGTH,
     distribution_name,
+    hook_names,
     package_name,
     python_identifier,
     snake_case,
@@ -63,6 +64,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics += _check_auth(spec, mapping)
+    diagnostics += _check_hook_names(mapping.server.name, tools)
     if has_errors(diagnostics):
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
@@ -598,6 +600,27 @@ def _check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
             )
         ]
     return []
+
+
+def _check_hook_names(server: str, tools: list[ToolSpec]) -> list[Diagnostic]:
+    """Tool 'a_b' action 'c' and tool 'a' action 'b_c' would share the hook before_a_b_c."""
+    seen: dict[str, str] = {}
+    diagnostics = []
+    for tool in tools:
+        for action in tool.actions:
+            before, _ = hook_names(server, tool.name, action.name)
+            owner = f"{tool.name} action '{action.name}'"
+            if before in seen:
+                diagnostics.append(
+                    error(
+                        "M213",
+                        f"{owner} and {seen[before]} would share the hooks {before}/after_...",
+                        action.source,
+                        hint="rename one of the two actions",
+                    )
+                )
+            seen.setdefault(before, owner)
+    return diagnostics
 
 
 def _spec_base_url(spec: Spec) -> str:
