@@ -56,6 +56,7 @@ class InputChange:
     part: str | None = None  # 'parameter query.state', 'body.title', 'summary', ...
     detail: str = ""  # 'removed "all"' when the files themselves were compared
     used_by: tuple[str, ...] = ()  # 'github_issues_find.list': actions built from this operation
+    rule: str | None = None  # mapping changes: 'github_issues_find.list', 'github_issues_find', '(server)'
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -828,6 +829,11 @@ def _spec_changes(
 ) -> list[InputChange]:
     before, after = old.get("spec_operations", {}), new.get("spec_operations", {})
     old_records, new_records = _operation_records(old), _operation_records(new)
+    canons = (
+        (Canonicalizer(sources[0].spec.resolver), Canonicalizer(sources[1].spec.resolver))
+        if sources
+        else None
+    )
     changes: list[InputChange] = []
     for key in sorted(before.keys() | after.keys()):
         if before.get(key) == after.get(key):
@@ -839,7 +845,7 @@ def _spec_changes(
             pointer = new_records.get(key, {}).get("pointer") or operation_pointer(key)
             changes.append(InputChange(origin="spec", change="added", pointer=pointer, operation=key))
         elif sources is not None:
-            changes += _compared_operation(key, sources)
+            changes += _compared_operation(key, sources, canons)
         elif key in old_records and key in new_records:
             changes += _part_changes(key, old_records[key], new_records[key])
         else:
@@ -865,12 +871,14 @@ def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[In
     return changes
 
 
-def _compared_operation(key: str, sources: tuple[Sources, Sources]) -> list[InputChange]:
+def _compared_operation(
+    key: str, sources: tuple[Sources, Sources], canons: tuple[Canonicalizer, Canonicalizer] | None
+) -> list[InputChange]:
     old_spec, new_spec = sources[0].spec, sources[1].spec
     old_op, new_op = find_operation(old_spec, key), find_operation(new_spec, key)
-    assert old_op is not None and new_op is not None  # both fingerprints exist
+    assert old_op is not None and new_op is not None and canons is not None  # both fingerprints exist
     old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
-    old_canon, new_canon = Canonicalizer(old_spec.resolver), Canonicalizer(new_spec.resolver)
+    old_canon, new_canon = canons
     changes: list[InputChange] = []
     # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told once,
     # under the more specific part.
@@ -997,18 +1005,19 @@ def _mapping_changes(
     old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
 ) -> list[InputChange]:
     changes = _rule_change(
-        old.get("server", {}).get("mapping"), new.get("server", {}).get("mapping"), sources
+        "(server)", old.get("server", {}).get("mapping"), new.get("server", {}).get("mapping"), sources
     )
     old_tools, new_tools = _tools(old), _tools(new)
     for name in sorted(old_tools.keys() | new_tools.keys()):
         before, after = old_tools.get(name), new_tools.get(name)
         changes += _rule_change(
-            (before or {}).get("mapping"), (after or {}).get("mapping"), sources, drop=("actions",)
+            name, (before or {}).get("mapping"), (after or {}).get("mapping"), sources, drop=("actions",)
         )
         old_actions = _actions(before) if before else {}
         new_actions = _actions(after) if after else {}
         for action in sorted(old_actions.keys() | new_actions.keys()):
             changes += _rule_change(
+                f"{name}.{action}",
                 old_actions.get(action, {}).get("mapping"),
                 new_actions.get(action, {}).get("mapping"),
                 sources,
@@ -1017,25 +1026,34 @@ def _mapping_changes(
 
 
 def _rule_change(
+    rule: str,
     before: dict[str, str] | None,
     after: dict[str, str] | None,
     sources: tuple[Sources, Sources] | None,
     drop: tuple[str, ...] = (),
 ) -> list[InputChange]:
+    """How one mapping rule (a tool without its actions, an action, the server) changed."""
     if before == after or (before and after and before["sha256"] == after["sha256"]):
         return []
     if not after:
-        return [InputChange(origin="mapping", change="removed", pointer=before["pointer"])] if before else []
+        return (
+            [InputChange(origin="mapping", change="removed", pointer=before["pointer"], rule=rule)]
+            if before
+            else []
+        )
     if not before:
-        return [InputChange(origin="mapping", change="added", pointer=after["pointer"])]
-    if sources is None:
-        return [InputChange(origin="mapping", change="changed", pointer=after["pointer"])]
-    old_rule = _at(sources[0].mapping.document.data, before["pointer"])
-    new_rule = _at(sources[1].mapping.document.data, after["pointer"])
-    found = list(
-        _data_changes(_without(old_rule, drop), _without(new_rule, drop), before["pointer"], after["pointer"])
-    )
-    return found or [InputChange(origin="mapping", change="changed", pointer=after["pointer"])]
+        return [InputChange(origin="mapping", change="added", pointer=after["pointer"], rule=rule)]
+    found: list[InputChange] = []
+    if sources is not None:
+        old_rule = _at(sources[0].mapping.document.data, before["pointer"])
+        new_rule = _at(sources[1].mapping.document.data, after["pointer"])
+        found = list(
+            _data_changes(
+                _without(old_rule, drop), _without(new_rule, drop), before["pointer"], after["pointer"]
+            )
+        )
+    found = found or [InputChange(origin="mapping", change="changed", pointer=after["pointer"])]
+    return [replace(c, rule=rule) for c in found]
 
 
 def _at(data: Any, pointer: str) -> Any:
@@ -1096,44 +1114,35 @@ class _Scopes:
         self.locks = (old, new)
         self.tools = (_tools(old), _tools(new))
 
-    def actions(self, change: ContractChange) -> list[dict[str, Any]]:
+    def tool_names(self, change: ContractChange) -> tuple[str, ...]:
+        return (change.tool, change.before) if change.code == "tool-renamed" else (change.tool,)
+
+    def actions(self, change: ContractChange) -> list[tuple[str, dict[str, Any]]]:
+        """(tool name, action) on either side that the change concerns."""
+        renamed_from = change.before if change.code == "action-renamed" else None
         found = []
         for tools in self.tools:
-            tool = tools.get(change.tool)
-            if tool is None and change.code == "tool-renamed":
-                tool = tools.get(change.before)
-            if tool is None:
-                continue
-            renamed_from = change.before if change.code == "action-renamed" else None
-            for action in tool.get("actions", []):
-                if change.action and action["name"] not in (change.action, renamed_from):
-                    continue
-                if change.param and not change.action and not _takes(action, change):
-                    continue
-                found.append(action)
+            for name in self.tool_names(change):
+                for action in tools.get(name, {}).get("actions", []):
+                    if change.action and action["name"] not in (change.action, renamed_from):
+                        continue
+                    if change.param and not change.action and not _takes(action, change):
+                        continue
+                    found.append((name, action))
         return found
-
-    def tool_rules(self, change: ContractChange) -> list[str]:
-        names = (change.tool, change.before) if change.code == "tool-renamed" else (change.tool,)
-        return [
-            tool["mapping"]["pointer"]
-            for tools in self.tools
-            for name in names
-            if (tool := tools.get(name)) and tool.get("mapping")
-        ]
 
     def in_scope(self, change: ContractChange, item: InputChange) -> bool:
         if item.origin == "generator":
             return False
-        actions = self.actions(change)
         if change.tool == "(server)":
-            return item.origin == "mapping" and item.pointer.startswith("/server")
+            return item.rule == "(server)"
+        actions = self.actions(change)
         if item.origin == "spec":
-            return item.operation in {_op_key(a) for a in actions}
-        rules = [a["mapping"]["pointer"] for a in actions if a.get("mapping")]
+            return item.operation in {_op_key(a) for _, a in actions}
+        rules = {f"{tool}.{a['name']}" for tool, a in actions}
         if not change.action:
-            rules += self.tool_rules(change)
-        return any(_under(item.pointer, rule) for rule in rules)
+            rules.update(self.tool_names(change))
+        return item.rule in rules
 
 
 def _takes(action: dict[str, Any], change: ContractChange) -> bool:
@@ -1141,16 +1150,12 @@ def _takes(action: dict[str, Any], change: ContractChange) -> bool:
     return change.param in args or (change.code == "param-renamed" and change.before in args)
 
 
-def _under(pointer: str, rule: str) -> bool:
-    return pointer == rule or pointer.startswith(rule + "/")
-
-
 def _relevant(change: ContractChange, item: InputChange, scopes: _Scopes) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.param:
         wires = {
             (p.get("in"), p.get("wire"))
-            for action in scopes.actions(change)
+            for _, action in scopes.actions(change)
             for p in action.get("params", [])
             if p["arg"] in (change.param, change.before)
         }

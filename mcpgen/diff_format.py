@@ -49,7 +49,9 @@ class _Group:
 def _groups(items: Iterable[InputChange]) -> list[_Group]:
     order: dict[tuple[Any, ...], list[InputChange]] = {}
     for item in items:
-        order.setdefault((item.origin, item.pointer, item.change, item.detail, item.part), []).append(item)
+        order.setdefault(
+            (item.origin, item.rule, item.pointer, item.change, item.detail, item.part), []
+        ).append(item)
     return [
         _Group(
             members[0],
@@ -135,7 +137,8 @@ def _cause(group: _Group) -> str:
     if item.origin == "generator":
         return f"generator {item.detail}"
     what = f"{item.change} {item.part}" if item.part else item.change
-    text = f"{item.origin}: {what} at {item.pointer or '/'}"
+    origin = f"{item.origin} ({item.rule})" if item.rule else item.origin
+    text = f"{origin}: {what} at {item.pointer or '/'}"
     if item.detail:
         text += f" ({item.detail})"
     if group.operations:
@@ -193,7 +196,8 @@ def _md_cause(group: _Group) -> str:
     if item.origin == "generator":
         return f"generator {item.detail}"
     what = f"{item.change} {item.part}" if item.part else item.change
-    text = f"{item.origin}: {what} at `{item.pointer or '/'}`"
+    origin = f"{item.origin} (`{item.rule}`)" if item.rule else item.origin
+    text = f"{origin}: {what} at `{item.pointer or '/'}`"
     if item.detail:
         text += f" ({_md(item.detail)})"
     if group.operations:
