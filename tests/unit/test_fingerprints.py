@@ -1,0 +1,155 @@
+"""Operation fingerprints: canonical JSON with references resolved, cycle-safe, order-independent (C1)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from mcpgen.fingerprints import Canonicalizer, operation_fingerprint, operation_sha256
+from mcpgen.lockfile import canonical_json
+from mcpgen.openapi import Spec, find_operation, load_spec
+from mcpgen.pipeline import generate
+from mcpgen.refs import Located
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SPEC: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Trees", "version": "1"},
+    "paths": {
+        "/trees/{tree_id}": {
+            "parameters": [{"name": "tree_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "get": {
+                "operationId": "getTree",
+                "summary": "Get a tree",
+                "parameters": [{"$ref": "#/components/parameters/depth"}],
+                "responses": {
+                    "200": {
+                        "description": "The tree",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}},
+                    }
+                },
+            },
+        },
+        "/forests": {
+            "post": {
+                "operationId": "plantForest",
+                "requestBody": {
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Forest"}}},
+                },
+                "responses": {"201": {"description": "Planted"}},
+            }
+        },
+    },
+    "components": {
+        "parameters": {
+            "depth": {"name": "depth", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+        },
+        "schemas": {
+            # Node -> Node, and Forest -> Grove -> Forest: references that come back round.
+            "Node": {"type": "object", "properties": {"child": {"$ref": "#/components/schemas/Node"}}},
+            "Forest": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "grove": {"$ref": "#/components/schemas/Grove"}},
+            },
+            "Grove": {"type": "object", "properties": {"forest": {"$ref": "#/components/schemas/Forest"}}},
+        },
+    },
+}
+
+
+def load(tmp_path: Path, document: dict[str, Any], name: str = "spec.json") -> Spec:
+    path = tmp_path / name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return load_spec(path)
+
+
+def sha(spec: Spec, key: str, canon: Canonicalizer | None = None) -> str:
+    operation = find_operation(spec, key)
+    assert operation is not None
+    return operation_sha256(canon or Canonicalizer(spec.resolver), operation)
+
+
+def test_references_are_resolved_and_keys_sorted(tmp_path: Path) -> None:
+    spec = load(tmp_path, SPEC)
+    operation = find_operation(spec, "getTree")
+    assert operation is not None
+    text = Canonicalizer(spec.resolver).text(operation.located.child("parameters"))
+    assert text == '[{"in":"query","name":"depth","schema":{"minimum":1,"type":"integer"}}]'
+
+
+def test_a_reference_back_into_itself_stays_a_reference(tmp_path: Path) -> None:
+    spec = load(tmp_path, SPEC)
+    text = Canonicalizer(spec.resolver).text(
+        Located(spec.document, "", {"$ref": "#/components/schemas/Node"})
+    )
+    assert text == '{"properties":{"child":{"$ref":"#/components/schemas/Node"}},"type":"object"}'
+
+
+def test_a_fingerprint_does_not_depend_on_what_was_fingerprinted_before(tmp_path: Path) -> None:
+    spec = load(tmp_path, SPEC)
+    shared = Canonicalizer(spec.resolver)
+    # Grove expanded on its own first, then Forest (which contains Grove, which points back at Forest).
+    grove = Located(spec.document, "", {"$ref": "#/components/schemas/Grove"})
+    shared.text(grove)
+    assert sha(spec, "plantForest", shared) == sha(spec, "plantForest")
+    assert sha(spec, "getTree", shared) == sha(spec, "getTree")
+
+
+def test_path_level_parameters_count_and_each_part_has_its_own_fingerprint(tmp_path: Path) -> None:
+    before = load(tmp_path, SPEC, "before.json")
+    edited = copy.deepcopy(SPEC)
+    edited["paths"]["/trees/{tree_id}"]["parameters"][0]["description"] = "The tree's id."
+    after = load(tmp_path, edited, "after.json")
+    assert sha(before, "getTree") != sha(after, "getTree")
+
+    def parts(spec: Spec) -> dict[str, Any]:
+        operation = find_operation(spec, "getTree")
+        assert operation is not None
+        return dict(operation_fingerprint(Canonicalizer(spec.resolver), spec, operation).parts)
+
+    old, new = parts(before), parts(after)
+    assert sorted(old) == [
+        "operationId",
+        "parameter path.tree_id",
+        "parameter query.depth",
+        "response 200",
+        "summary",
+    ]
+    assert [label for label in old if old[label] != new[label]] == ["parameter path.tree_id"]
+    assert new["parameter path.tree_id"].pointer == "/paths/~1trees~1{tree_id}/parameters/0"
+    assert new["parameter query.depth"].pointer == "/components/parameters/depth"
+
+
+def test_body_properties_are_parts_at_their_place(tmp_path: Path) -> None:
+    spec = load(tmp_path, SPEC)
+    operation = find_operation(spec, "plantForest")
+    assert operation is not None
+    parts = dict(operation_fingerprint(Canonicalizer(spec.resolver), spec, operation).parts)
+    assert parts["body.name"].pointer == "/components/schemas/Forest/properties/name"
+    assert parts["requestBody"].pointer == "/paths/~1forests/post/requestBody"
+
+
+def test_the_lock_is_canonical_json() -> None:
+    result = generate(ROOT / "specs/petstore/petstore.json", ROOT / "specs/petstore/mapping.yaml")
+    (lock,) = [f for f in result.files if f.path == "tools.lock.json"]
+    assert lock.content == canonical_json(json.loads(lock.content))
+    assert lock.content.endswith("}\n") and lock.content.startswith('{\n  "generator": ')
+    data = json.loads(lock.content)
+    action = data["tools"][0]["actions"][0]
+    assert set(action) == {
+        "name",
+        "description",
+        "method",
+        "path",
+        "operationId",
+        "params",
+        "fixed",
+        "mapping",
+        "operation",
+    }
+    assert action["mapping"]["pointer"] == "/tools/2/actions/0"
+    assert action["operation"]["pointer"] == "/paths/~1store~1order/post"
+    assert len(data["spec_operations"]) == 20  # every operation of the petstore, mapped or not
