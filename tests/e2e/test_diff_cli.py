@@ -1,0 +1,120 @@
+"""`mcpgen diff` on the command line: operands, formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mcpgen.cli import app
+from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, write_package
+
+
+@pytest.fixture
+def two_petstores(tmp_path: Path) -> tuple[Path, Path]:
+    """The petstore, and the petstore after a release that reworded one action and dropped another."""
+    old = tmp_path / "old"
+    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, old)
+    mapping = tmp_path / "mapping.yaml"
+    text = PETSTORE_MAPPING.read_text(encoding="utf-8")
+    text = text.replace("description: Get one pet by its id.", "description: Get one pet by its numeric id.")
+    text = text.replace(
+        "      - name: inventory\n        operation: getInventory\n        description: Count pets in stock by status.\n",
+        "",
+    )
+    mapping.write_text(text, encoding="utf-8")
+    spec = tmp_path / "petstore.json"
+    shutil.copy(PETSTORE_SPEC, spec)
+    new = tmp_path / "new"
+    write_package(spec, mapping, new)
+    return old, new
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["diff", *args])
+    return result.exit_code, result.output
+
+
+def test_generated_directories_and_lock_files_are_operands(two_petstores: tuple[Path, Path]) -> None:
+    old, new = two_petstores
+    code, out = run(str(old), str(new / "tools.lock.json"))
+    assert code == 0
+    assert "1 breaking, 3 behaviour-affecting" in out
+    assert "petstore_orders.inventory: action `inventory` removed" in out
+    assert "<- mapping (petstore_orders.inventory): removed at /tools/2/actions/3" in out
+    assert "<- mapping (petstore_pets_find.get): changed at /tools/0/actions/2" in out
+
+
+def test_fail_on_sets_the_exit_code(two_petstores: tuple[Path, Path]) -> None:
+    old, new = two_petstores
+    assert run(str(old), str(new), "--fail-on", "breaking")[0] == 1
+    assert run(str(old), str(old), "--fail-on", "any")[0] == 0
+
+
+def test_spec_and_mapping_pairs_name_the_exact_place(
+    two_petstores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, _ = two_petstores
+    pair = f"{tmp_path / 'petstore.json'}::{tmp_path / 'mapping.yaml'}"
+    code, out = run(str(old), pair, "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and document["impact"] == "breaking"
+    described = [c for c in document["changes"] if c["code"] == "action-description-changed"]
+    assert [c["causes"][0]["pointer"] for c in described] == [
+        "/tools/0/actions/2"
+    ]  # locks only on the old side
+    both = f"{PETSTORE_SPEC}::{PETSTORE_MAPPING}"
+    document = json.loads(run(both, pair, "--format", "json")[1])
+    described = [c for c in document["changes"] if c["code"] == "action-description-changed"]
+    assert [(c["causes"][0]["pointer"], c["causes"][0]["detail"]) for c in described] == [
+        ("/tools/0/actions/2/description", '"Get one pet by its id." -> "Get one pet by its numeric id."')
+    ]
+
+
+def test_markdown_for_pull_requests(two_petstores: tuple[Path, Path]) -> None:
+    old, new = two_petstores
+    code, out = run(str(old), str(new), "-f", "markdown")
+    assert out.startswith("### Tool contract of `petstore`: 1 breaking, 3 behaviour-affecting\n")
+    assert "#### Breaking (1)" in out and "Suggested version: **0.2.0**" in out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_git_revision_of_a_generated_directory(
+    two_petstores: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = two_petstores
+    repo = tmp_path / "repo"
+    package = repo / "generated" / "petstore"
+    shutil.copytree(old, package)
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "old")
+    shutil.copy(new / "tools.lock.json", package / "tools.lock.json")
+    git("commit", "-q", "-am", "new")
+    monkeypatch.chdir(repo)
+    code, out = run("HEAD~1:generated/petstore", "HEAD:generated/petstore", "--fail-on", "breaking")
+    assert code == 1 and "action `inventory` removed" in out
+    code, out = run("HEAD~1:generated/missing", "HEAD:generated/petstore")
+    assert code == 2 and "git cannot show HEAD~1:generated/missing" in out
+
+
+def test_an_operand_that_cannot_be_read_exits_2(tmp_path: Path) -> None:
+    code, out = run(str(tmp_path / "nowhere"), str(tmp_path / "nowhere"))
+    assert code == 2 and "no such file or directory" in out
+    not_a_lock = tmp_path / "x.json"
+    not_a_lock.write_text("{}", encoding="utf-8")
+    code, out = run(str(not_a_lock), str(not_a_lock))
+    assert code == 2 and "it has no 'tools'" in out
