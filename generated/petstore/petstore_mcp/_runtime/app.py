@@ -21,6 +21,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from .errors import ToolError
+from .hooks import Hooks
+from .live import LiveContract
 from .results import error_result, interpret, success_result
 from .routing import Tool
 from .upstream import Upstream, build_request, send
@@ -63,7 +65,16 @@ class Dispatcher:
         self.validators = {
             tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
         }
+        self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
+
+    def reloaded(
+        self, contract: list[dict[str, Any]], tools: Sequence[Tool]
+    ) -> Dispatcher:
+        """The same server with a new contract, tool tables and hooks; keeps the HTTP client."""
+        fresh = Dispatcher(self.config, contract, tools)
+        fresh._client = self._client
+        return fresh
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -84,10 +95,14 @@ class Dispatcher:
         action_name = (arguments or {}).get("action")
         try:
             action, values = validator.check(arguments)
+            values = await self.hooks.before(name, action.name, values)
             upstream = self.config.upstream
             request = build_request(upstream, action, values)
             response = await send(self.client(), upstream, request, action)
-            result = success_result(interpret(response, action))
+            answer = await self.hooks.after(
+                name, action.name, interpret(response, action)
+            )
+            result = success_result(answer)
             outcome = f"HTTP {response.status_code}"
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
@@ -106,8 +121,17 @@ class Dispatcher:
         return (secret,) if secret else ()
 
 
-def build_server(config: ServerConfig, tools: Sequence[Tool]) -> Server[Any]:
+def build_server(
+    config: ServerConfig, tools: Sequence[Tool], *, contract_poll_s: float = 0.0
+) -> Server[Any]:
     dispatcher = Dispatcher(config, load_contract(config.package), tools)
+
+    def reload(contract: list[dict[str, Any]], fresh: Sequence[Tool]) -> None:
+        nonlocal dispatcher
+        dispatcher = dispatcher.reloaded(contract, fresh)
+
+    # Announces a regenerated contract to subscribed clients (see live.py for what it cannot do).
+    live = LiveContract(config.package, reload, contract_poll_s)
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -126,6 +150,8 @@ def build_server(config: ServerConfig, tools: Sequence[Tool]) -> Server[Any]:
         instructions=config.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_subscriptions_listen=live.listen,
+        lifespan=live.lifespan,
         # The list depends on nothing but this package's contract, so every caller may share it (P2).
         cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
     )
@@ -164,6 +190,12 @@ def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Nam
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
+    parser.add_argument(
+        "--contract-poll-s",
+        type=float,
+        default=2.0,
+        help="seconds between checks of tools.json for a regenerated contract; 0 turns it off",
+    )
     return parser.parse_args(argv)
 
 
@@ -178,7 +210,7 @@ def run(
     )
     # httpx logs full request URLs, which can carry an api key in the query (E5).
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    server = build_server(config, tools)
+    server = build_server(config, tools, contract_poll_s=args.contract_poll_s)
     if args.http:
         _serve_http(server, args.host, args.port)
     else:
