@@ -64,20 +64,19 @@ def _lock_path(path: Path) -> Path:
 
 def _git_lock(revision: str, inner: str, cwd: Path, text: str) -> str:
     relative = inner if inner.startswith(("/", "./")) else f"./{inner}"
-    candidates = (
-        [relative] if relative.endswith(".json") else [f"{relative.rstrip('/')}/{LOCK_FILE}", relative]
+    # A directory is a generated package: its lock file is what to read.
+    wanted = relative if relative.endswith(".json") else f"{relative.rstrip('/')}/{LOCK_FILE}"
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:{wanted}"], cwd=cwd, capture_output=True, text=True, check=False
     )
-    for candidate in candidates:
-        shown = subprocess.run(
-            ["git", "show", f"{revision}:{candidate}"], cwd=cwd, capture_output=True, text=True, check=False
-        )
-        if shown.returncode == 0:
-            return shown.stdout
+    if shown.returncode == 0:
+        return shown.stdout
     said = shown.stderr.strip().splitlines()
     raise _problem(
         text,
-        f"git cannot show {revision}:{inner}" + (f": {said[-1]}" if said else ""),
-        "REV:PATH reads PATH (relative to the current directory) at git revision REV",
+        f"git cannot show {revision}:{wanted.removeprefix('./')}" + (f": {said[-1]}" if said else ""),
+        "REV:PATH reads PATH (a lock file, or a generated directory holding one; relative to the current "
+        "directory) at git revision REV",
     )
 
 
