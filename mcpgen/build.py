@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import __version__
@@ -140,7 +140,8 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         return None, [_unknown_operation(spec, rule)]
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
-    diagnostics += found
+    # These point into the spec; say which mapping entry led there.
+    diagnostics += [replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     params: list[ParamSpec] = []

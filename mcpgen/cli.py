@@ -150,8 +150,11 @@ def _root(
 
 
 def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
+    diagnostics = list(diagnostics)
+    # With errors to fix, notes would only bury them.
+    floor = Level.WARNING if quiet or any(d.level >= Level.ERROR for d in diagnostics) else Level.INFO
     for diagnostic in sorted(diagnostics, key=sort_key):
-        if quiet and diagnostic.level < Level.WARNING:
+        if diagnostic.level < floor:
             continue
         typer.echo(format_diagnostic(diagnostic), err=True)
 

@@ -1,0 +1,185 @@
+"""The MCP server itself: serves the contract in `tools.json` and dispatches calls (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import anyio
+import httpx
+import mcp_types as types
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from .errors import ToolError
+from .results import error_result, interpret, success_result
+from .routing import Tool
+from .upstream import Upstream, build_request, send
+from .validation import ToolValidator
+
+# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6).
+log = logging.getLogger("mcp_server")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerConfig:
+    name: str
+    package: str  # the generated package, whose tools.json is the contract
+    title: str
+    version: str
+    instructions: str
+    upstream: Upstream
+
+
+def load_contract(package: str) -> list[dict[str, Any]]:
+    return json.loads(
+        resources.files(package).joinpath("tools.json").read_text(encoding="utf-8")
+    )
+
+
+class Dispatcher:
+    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        contract: list[dict[str, Any]],
+        tools: Sequence[Tool],
+    ):
+        self.config = config
+        self.listing = types.ListToolsResult(
+            tools=[types.Tool.model_validate(t) for t in contract]
+        )
+        schemas = {t["name"]: t["inputSchema"] for t in contract}
+        self.validators = {
+            tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
+        }
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # Every upstream call has a timeout (P5); the SDK never sees the upstream's credentials.
+            self._client = httpx.AsyncClient(
+                timeout=self.config.upstream.timeout_s, follow_redirects=False
+            )
+        return self._client
+
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None
+    ) -> types.CallToolResult:
+        validator = self.validators.get(name)
+        if validator is None:
+            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+        started = time.monotonic()
+        action_name = (arguments or {}).get("action")
+        try:
+            action, values = validator.check(arguments)
+            upstream = self.config.upstream
+            request = build_request(upstream, action, values)
+            response = await send(self.client(), upstream, request, action)
+            result = success_result(interpret(response, action))
+            outcome = f"HTTP {response.status_code}"
+        except ToolError as exc:
+            result = error_result(exc, secrets=self._secrets())
+            outcome = f"error ({exc.recovery.name.lower()})"
+        log.info(
+            "%s action=%s -> %s in %.0f ms",
+            name,
+            action_name,
+            outcome,
+            (time.monotonic() - started) * 1000,
+        )
+        return result
+
+    def _secrets(self) -> tuple[str, ...]:
+        secret = self.config.upstream.secret()
+        return (secret,) if secret else ()
+
+
+def build_server(config: ServerConfig, tools: Sequence[Tool]) -> Server[Any]:
+    dispatcher = Dispatcher(config, load_contract(config.package), tools)
+
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return dispatcher.listing  # the contract, verbatim and in name order (P2)
+
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await dispatcher.call(params.name, params.arguments)
+
+    return Server(
+        config.name,
+        version=config.version,
+        title=config.title,
+        instructions=config.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        # The list depends on nothing but this package's contract, so every caller may share it (P2).
+        cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
+    )
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(
+            read_stream, write_stream, server.create_initialization_options()
+        )
+
+
+def _serve_http(server: Server[Any], host: str, port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host=host, stateless_http=True, json_response=True)
+    log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=config.package.replace("_", "-"),
+        description=f"{config.title}: MCP server (stdio by default). "
+        f"Upstream API: ${config.upstream.base_url_env} or {config.upstream.default_base_url or 'unset'}.",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="HTTP port (default: 8000)"
+    )
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    return parser.parse_args(argv)
+
+
+def run(
+    config: ServerConfig, tools: Sequence[Tool], argv: Sequence[str] | None = None
+) -> None:
+    args = parse_args(config, argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=args.log_level,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    # httpx logs full request URLs, which can carry an api key in the query (E5).
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    server = build_server(config, tools)
+    if args.http:
+        _serve_http(server, args.host, args.port)
+    else:
+        anyio.run(_serve_stdio, server)
