@@ -231,6 +231,16 @@ def _operation_params(
     return params + body_params, encoding, diagnostics
 
 
+def operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    """An operation's parameters before any mapping rule applies, exactly as the build sees them.
+
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    """
+    return _operation_params(spec, operation)
+
+
 def _parameter_schema(located: Located) -> Located | None:
     raw = located.value
     if isinstance(raw.get("schema"), dict):

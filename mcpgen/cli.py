@@ -11,6 +11,7 @@ import typer
 
 from . import __version__
 from .build import build_server
+from .cli_init import run_init
 from .diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
 from .mapping import schema_path
 from .pipeline import generate, load_inputs
@@ -127,6 +128,26 @@ def validate_command(spec: SpecArg, mapping: MappingOpt) -> None:
         typer.echo(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
         for line in server.unmapped_operations:
             typer.echo(f"  {line}")
+
+
+@app.command("init")
+def init_command(
+    spec: SpecArg,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Mapping file to write (YAML).", show_default=False)
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Service prefix of the tool names (default: from the spec title)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+) -> None:
+    """Draft a mapping file that covers every operation of SPEC, each choice commented.
+
+    Operations are grouped into task tools (by tag or path), named within T4, with unit-bearing
+    parameter renames (T5) and destructive actions marked. Edit the draft, then run `mcpgen generate`.
+    """
+    raise typer.Exit(run_init(spec, out, name=name, force=force))
 
 
 @app.command("schema")
