@@ -16,7 +16,7 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class Unit:
     suffix: str  # appended to the name: 'timeout' -> 'timeout_s'
-    label: str  # shown in messages
+    label: str  # how messages say it: "'timeout' is in seconds"
     carried_by: frozenset[str]  # name tokens that already say it
 
 
@@ -25,15 +25,15 @@ def _unit(suffix: str, label: str, *tokens: str) -> Unit:
 
 
 UNIX = _unit("unix", "a Unix timestamp", "epoch", "timestamp", "ts")
-MINOR = _unit("minor", "the smallest currency unit", "cents", "cent", "minor_units")
-CENTS = _unit("cents", "cents", "cent", "minor")
-MS = _unit("ms", "milliseconds", "millis", "msec", "milliseconds")
-SECONDS = _unit("s", "seconds", "sec", "secs", "second", "seconds")
-MINUTES = _unit("min", "minutes", "mins", "minute", "minutes")
-HOURS = _unit("h", "hours", "hr", "hrs", "hour", "hours")
-DAYS = _unit("days", "days", "day")
-BYTES = _unit("bytes", "bytes", "byte", "b", "kb", "mb", "gb")
-PERCENT = _unit("pct", "percent", "percent", "percentage")
+MINOR = _unit("minor", "in the smallest currency unit", "cents", "cent", "minor_units")
+CENTS = _unit("cents", "in cents", "cent", "minor")
+MS = _unit("ms", "in milliseconds", "millis", "msec", "milliseconds")
+SECONDS = _unit("s", "in seconds", "sec", "secs", "second", "seconds")
+MINUTES = _unit("min", "in minutes", "mins", "minute", "minutes")
+HOURS = _unit("h", "in hours", "hr", "hrs", "hour", "hours")
+DAYS = _unit("days", "in days", "day")
+BYTES = _unit("bytes", "in bytes", "byte", "b", "kb", "mb", "gb")
+PERCENT = _unit("pct", "in percent", "percent", "percentage")
 
 # A unit word attached to the value; most specific first ("milliseconds" before "seconds").
 _WORDS: tuple[tuple[str, Unit], ...] = (
@@ -76,9 +76,10 @@ class UnitHint:
 
 
 def is_numeric(schema: dict[str, Any]) -> bool:
+    """A number and nothing else (null aside): 'string or number' values are not renamed for a unit."""
     type_ = schema.get("type")
-    types = type_ if isinstance(type_, list) else [type_]
-    return any(t in ("integer", "number") for t in types)
+    types = [t for t in (type_ if isinstance(type_, list) else [type_]) if t != "null"]
+    return bool(types) and all(t in ("integer", "number") for t in types)
 
 
 def stated_unit(schema: dict[str, Any], description: str, x_unit: Any = None) -> UnitHint | None:
@@ -110,7 +111,7 @@ def stated_unit(schema: dict[str, Any], description: str, x_unit: Any = None) ->
 
 def _currency_unit(code: str) -> Unit | None:
     if re.fullmatch(r"[A-Z]{3}", code):
-        return _unit(code.lower(), code)
+        return _unit(code.lower(), f"in {code}")
     return None
 
 

@@ -46,6 +46,13 @@ def load_contract(package: str) -> list[dict[str, Any]]:
     )
 
 
+def load_input_schemas(package: str) -> dict[str, Any] | None:
+    """The untransformed inputSchemas, present when tools.json serves a provider profile's
+    (`mcpgen generate --profile`): those drop constraints the server must still check."""
+    found = resources.files(package).joinpath("input_schemas.json")
+    return json.loads(found.read_text(encoding="utf-8")) if found.is_file() else None
+
+
 class Dispatcher:
     """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
 
@@ -54,12 +61,13 @@ class Dispatcher:
         config: ServerConfig,
         contract: list[dict[str, Any]],
         tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None = None,
     ):
         self.config = config
         self.listing = types.ListToolsResult(
             tools=[types.Tool.model_validate(t) for t in contract]
         )
-        schemas = {t["name"]: t["inputSchema"] for t in contract}
+        schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
         self.validators = {
             tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
         }
@@ -107,7 +115,12 @@ class Dispatcher:
 
 
 def build_server(config: ServerConfig, tools: Sequence[Tool]) -> Server[Any]:
-    dispatcher = Dispatcher(config, load_contract(config.package), tools)
+    dispatcher = Dispatcher(
+        config,
+        load_contract(config.package),
+        tools,
+        load_input_schemas(config.package),
+    )
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
