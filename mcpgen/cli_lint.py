@@ -173,7 +173,15 @@ def _token_line(report: LintReport) -> str:
         return f"tokens: not counted: {report.token_note}"
     largest = sorted(report.tokens.per_tool, key=lambda item: -item[1])[:3]
     shown = ", ".join(f"{name} {count:,}" for name, count in largest)
-    return f"tokens: {report.tokens.total:,} ({report.tokens.encoding}, compact JSON) over {report.tool_count} tools; largest: {shown}"
+    listed = (
+        f"; tools/list serves {report.tokens.listed:,} of them (the discovery tools)"
+        if report.tokens.listed is not None
+        else ""
+    )
+    return (
+        f"tokens: {report.tokens.total:,} ({report.tokens.encoding}, compact JSON) over {report.tool_count} "
+        f"tools{listed}; largest: {shown}"
+    )
 
 
 def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
@@ -203,6 +211,7 @@ def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
         else {
             "encoding": report.tokens.encoding,
             "total": report.tokens.total,
+            "listed": report.tokens.listed,
             "per_tool": dict(report.tokens.per_tool),
         },
         "tokens_note": report.token_note,

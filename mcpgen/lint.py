@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics import Level
+from .discovery import META_KEY
 from .naming import TOOL_NAME_COMFORT_LENGTH, TOOL_NAME_PATTERN
 from .profiles import Profile
 from .sources import join_pointer
@@ -54,6 +55,7 @@ class TokenTotals:
     encoding: str
     total: int
     per_tool: tuple[tuple[str, int], ...]  # in list order
+    listed: int | None = None  # with mcpgen's discovery meta-tools: what tools/list serves up front
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,7 +85,7 @@ def lint_tools(
     totals = None
     if counter is not None:
         totals = _tokens(tools, counter)
-        if totals.total > budget:
+        if (totals.listed if totals.listed is not None else totals.total) > budget:
             largest = sorted(totals.per_tool, key=lambda item: -item[1])[:3]
             shown = ", ".join(f"{name} {count:,}" for name, count in largest)
             findings.append(
@@ -96,7 +98,7 @@ def lint_tools(
                     f"the definitions take {totals.total:,} tokens ({totals.encoding}), past the ~{budget:,} a "
                     f"client should load up front; largest: {shown}. Offer on-demand discovery or fewer, "
                     "tighter tools",
-                )  # fmt: skip
+                )
             )
     order = {Level.ERROR: 0, Level.WARNING: 1, Level.INFO: 2}
     findings.sort(key=lambda f: (f.rule, order[f.level], f.check, f.pointer))
@@ -149,7 +151,7 @@ def _lint_name(name: str | None, base: str) -> list[Finding]:
                 name,
                 pointer,
                 f"'{name}' does not match {TOOL_NAME_PATTERN.pattern} ({why}); clients reject it",
-            )  # fmt: skip
+            )
         ]
     if len(name) > TOOL_NAME_COMFORT_LENGTH:
         return [
@@ -161,7 +163,7 @@ def _lint_name(name: str | None, base: str) -> list[Finding]:
                 pointer,
                 f"'{name}' has {len(name)} characters; past {TOOL_NAME_COMFORT_LENGTH}, a client prefix such "
                 "as 'mcp_<server>_' pushes it over 64",
-            )  # fmt: skip
+            )
         ]
     return []
 
@@ -177,7 +179,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
                 name,
                 pointer,
                 "no description: say what the tool does, when to use it, when not to, and what it returns",
-            )  # fmt: skip
+            )
         ]
     found = []
     sentences = prose_sentences(description)
@@ -191,7 +193,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
                 pointer,
                 f"{len(sentences)} sentence{'s' if len(sentences) != 1 else ''} of prose; write {MIN_SENTENCES}-4+: "
                 "what it does, when to use it, when not to, what it returns",
-            )  # fmt: skip
+            )
         )
     if not _WHEN_NOT.search(description):
         found.append(
@@ -202,7 +204,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
                 name,
                 pointer,
                 "no sentence says when not to use the tool (e.g. 'Do not use it to ...; use X for that')",
-            )  # fmt: skip
+            )
         )
     if not _RETURNS.search(description):
         found.append(
@@ -225,7 +227,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
                 name,
                 pointer,
                 f"shouted words ({', '.join(shouted)}): state limits plainly; models over-trigger on capitals",
-            )  # fmt: skip
+            )
         )
     return found
 
@@ -258,7 +260,7 @@ def _lint_schema(
                 name,
                 pointer,
                 "no 'additionalProperties: false': a misspelled argument would pass silently",
-            )  # fmt: skip
+            )
         )
     for node_pointer, node in walk_schema(schema, pointer):
         ref = node.get("$ref")
@@ -274,7 +276,7 @@ def _lint_schema(
                     f"$ref '{ref}'"
                     + (" points outside the schema; never fetched" if remote else "")
                     + ": inline it so the model reads the shape where it is used",
-                )  # fmt: skip
+                )
             )
         for keyword in COMBINATORS:
             if keyword in node:
@@ -287,7 +289,7 @@ def _lint_schema(
                         f"{node_pointer}/{keyword}",
                         f"'{keyword}' in inputSchema: use one flat parameter set (an 'action' enum plus optional "
                         "parameters) and let the server check each action's needs",
-                    )  # fmt: skip
+                    )
                 )
         if node.get("type") == "array" and "items" not in node:
             found.append(
@@ -312,7 +314,7 @@ def _lint_schema(
                     join_pointer(pointer, "properties", prop),
                     f"'{prop}' nests {depth} levels deep (at most {MAX_DEPTH}): flatten it or take the nested "
                     "part as its own parameters",
-                )  # fmt: skip
+                )
             )
     return found
 
@@ -333,7 +335,7 @@ def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list
                     name,
                     at,
                     f"parameter '{prop}' has no description: say what it is, with an example value and the default",
-                )  # fmt: skip
+                )
             )
         elif not (
             _EXAMPLE.search(description) or "examples" in prop_schema or "example" in prop_schema
@@ -354,7 +356,7 @@ def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list
                     at,
                     f"'{prop}' is {hint.unit.label} ({hint.evidence}) but its name does not say so; "
                     f"call it '{with_unit(prop, hint.unit)}'",
-                )  # fmt: skip
+                )
             )
     return found
 
@@ -384,7 +386,7 @@ def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profil
                         if keyword in profile.removed
                         else ""
                     ),
-                )  # fmt: skip
+                )
             )
         min_items = node.get("minItems")
         if (
@@ -400,7 +402,7 @@ def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profil
                     name,
                     f"{node_pointer}/minItems",
                     f"{profile.name} accepts minItems 0 or {profile.max_min_items} only, not {min_items}",
-                )  # fmt: skip
+                )
             )
         fmt = node.get("format")
         if isinstance(fmt, str) and fmt not in profile.formats:
@@ -412,7 +414,7 @@ def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profil
                     name,
                     f"{node_pointer}/format",
                     f"{profile.name} does not accept format '{fmt}'",
-                )  # fmt: skip
+                )
             )
         if _is_object(node):
             if node.get("additionalProperties") is not False:
@@ -424,7 +426,7 @@ def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profil
                         name,
                         node_pointer,
                         f"{profile.name} needs 'additionalProperties: false' on every object",
-                    )  # fmt: skip
+                    )
                 )
             if profile.all_required:
                 missing = [p for p in node.get("properties") or {} if p not in (node.get("required") or ())]
@@ -439,7 +441,7 @@ def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profil
                             f"{profile.name} needs every property in 'required' (optional ones nullable, "
                             f'type [..., "null"]); not listed: {", ".join(missing[:8])}'
                             + (" ..." if len(missing) > 8 else ""),
-                        )  # fmt: skip
+                        )
                     )
         elif profile.all_required and not any(k in node for k in ("type", "enum", "const", "anyOf", "$ref")):
             found.append(
@@ -480,7 +482,7 @@ def _profile_limits(
                     pointer,
                     f"{count} {what}; {profile.name} allows {limit} in one request across all strict tools, "
                     "so this tool cannot be sent with strict: true",
-                )  # fmt: skip
+                )
             )
     nodes = list(walk_schema(schema, pointer))
     depth = max((p.count("/properties/") for p, _ in nodes), default=0)
@@ -528,23 +530,25 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
                         name,
                         f"/{index}/name",
                         f"'{name}' is also the name of tool {seen[name]}",
-                    )  # fmt: skip
+                    )
                 )
             seen.setdefault(name, index)
     count = len(tools)
+    has_discovery = any(_DISCOVERY_TOOL.search(n) for n in names)
     if count > MAX_TOOLS:
         found.append(
             _finding(
                 "T3",
                 "tool-count",
-                Level.WARNING,
+                Level.INFO if has_discovery else Level.WARNING,
                 None,
                 "",
                 f"{count} tools (aim for 5-{MAX_TOOLS}): merge tools a person would use in one sitting into task "
-                "tools with an action enum",
-            )  # fmt: skip
+                "tools with an action enum"
+                + ("; agents reach them through the discovery tool" if has_discovery else ""),
+            )
         )
-    if count > DISCOVERY_FROM and not any(_DISCOVERY_TOOL.search(n) for n in names):
+    if count > DISCOVERY_FROM and not has_discovery:
         found.append(
             _finding(
                 "T3",
@@ -554,7 +558,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
                 "",
                 f"{count} tools and no discovery tool: past ~{DISCOVERY_FROM}, offer a search_tools meta-tool that "
                 "returns the definitions an agent asks for",
-            )  # fmt: skip
+            )
         )
     if len(names) >= 2:
         prefixes = {n.split("_", 1)[0] for n in names if "_" in n}
@@ -568,7 +572,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
                     "",
                     "the tools do not share one service prefix ('<service>_...'), so names can clash with other "
                     "servers' tools",
-                )  # fmt: skip
+                )
             )
     if profile is not None and count > profile.max_tools:
         found.append(
@@ -579,7 +583,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
                 None,
                 "",
                 f"{count} tools; {profile.name} takes at most {profile.max_tools} tools in one request",
-            )  # fmt: skip
+            )
         )
     return found
 
@@ -589,8 +593,12 @@ def _tokens(tools: list[Any], counter: TokenCounter) -> TokenTotals:
         (str(t.get("name")) if isinstance(t, dict) else f"#{i}", counter.count(definition_text(t)))
         for i, t in enumerate(tools)
     )
+    served = [t for t in tools if isinstance(t, dict) and META_KEY in (t.get("_meta") or {})]
     return TokenTotals(
-        encoding=counter.encoding, total=counter.count(definition_text(tools)), per_tool=per_tool
+        encoding=counter.encoding,
+        total=counter.count(definition_text(tools)),
+        per_tool=per_tool,
+        listed=counter.count(definition_text(served)) if served else None,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import jinja2
 
+from .discovery import discovery_tools
 from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
 from .profiles import Profile, apply_profile
 from .pyemit import Call, Code, assignment, literal
@@ -83,8 +84,13 @@ def render_server(
 
 
 def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[str, Any]]:
-    """What tools/list serves, tool by tool, in name order (P2); with a profile, its schemas."""
+    """Every tool definition the server has, in name order (P2); with a profile, its schemas.
+
+    With discovery on, the two meta-tools are among them, and they are all tools/list serves.
+    """
     tools = [_tool_entry(tool) for tool in server.tools]
+    if server.discovery:
+        tools = sorted([*tools, *discovery_tools(server)], key=lambda t: t["name"])
     return apply_profile(tools, profile)[0] if profile is not None else tools
 
 

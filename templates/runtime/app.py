@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from .discovery import Discovery
 from .errors import ToolError
 from .results import error_result, interpret, success_result
 from .routing import Tool
@@ -64,8 +65,11 @@ class Dispatcher:
         input_schemas: dict[str, Any] | None = None,
     ):
         self.config = config
+        self.discovery = Discovery(contract)
         self.listing = types.ListToolsResult(
-            tools=[types.Tool.model_validate(t) for t in contract]
+            tools=[
+                types.Tool.model_validate(t) for t in self.discovery.listed(contract)
+            ]
         )
         schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
         self.validators = {
@@ -84,6 +88,14 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
+        kind = self.discovery.meta.get(name)
+        if kind is not None:
+            try:
+                if kind == "search":
+                    return success_result(self.discovery.search(arguments))
+                name, arguments = self.discovery.unwrap(arguments)
+            except ToolError as exc:
+                return error_result(exc, secrets=self._secrets())
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
