@@ -44,6 +44,11 @@ _VERB_SYNONYMS = {"fetch": "get", "retrieve": "get", "read": "get", "show": "get
 _DESTRUCTIVE_WORDS = frozenset(
     {"delete", "remove", "destroy", "revoke", "purge", "cancel", "void", "archive", "reject", "ban", "kick"}
 )
+_CHANGE_VERBS = _DESTRUCTIVE_WORDS | frozenset(
+    {"create", "add", "update", "set", "put", "post", "send", "upload", "invite", "join", "leave", "rename",
+     "unarchive", "close", "open", "mark", "approve", "deny", "restrict", "assign", "enable", "disable", "reset",
+     "invalidate", "end", "start", "uninstall", "install", "move", "copy", "merge", "lock", "unlock"}
+)  # fmt: skip
 _TITLE_STOP_WORDS = frozenset(
     {"the", "a", "an", "api", "apis", "rest", "openapi", "swagger", "official", "v1", "v2", "v3"}
 )
@@ -193,7 +198,8 @@ class _OpInfo:
 
     @property
     def is_read(self) -> bool:
-        return self.op.method in _READ_METHODS
+        # Some specs change things with GET (Slack's 'auth.revoke'): the operation's verb decides too.
+        return self.op.method in _READ_METHODS and _verb(self.op, self.group) not in _CHANGE_VERBS
 
 
 def _analyse(
@@ -270,6 +276,17 @@ def _choose_grouping(spec: Spec) -> _Grouping:
     )
     scoped = f"; '{', '.join(sorted(scopes))}' scopes most paths and is skipped" if scopes else ""
     return _Grouping(False, scopes, f"by path ({reason}){scoped}")
+
+
+def _verb(op: Operation, group: str) -> str:
+    """The operationId's first word after the group's own words ('auth_revoke' in 'auth' -> 'revoke')."""
+    if not op.operation_id:
+        return ""
+    words = snake_case(op.operation_id.rsplit("/", 1)[-1]).split("_")
+    own = _name_words(group)
+    while len(words) > 1 and words[0] in own:
+        words.pop(0)
+    return words[0]
 
 
 def _shown(op: Operation) -> str:
