@@ -39,6 +39,14 @@ def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> in
         text, draft = init_mapping(
             spec, spec_label=spec_path.name, name=name, schema_ref=_schema_ref(out), progress=progress
         )
+    if not draft.tools:
+        reasons = "; ".join(f"{u.operation}: {u.reason}" for u in draft.unmapped[:3])
+        typer.echo(
+            f"{spec_path} has no operation a generated server can call, so there is nothing to map"
+            + (f" ({reasons})" if reasons else ""),
+            err=True,
+        )
+        return 1
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8", newline="\n")
     # The draft must build as written; if it does not, that is a bug in init, and the message says so.

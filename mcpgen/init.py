@@ -670,6 +670,8 @@ def _actions(side: _Side, path_naming: bool) -> list[DraftAction]:
                 _disambiguated(info, name, side.group, tool_words),
                 why + "; qualified to tell it from a look-alike",
             )
+        if not name[:1].isalpha():  # mapping.schema.json: names start with a letter
+            name = f"do_{name}"
         name = _unique(_fit(name, NAME_MAX, keep_last=False), used, NAME_MAX)
         params = _draft_params(info, types)
         actions.append(

@@ -306,3 +306,23 @@ def test_cli_init_reports_a_broken_spec(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(broken), "-o", str(tmp_path / "m.yaml")])
     assert result.exit_code == 1
     assert "F003" in result.output and not (tmp_path / "m.yaml").exists()
+
+
+def test_cli_init_with_nothing_to_map_writes_nothing(tmp_path: Path) -> None:
+    doc = {
+        "openapi": "3.0.3",
+        "info": {"title": "Uploads", "version": "1"},
+        "paths": {
+            "/files": {
+                "post": {
+                    "operationId": "upload",
+                    "requestBody": {"content": {"multipart/form-data": {"schema": {"type": "object"}}}},
+                }
+            }
+        },
+    }
+    _write_spec(doc, tmp_path / "uploads.json")
+    out = tmp_path / "m.yaml"
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "uploads.json"), "-o", str(out)])
+    assert result.exit_code == 1 and "nothing to map" in result.output and "M211" in result.output
+    assert not out.exists()
