@@ -8,6 +8,7 @@ from typing import Any
 
 from . import __version__
 from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from .discovery import check_discovery_names
 from .ir import ActionSpec, AuthSpec, FixedValue, JsonSchema, ParamSpec, ServerSpec, ToolHints, ToolSpec
 from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, did_you_mean
 from .naming import (
@@ -62,6 +63,11 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics += _check_auth(spec, mapping)
+    discovery = mapping.server.discovery == "search_tools"
+    if discovery:
+        diagnostics += check_discovery_names(
+            mapping.server.name, [t.name for t in tools], mapping.server.source
+        )
     if has_errors(diagnostics):
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
@@ -87,6 +93,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         mapping_file=mapping_file,
         unmapped_operations=unmapped,
         mcpgen_version=__version__,
+        discovery=discovery,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -230,6 +237,16 @@ def _operation_params(
         )
     body_params, encoding, diagnostics = _body_params(spec, operation)
     return params + body_params, encoding, diagnostics
+
+
+def operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    """An operation's parameters before any mapping rule applies, exactly as the build sees them.
+
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    """
+    return _operation_params(spec, operation)
 
 
 def _parameter_schema(located: Located) -> Located | None:

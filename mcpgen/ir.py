@@ -103,6 +103,7 @@ class ServerSpec:
     mapping_file: str
     unmapped_operations: tuple[str, ...]  # 'METHOD /path (operationId)', for the report
     mcpgen_version: str
+    discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
 
 
 @dataclass(frozen=True, slots=True)

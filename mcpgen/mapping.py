@@ -95,6 +95,7 @@ class ServerRule:
     auth: AuthRule | None
     timeout_s: float
     source: SourceRef
+    discovery: str = "none"  # 'none' | 'search_tools' (T3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,6 +290,7 @@ def _read(document: Document) -> Mapping:
             else None,
             timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
             source=document.locate("/server"),
+            discovery=server.get("discovery", "none"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,

@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from .discovery import Discovery
 from .errors import ToolError
 from .results import error_result, interpret, success_result
 from .routing import Tool
@@ -46,6 +47,13 @@ def load_contract(package: str) -> list[dict[str, Any]]:
     )
 
 
+def load_input_schemas(package: str) -> dict[str, Any] | None:
+    """The untransformed inputSchemas, present when tools.json serves a provider profile's
+    (`mcpgen generate --profile`): those drop constraints the server must still check."""
+    found = resources.files(package).joinpath("input_schemas.json")
+    return json.loads(found.read_text(encoding="utf-8")) if found.is_file() else None
+
+
 class Dispatcher:
     """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
 
@@ -54,12 +62,16 @@ class Dispatcher:
         config: ServerConfig,
         contract: list[dict[str, Any]],
         tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None = None,
     ):
         self.config = config
+        self.discovery = Discovery(contract)
         self.listing = types.ListToolsResult(
-            tools=[types.Tool.model_validate(t) for t in contract]
+            tools=[
+                types.Tool.model_validate(t) for t in self.discovery.listed(contract)
+            ]
         )
-        schemas = {t["name"]: t["inputSchema"] for t in contract}
+        schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
         self.validators = {
             tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
         }
@@ -76,6 +88,14 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
+        kind = self.discovery.meta.get(name)
+        if kind is not None:
+            try:
+                if kind == "search":
+                    return success_result(self.discovery.search(arguments))
+                name, arguments = self.discovery.unwrap(arguments)
+            except ToolError as exc:
+                return error_result(exc, secrets=self._secrets())
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
@@ -107,7 +127,12 @@ class Dispatcher:
 
 
 def build_server(config: ServerConfig, tools: Sequence[Tool]) -> Server[Any]:
-    dispatcher = Dispatcher(config, load_contract(config.package), tools)
+    dispatcher = Dispatcher(
+        config,
+        load_contract(config.package),
+        tools,
+        load_input_schemas(config.package),
+    )
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
