@@ -81,7 +81,7 @@ def test_init_drafts_a_mapping_that_builds_and_lints_clean(name: str, tmp_path: 
 
 def test_petstore_draft_reads_like_a_reviewed_mapping(tmp_path: Path) -> None:
     spec = _loaded(shared_spec("petstore"))
-    text, draft, built = _draft_and_build(spec, tmp_path, spec_label="petstore.json")
+    text, draft, built = _draft_and_build(spec, tmp_path, spec_label="petstore.openapi.json")
     assert [t.name for t in draft.tools] == ["pet", "store", "user"]
     pet = draft.tools[0]
     assert [a.name for a in pet.actions] == [

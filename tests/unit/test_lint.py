@@ -93,7 +93,7 @@ def peer_style_contract(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_lint_flags_the_endpoint_wrapper_style() -> None:
-    spec = json.loads((PETSTORE / "petstore.json").read_text(encoding="utf-8"))
+    spec = json.loads((PETSTORE / "petstore.openapi.json").read_text(encoding="utf-8"))
     tools = peer_style_contract(spec)
     assert len(tools) == 20
     report = lint_tools(tools, counter=TokenCounter("chars/4", lambda text: len(text) // 4), budget=2_000)
@@ -115,7 +115,7 @@ def test_lint_flags_the_endpoint_wrapper_style() -> None:
 
 
 def test_mcpgen_petstore_example_lints_clean() -> None:
-    result = generate(PETSTORE / "petstore.json", PETSTORE / "mapping.yaml")
+    result = generate(PETSTORE / "petstore.openapi.json", PETSTORE / "mapping.yaml")
     assert result.ok and result.server is not None
     report = lint_tools(contract(result.server))
     assert [f for f in report.findings if f.level >= Level.WARNING] == []
@@ -235,7 +235,7 @@ def test_tokens_counted_per_tool_and_in_total() -> None:
 
 
 def test_cli_lint_a_peer_tool_list(tmp_path: Path) -> None:
-    spec = json.loads((PETSTORE / "petstore.json").read_text(encoding="utf-8"))
+    spec = json.loads((PETSTORE / "petstore.openapi.json").read_text(encoding="utf-8"))
     tools_json = tmp_path / "tools.json"
     tools_json.write_text(json.dumps({"tools": peer_style_contract(spec)}), encoding="utf-8")
     runner = CliRunner()
@@ -254,7 +254,7 @@ def test_cli_lint_spec_and_mapping_points_at_the_mapping_file() -> None:
         app,
         [
             "lint",
-            str(PETSTORE / "petstore.json"),
+            str(PETSTORE / "petstore.openapi.json"),
             "--mapping",
             str(PETSTORE / "mapping.yaml"),
             "--format",
@@ -276,7 +276,7 @@ def test_cli_lint_a_generated_package(tmp_path: Path) -> None:
         app,
         [
             "generate",
-            str(PETSTORE / "petstore.json"),
+            str(PETSTORE / "petstore.openapi.json"),
             "-m",
             str(PETSTORE / "mapping.yaml"),
             "-o",
@@ -294,6 +294,6 @@ def test_cli_lint_a_generated_package(tmp_path: Path) -> None:
 def test_cli_lint_unreadable_inputs(tmp_path: Path) -> None:
     runner = CliRunner()
     assert runner.invoke(app, ["lint", str(tmp_path / "missing.json")]).exit_code == 1
-    spec_only = runner.invoke(app, ["lint", str(PETSTORE / "petstore.json")])
+    spec_only = runner.invoke(app, ["lint", str(PETSTORE / "petstore.openapi.json")])
     assert spec_only.exit_code == 1 and "--mapping" in spec_only.output
     assert runner.invoke(app, ["lint", str(tmp_path), "--profile", "nope"]).exit_code == 2

@@ -91,7 +91,7 @@ def test_openai_strict_requires_everything_and_makes_optional_nullable() -> None
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_generated_contracts_pass_their_profile(profile: str) -> None:
     chosen = PROFILES[profile]
-    specs = [(PETSTORE / "petstore.json", PETSTORE / "mapping.yaml")]
+    specs = [(PETSTORE / "petstore.openapi.json", PETSTORE / "mapping.yaml")]
     for spec, mapping in specs:
         result = generate(spec, mapping, chosen)
         assert result.ok and result.server is not None
@@ -100,7 +100,7 @@ def test_generated_contracts_pass_their_profile(profile: str) -> None:
 
 
 def test_the_generated_server_still_checks_what_the_profile_dropped(tmp_path: Path) -> None:
-    result = generate(PETSTORE / "petstore.json", PETSTORE / "mapping.yaml", ANTHROPIC_STRICT)
+    result = generate(PETSTORE / "petstore.openapi.json", PETSTORE / "mapping.yaml", ANTHROPIC_STRICT)
     assert result.ok
     apply_write(plan_write(tmp_path, result.files, generator="test"))
     package = tmp_path / "petstore_mcp"
