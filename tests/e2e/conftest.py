@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.support.paths import SPECS
-from tests.support.venvs import fresh_venv, pip_install, run_mcpgen
+from tests.support.paths import ROOT, SPECS
+from tests.support.venvs import fresh_venv, pip_install
 from tests.upstreams.ads import AdsUpstream
 
 TOKEN = "ads-secret-token-7f3a"
@@ -23,12 +24,18 @@ class InstalledServer:
 
 @pytest.fixture(scope="session")
 def ads_server(tmp_path_factory: pytest.TempPathFactory) -> InstalledServer:
-    """Generate specs/ads into a temp dir and pip-install it (non-editable) into a fresh venv."""
+    """mcpgen installed from this checkout (non-editable, so the wheel must carry its templates) into a
+    fresh venv generates specs/ads into a temp dir, and the generated package is installed beside it."""
     root = tmp_path_factory.mktemp("ads")
     out = root / "ads"
-    generated = run_mcpgen("generate", SPECS / "ads" / "ads.openapi.yaml", "-m", SPECS / "ads" / "mapping.yaml", "-o", out)
-    assert generated.returncode == 0, generated.stderr
     python = fresh_venv(root / "venv")
+    pip_install(python, ROOT)
+    generated = subprocess.run(
+        [str(python.parent / "mcpgen"), "generate", str(SPECS / "ads" / "ads.openapi.yaml"),
+         "-m", str(SPECS / "ads" / "mapping.yaml"), "-o", str(out)],
+        capture_output=True, text=True, cwd=root, timeout=120,
+    )
+    assert generated.returncode == 0, generated.stderr
     pip_install(python, out)
     return InstalledServer(out, python, [str(python.parent / "ads-mcp")])
 

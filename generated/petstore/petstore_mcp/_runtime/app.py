@@ -18,6 +18,7 @@ import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from .discovery import Discovery
@@ -163,10 +164,25 @@ async def _serve_stdio(server: Server[Any]) -> None:
         )
 
 
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
 def _serve_http(server: Server[Any], host: str, port: int) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(host=host, stateless_http=True, json_response=True)
+    # Host and Origin are always checked (DNS rebinding); a non-loopback bind names its own host.
+    hosts = list(dict.fromkeys((*_LOOPBACK_HOSTS, host)))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts],
+        allowed_origins=[f"http://{h}:*" for h in hosts],
+    )
+    app = server.streamable_http_app(
+        host=host,
+        stateless_http=True,
+        json_response=True,
+        transport_security=security,
+    )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
