@@ -92,7 +92,7 @@ def measure_child(name: str, argv: list[str], timeout: float = DEFAULT_TIMEOUT_S
                 [*argv, "--list-to", str(out)], capture_output=True, text=True, timeout=timeout
             )
         except subprocess.TimeoutExpired:  # subprocess.run kills the child before raising
-            return BuildList(name, "timeout", error=f"no tools/list within {timeout:.0f} s")
+            return BuildList(name, "timeout", error=f"no tools/list within {timeout:g} s")
         if proc.returncode != 0:
             return BuildList(name, "error", error=_tail(proc.stderr) or f"exit {proc.returncode}")
         stats = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -177,9 +177,10 @@ def cold_start_stdio(
     for _ in range(max(1, min(runs, 50))):  # bounded run count
         try:
             anyio.run(one)
-        except TimeoutError:
-            return ColdStart(name, "timeout", runs=times, error=f"no tools/list within {timeout:.0f} s")
-        except Exception as e:  # noqa: BLE001 - report any server failure as a result row
+        except Exception as e:  # noqa: BLE001 - any server failure becomes a result row
+            e = _leaf(e)
+            if isinstance(e, TimeoutError):
+                return ColdStart(name, "timeout", runs=times, error=f"no tools/list within {timeout:g} s")
             return ColdStart(name, "error", runs=times, error=f"{type(e).__name__}: {e}"[:500])
     return ColdStart(name, "ok", seconds=statistics.median(times), runs=times, tools=n_tools)
 
@@ -193,6 +194,13 @@ def hello_stdio_command() -> list[str]:
 
 
 # ---- helpers / CLI ------------------------------------------------------------------------------
+
+
+def _leaf(e: BaseException) -> BaseException:
+    """anyio wraps failures in ExceptionGroups; the first leaf says what happened."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
 
 
 def _tail(text: str, lines: int = 5) -> str:
