@@ -127,11 +127,13 @@ class ColdStart:
     error: str | None = None
 
 
-async def _spawn_and_list(command: list[str], max_pages: int = 100) -> list[Any]:
+async def _spawn_and_list(
+    command: list[str], cwd: str | Path | None = None, env: dict[str, str] | None = None, max_pages: int = 100
+) -> list[Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=command[0], args=command[1:])
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=cwd, env=env)
     tools: list[Any] = []
     async with Client(params) as client:
         cursor: str | None = None
@@ -144,22 +146,33 @@ async def _spawn_and_list(command: list[str], max_pages: int = 100) -> list[Any]
     return tools
 
 
-def list_tools_stdio(command: list[str], timeout: float = DEFAULT_TIMEOUT_S) -> list[dict[str, Any]]:
+def list_tools_stdio(
+    command: list[str],
+    timeout: float = DEFAULT_TIMEOUT_S,
+    cwd: str | Path | None = None,
+    env: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """Spawn a stdio MCP server and return its tools as wire dicts (for token counts)."""
     import anyio
 
     async def go() -> list[Any]:
         with anyio.fail_after(timeout):
-            return await _spawn_and_list(command)
+            return await _spawn_and_list(command, cwd, env)
 
     return wire_tools(anyio.run(go))
 
 
 def cold_start_stdio(
-    command: list[str], runs: int = 5, timeout: float = 60.0, name: str | None = None
+    command: list[str],
+    runs: int = 5,
+    timeout: float = 60.0,
+    name: str | None = None,
+    cwd: str | Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> ColdStart:
     """Median wall time from spawning `command` to its complete first tools/list, over `runs`
-    fresh spawns (each its own process, so nothing is warm but the OS page cache)."""
+    fresh spawns (each its own process, so nothing is warm but the OS page cache).
+    `env` is merged over the SDK's default environment; `cwd` is where the server starts."""
     import anyio
 
     name = name or " ".join(Path(c).name for c in command)
@@ -170,7 +183,7 @@ def cold_start_stdio(
         nonlocal n_tools
         t0 = time.monotonic()
         with anyio.fail_after(timeout):
-            tools = await _spawn_and_list(command)
+            tools = await _spawn_and_list(command, cwd, env)
         times.append(time.monotonic() - t0)
         n_tools = len(tools)
 

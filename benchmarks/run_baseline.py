@@ -55,8 +55,8 @@ def fmt(v: float | int | None, spec: str) -> str:
 
 def build_row(r: BuildList, spec_mb: float) -> str:
     if r.status != "ok":
-        return f"| {r.name} | {spec_mb:.1f} | {r.status} | | | |"
-    return (f"| {r.name} | {spec_mb:.1f} | {r.tools:,} | {r.tokens:,} | {r.seconds:.2f} | "
+        return f"| {r.name} | {spec_mb:.2f} | {r.status} | | | |"
+    return (f"| {r.name} | {spec_mb:.2f} | {r.tools:,} | {r.tokens:,} | {r.seconds:.2f} | "
             f"{r.peak_rss_mb:,.0f} |")
 
 
