@@ -157,7 +157,7 @@ def lint_command(
     ] = "warning",
     budget: Annotated[int, typer.Option("--budget", help="Token budget of all definitions (T3).")] = 10_000,
 ) -> None:
-    """Check a tool surface against PRINCIPLES.md (T2-T7) and, optionally, a provider's strict mode.
+    """Check a tool surface against the agent-tool rules in docs/rules.md (T2-T7) and, optionally, a provider's strict mode.
 
     Exit codes: 0 clean at the --fail-on level, 1 findings at that level or unreadable input, 2 wrong usage.
     """

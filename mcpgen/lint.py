@@ -1,4 +1,4 @@
-"""Lint a tool surface against PRINCIPLES.md. Pure: a list of MCP tool dicts in, findings out.
+"""Lint a tool surface against the rules in docs/rules.md. Pure: a list of MCP tool dicts in, findings out.
 
 Any tools/list works: mcpgen's own contract, or a peer's. Each finding names the rule it comes from
 (T2-T7, or a provider profile for strict-mode limits), the tool, and a JSON pointer into the tool
