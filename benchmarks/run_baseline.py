@@ -1,6 +1,6 @@
 """Measure the FastMCP baseline on every spec, print a table, write results/baseline.json.
 
-    benchmarks/.venv/bin/python benchmarks/run_baseline.py [--timeout S] [--runs N] [--specs a,b]
+benchmarks/.venv/bin/python benchmarks/run_baseline.py [--timeout S] [--runs N] [--specs a,b]
 """
 
 from __future__ import annotations
@@ -33,12 +33,18 @@ COLD_SPEC = "github"
 
 def machine() -> dict[str, Any]:
     cpu = next(
-        (ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-         if ln.startswith("model name")),
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
         platform.processor(),
     )
-    mem_kb = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines()
-                  if ln.startswith("MemTotal"))
+    mem_kb = next(
+        int(ln.split()[1])
+        for ln in Path("/proc/meminfo").read_text().splitlines()
+        if ln.startswith("MemTotal")
+    )
     return {
         "nproc": os.cpu_count(),
         "cpu": cpu,
@@ -56,8 +62,9 @@ def fmt(v: float | int | None, spec: str) -> str:
 def build_row(r: BuildList, spec_mb: float) -> str:
     if r.status != "ok":
         return f"| {r.name} | {spec_mb:.2f} | {r.status} | | | |"
-    return (f"| {r.name} | {spec_mb:.2f} | {r.tools:,} | {r.tokens:,} | {r.seconds:.2f} | "
-            f"{r.peak_rss_mb:,.0f} |")
+    return (
+        f"| {r.name} | {spec_mb:.2f} | {r.tools:,} | {r.tokens:,} | {r.seconds:.2f} | {r.peak_rss_mb:,.0f} |"
+    )
 
 
 def cold_row(c: ColdStart) -> str:
@@ -89,8 +96,12 @@ def main() -> None:
             print(f"  {r.name}: {r.error}", file=sys.stderr)
 
     colds = [
-        cold_start_stdio(fastmcp_stdio_command(SPECS_DIR / f"{COLD_SPEC}.json"), a.runs, a.cold_timeout,
-                         name=f"FastMCP.from_openapi({COLD_SPEC})"),
+        cold_start_stdio(
+            fastmcp_stdio_command(SPECS_DIR / f"{COLD_SPEC}.json"),
+            a.runs,
+            a.cold_timeout,
+            name=f"FastMCP.from_openapi({COLD_SPEC})",
+        ),
         cold_start_stdio(hello_stdio_command(), a.runs, a.cold_timeout, name="hello-world (mcp MCPServer)"),
     ]
     print("\n| cold start: spawn -> tools/list over stdio | median s | runs s | tools |")

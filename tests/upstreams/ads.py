@@ -6,41 +6,108 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import re
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .recording import LoopbackUpstream, RecordedRequest, Reply
+from .recording import (
+    ApiError,
+    LoopbackUpstream,
+    RecordedRequest,
+    Reply,
+    enum_param,
+    error_reply,
+    int_param,
+    json_object,
+    run_standalone,
+)
 
 OWNERS = ("kim@example.com", "lee@example.com", "park@example.com")
 NAMES = ("Winter Sale", "Spring Launch", "Brand Awareness", "Retargeting", "App Installs")
+STATUSES = ("active", "paused")
+OBJECTIVES = ("awareness", "traffic", "conversions")
+MIN_DAILY_BUDGET = 1000
+SEED_COUNT = 45
+CREATE_FIELDS = {"name", "daily_budget", "objective", "start_date", "owner"}
+ACCOUNT = {"account_id": "acc_001", "name": "Example Advertiser", "currency": "KRW",
+           "monthly_spend_limit": 50_000_000}
+_SEED_EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _campaign_record(n: int, name: str, daily_budget: int, objective: str, owner: str, start_date: str,
+                     created_at: datetime, status: str = "active") -> dict[str, Any]:
+    cid = f"cmp_{n:03d}"
+    return {
+        "id": cid,
+        "name": name,
+        "status": status,
+        "daily_budget": daily_budget,
+        "objective": objective,
+        "owner": owner,
+        "start_date": start_date,
+        "created_at": created_at.isoformat(),
+        "updated_at": created_at.isoformat(),
+        "uuid": f"00000000-0000-4000-8000-{n:012d}",
+        "thumbnail_url_256px": f"https://cdn.example.com/thumbs/{cid}_256px.png",
+        "internal_revision": 1,
+    }
 
 
 def seed_campaigns() -> dict[str, dict[str, Any]]:
+    """cmp_001..cmp_045, the same every time: every 4th paused, owners, objectives and budgets cycle."""
     campaigns = {}
-    for n in range(1, 46):
-        cid = f"cmp_{n:03d}"
-        campaigns[cid] = {
-            "id": cid,
-            "name": f"{NAMES[n % len(NAMES)]} {n:02d}",
-            "status": "paused" if n % 4 == 0 else "active",
-            "daily_budget": 100_000 + 10_000 * n,
-            "objective": ("awareness", "traffic", "conversions")[n % 3],
-            "owner": OWNERS[n % len(OWNERS)],
-            "start_date": f"2026-{(n % 12) + 1:02d}-01",
-            "created_at": f"2026-01-{(n % 28) + 1:02d}T09:00:00+09:00",
-            "updated_at": f"2026-02-{(n % 28) + 1:02d}T09:00:00+09:00",
-            "uuid": f"00000000-0000-4000-8000-{n:012d}",
-            "thumbnail_url_256px": f"https://cdn.example.com/thumbs/{cid}_256px.png",
-            "internal_revision": n * 7,
-        }
+    for n in range(1, SEED_COUNT + 1):
+        created = _SEED_EPOCH + timedelta(days=n)
+        record = _campaign_record(
+            n,
+            name=f"{NAMES[(n - 1) % len(NAMES)]} {n:02d}",
+            daily_budget=50_000 * ((n * 7) % 20 + 1),
+            objective=OBJECTIVES[n % len(OBJECTIVES)],
+            owner=OWNERS[n % len(OWNERS)],
+            start_date=(created + timedelta(days=7)).date().isoformat(),
+            created_at=created,
+            status="paused" if n % 4 == 0 else "active",
+        )
+        campaigns[record["id"]] = record
     return campaigns
 
 
-def _error(status: int, code: str, message: str, field: str | None = None) -> Reply:
-    body = {"code": code, "message": message}
-    if field:
-        body["field"] = field
-    return Reply(status, body)
+# --- input checks: each raises ApiError naming the field ------------------------------------------
+
+def _invalid(field: str, message: str) -> ApiError:
+    return ApiError(422, "invalid", message, field)
+
+
+def _date_value(value: Any, name: str) -> date:
+    if not isinstance(value, str) or not _DATE.match(value):
+        raise _invalid(name, f"{name} must be a date like 2026-11-01")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise _invalid(name, f"{name} is not a real date: {value}") from None
+
+
+def _budget(body: dict[str, Any]) -> int:
+    budget = body.get("daily_budget")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise _invalid("daily_budget", "daily_budget must be an integer amount of KRW")
+    if budget < MIN_DAILY_BUDGET:
+        raise _invalid("daily_budget", f"daily_budget must be at least {MIN_DAILY_BUDGET} KRW")
+    return budget
+
+
+def _require(body: dict[str, Any], *names: str) -> None:
+    for name in names:
+        if name not in body:
+            raise _invalid(name, f"{name} is required")
+
+
+def _non_empty_string(body: dict[str, Any], name: str) -> str:
+    value = body[name]
+    if not isinstance(value, str) or not value.strip():
+        raise _invalid(name, f"{name} must be a non-empty string")
+    return value
 
 
 class AdsUpstream(LoopbackUpstream):
@@ -48,7 +115,7 @@ class AdsUpstream(LoopbackUpstream):
         super().__init__()
         self.token = token
         self.campaigns = seed_campaigns()
-        self._next_id = len(self.campaigns) + 1
+        self._next_number = SEED_COUNT + 1
         for method, pattern, handler in (
             ("GET", "/campaigns", self.list_campaigns),
             ("POST", "/campaigns", self.create_campaign),
@@ -61,73 +128,81 @@ class AdsUpstream(LoopbackUpstream):
             ("GET", "/campaigns/{campaign_id}/stats", self.stats),
             ("GET", "/account", self.account),
         ):
-            self.route(method, pattern, self._authorized(handler))
+            self.route(method, pattern, handler)
 
-    def _authorized(self, handler):  # noqa: ANN001, ANN202 - a small decorator
-        def wrapped(request: RecordedRequest, path: dict[str, str]) -> Reply:
-            if request.headers.get("authorization") != f"Bearer {self.token}":
-                return _error(401, "unauthorized", "missing or wrong bearer token")
-            return handler(request, path)
+    def authorize(self, request: RecordedRequest) -> Reply | None:
+        if request.headers.get("authorization") == f"Bearer {self.token}":
+            return None
+        return error_reply(401, "unauthorized", "missing or wrong bearer token",
+                           headers={"www-authenticate": "Bearer"})
 
-        return wrapped
+    def _campaign(self, path: dict[str, str]) -> dict[str, Any]:
+        campaign = self.campaigns.get(path["campaign_id"])
+        if campaign is None:
+            raise ApiError(404, "not_found", f"no campaign {path['campaign_id']}")
+        return campaign
 
-    def _campaign(self, path: dict[str, str]) -> dict[str, Any] | None:
-        return self.campaigns.get(path["campaign_id"])
+    def _touch(self, campaign: dict[str, Any]) -> None:
+        campaign["updated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        campaign["internal_revision"] += 1
 
     def list_campaigns(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        query = {k: v[0] for k, v in request.query.items()}
-        found = [c for c in reversed(list(self.campaigns.values()))
-                 if query.get("status") in (None, c["status"]) and query.get("owner") in (None, c["owner"])]
-        page, per_page = int(query.get("page", 1)), int(query.get("per_page", 20))
-        if page < 1 or not 1 <= per_page <= 100:
-            return _error(422, "invalid", "page must be >= 1 and per_page 1..100", "per_page")
+        status = enum_param(request, "status", STATUSES)
+        owner = request.param("owner")
+        page = int_param(request, "page", 1, 1, 1_000_000)
+        per_page = int_param(request, "per_page", 20, 1, 100)
+        found = [c for c in reversed(self.campaigns.values())  # newest first
+                 if status in (None, c["status"]) and owner in (None, c["owner"])]
         start = (page - 1) * per_page
         return Reply(200, {"campaigns": found[start:start + per_page], "page": page, "per_page": per_page,
                            "total": len(found)})
 
     def search_campaigns(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        query = {k: v[0] for k, v in request.query.items()}
-        if not query.get("q"):
-            return _error(422, "invalid", "q is required", "q")
-        text = query["q"].lower()
+        text = request.param("q")
+        if not text:
+            raise _invalid("q", "q is required")
+        status = enum_param(request, "status", STATUSES)
+        limit = int_param(request, "limit", 20, 1, 100)
         found = [c for c in self.campaigns.values()
-                 if text in c["name"].lower() and query.get("status") in (None, c["status"])]
-        return Reply(200, {"campaigns": found[: int(query.get("limit", 20))]})
+                 if text.lower() in c["name"].lower() and status in (None, c["status"])]
+        return Reply(200, {"campaigns": found[:limit]})
 
     def get_campaign(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        campaign = self._campaign(path)
-        return Reply(200, campaign) if campaign else _error(404, "not_found", f"no campaign {path['campaign_id']}")
+        return Reply(200, self._campaign(path))
 
     def create_campaign(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        body = request.json or {}
-        for field in ("name", "daily_budget", "objective"):
-            if field not in body:
-                return _error(422, "invalid", f"{field} is required", field)
-        if not isinstance(body["daily_budget"], int) or body["daily_budget"] < 1000:
-            return _error(422, "invalid", "daily_budget must be at least 1000 KRW", "daily_budget")
-        cid = f"cmp_{self._next_id:03d}"
-        self._next_id += 1
-        campaign = {**seed_campaigns()["cmp_001"], **body, "id": cid, "status": "active"}
-        self.campaigns[cid] = campaign
+        body = json_object(request)
+        unknown = sorted(set(body) - CREATE_FIELDS)
+        if unknown:
+            raise _invalid(unknown[0], f"unknown field {unknown[0]}")
+        _require(body, "name", "daily_budget", "objective")
+        name = _non_empty_string(body, "name")
+        budget = _budget(body)
+        if body["objective"] not in OBJECTIVES:
+            raise _invalid("objective", f"objective must be one of {', '.join(OBJECTIVES)}")
+        now = datetime.now(UTC).replace(microsecond=0)
+        start = _date_value(body["start_date"], "start_date").isoformat() if "start_date" in body else None
+        owner = _non_empty_string(body, "owner") if "owner" in body else OWNERS[0]
+        campaign = _campaign_record(self._next_number, name, budget, body["objective"], owner,
+                                    start or now.date().isoformat(), now)
+        self._next_number += 1
+        self.campaigns[campaign["id"]] = campaign
         return Reply(201, campaign)
 
     def update_budget(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         campaign = self._campaign(path)
-        if campaign is None:
-            return _error(404, "not_found", f"no campaign {path['campaign_id']}")
-        budget = (request.json or {}).get("daily_budget")
-        if not isinstance(budget, int) or budget < 1000:
-            return _error(422, "invalid", "daily_budget must be at least 1000 KRW", "daily_budget")
-        campaign["daily_budget"] = budget
+        body = json_object(request)
+        _require(body, "daily_budget")
+        campaign["daily_budget"] = _budget(body)
+        self._touch(campaign)
         return Reply(200, campaign)
 
     def _set_status(self, path: dict[str, str], wanted: str) -> Reply:
         campaign = self._campaign(path)
-        if campaign is None:
-            return _error(404, "not_found", f"no campaign {path['campaign_id']}")
         if campaign["status"] == wanted:
-            return _error(409, "conflict", f"campaign is already {wanted}")
+            raise ApiError(409, "conflict", f"campaign {campaign['id']} is already {wanted}")
         campaign["status"] = wanted
+        self._touch(campaign)
         return Reply(200, campaign)
 
     def pause(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
@@ -137,38 +212,40 @@ class AdsUpstream(LoopbackUpstream):
         return self._set_status(path, "active")
 
     def delete_campaign(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        if self.campaigns.pop(path["campaign_id"], None) is None:
-            return _error(404, "not_found", f"no campaign {path['campaign_id']}")
+        del self.campaigns[self._campaign(path)["id"]]
         return Reply(204)
 
     def stats(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         campaign = self._campaign(path)
-        if campaign is None:
-            return _error(404, "not_found", f"no campaign {path['campaign_id']}")
-        query = {k: v[0] for k, v in request.query.items()}
-        if "from_date" not in query or "to_date" not in query:
-            return _error(422, "invalid", "from_date and to_date are required", "from_date")
-        impressions = campaign["daily_budget"] // 10
-        clicks = impressions // 50
-        return Reply(200, {"campaign_id": campaign["id"], "from_date": query["from_date"], "to_date": query["to_date"],
-                           "impressions": impressions, "clicks": clicks, "spend": campaign["daily_budget"] * 30,
-                           "ctr": round(clicks / impressions, 4)})
+        for name in ("from_date", "to_date"):
+            if request.param(name) is None:
+                raise _invalid(name, f"{name} is required")
+        first = _date_value(request.param("from_date"), "from_date")
+        last = _date_value(request.param("to_date"), "to_date")
+        if last < first:
+            raise _invalid("to_date", "to_date must not be before from_date")
+        return Reply(200, _stats(campaign, first, last))
 
     def account(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        return Reply(200, {"account_id": "acc_1", "name": "Example Advertiser", "currency": "KRW",
-                           "monthly_spend_limit": 50_000_000})
+        return Reply(200, dict(ACCOUNT))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Local stand-in for the Ads Campaigns API")
+def _stats(campaign: dict[str, Any], first: date, last: date) -> dict[str, Any]:
+    """Made-up but stable numbers: they follow from the budget and the number of days."""
+    days = (last - first).days + 1
+    impressions = days * campaign["daily_budget"] // 100
+    clicks = impressions * (1 + int(campaign["id"].removeprefix("cmp_")) % 5) // 100  # CTR 1-5 %
+    return {"campaign_id": campaign["id"], "from_date": first.isoformat(), "to_date": last.isoformat(),
+            "impressions": impressions, "clicks": clicks, "spend": days * campaign["daily_budget"],
+            "ctr": round(clicks / impressions, 4) if impressions else 0.0}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Local stand-in for the Ads Campaigns API (127.0.0.1 only)")
     parser.add_argument("--port", type=int, default=8080)
-    parser.add_argument("--token", default="test-token")
-    args = parser.parse_args()
-    print(f"ads upstream on http://127.0.0.1:{args.port} (token {args.token!r})", file=sys.stderr)
-    try:
-        AdsUpstream(args.token).serve_forever(args.port)
-    except KeyboardInterrupt:
-        pass
+    parser.add_argument("--token", default="test-token", help="the bearer token to accept")
+    args = parser.parse_args(argv)
+    run_standalone(AdsUpstream(args.token), args.port, f" (bearer token {args.token!r})")
 
 
 if __name__ == "__main__":
