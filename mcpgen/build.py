@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import __version__
 from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from .discovery import check_discovery_names
 from .fingerprints import Canonicalizer, fingerprint_tools, mapping_fingerprint, spec_operation_fingerprints
 from .ir import ActionSpec, AuthSpec, FixedValue, JsonSchema, ParamSpec, ServerSpec, ToolHints, ToolSpec
 from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, did_you_mean
@@ -65,6 +66,11 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
+    discovery = mapping.server.discovery == "search_tools"
+    if discovery:
+        diagnostics += check_discovery_names(
+            mapping.server.name, [t.name for t in tools], mapping.server.source
+        )
     if has_errors(diagnostics):
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
@@ -94,6 +100,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         mcpgen_version=__version__,
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
+        discovery=discovery,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -147,7 +154,10 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         return None, [_unknown_operation(spec, rule)]
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
-    diagnostics += found
+    # These point into the spec; say which mapping entry led there.
+    diagnostics += [
+        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+    ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     params: list[ParamSpec] = []
@@ -236,6 +246,16 @@ def _operation_params(
         )
     body_params, encoding, diagnostics = _body_params(spec, operation)
     return params + body_params, encoding, diagnostics
+
+
+def operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    """An operation's parameters before any mapping rule applies, exactly as the build sees them.
+
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    """
+    return _operation_params(spec, operation)
 
 
 def _parameter_schema(located: Located) -> Located | None:

@@ -12,12 +12,15 @@ import typer
 
 from . import __version__
 from .build import build_server
+from .cli_init import run_init
+from .cli_lint import profile_summary, run_lint
 from .contract_diff import ContractDiff, Impact, diff_contracts
 from .contract_inputs import load_operand
 from .diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
 from .diff_format import format_diff
 from .mapping import schema_path
 from .pipeline import generate, load_inputs
+from .profiles import Profile, get_profile
 from .write import apply_write, plan_write
 
 app = typer.Typer(
@@ -75,13 +78,22 @@ def generate_command(
         bool, typer.Option("--fail-on-warning", help="Treat warnings as errors.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings and errors.")] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Serve inputSchemas that pass a provider's strict mode: anthropic-strict or openai-strict. "
+            "Dropped constraints move into descriptions; the server still checks them.",
+        ),
+    ] = None,
 ) -> None:
     """Generate (or regenerate) the server package in OUT.
 
     Nothing is written unless the whole package renders; a failure leaves OUT as it was. Files mcpgen
     did not write (a virtualenv, caches) are left alone.
     """
-    result = generate(spec, mapping)
+    chosen = _profile(profile)
+    result = generate(spec, mapping, chosen)
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         typer.echo("no files were written", err=True)
@@ -118,7 +130,64 @@ def generate_command(
             typer.echo(
                 f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them"
             )
+        if chosen is not None:
+            typer.echo(profile_summary(server, chosen))
         typer.echo(f"run it:  pip install {out} && {server.distribution_name}")
+
+
+def _profile(name: str | None) -> Profile | None:
+    if name is None:
+        return None
+    try:
+        return get_profile(name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--profile") from None
+
+
+@app.command("lint")
+def lint_command(
+    target: Annotated[
+        Path,
+        typer.Argument(
+            help="A generated package directory, a tools.json (any MCP tool list, a peer's too), "
+            "or an OpenAPI spec together with --mapping.",
+            show_default=False,
+        ),
+    ],
+    mapping: Annotated[
+        Path | None,
+        typer.Option("--mapping", "-m", help="With a spec as TARGET: lint what `generate` would serve."),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Also check a provider's strict mode: anthropic-strict or openai-strict. With a spec and "
+            "--mapping, lints what `generate --profile` would serve.",
+        ),
+    ] = None,
+    output: Annotated[str, typer.Option("--format", help="text, or json for CI.")] = "text",
+    fail_on: Annotated[
+        str, typer.Option("--fail-on", help="error or warning: what makes the exit code 1.")
+    ] = "error",
+    show: Annotated[
+        str, typer.Option("--show", help="Lowest level listed in text output: info, warning, error.")
+    ] = "warning",
+    budget: Annotated[int, typer.Option("--budget", help="Token budget of all definitions (T3).")] = 10_000,
+) -> None:
+    """Check a tool surface against the agent-tool rules in docs/rules.md (T2-T7) and, optionally, a provider's strict mode.
+
+    Exit codes: 0 clean at the --fail-on level, 1 findings at that level or unreadable input, 2 wrong usage.
+    """
+    if output not in ("text", "json"):
+        raise typer.BadParameter("use text or json", param_hint="--format")
+    if fail_on not in ("error", "warning"):
+        raise typer.BadParameter("use error or warning", param_hint="--fail-on")
+    if show not in ("info", "warning", "error"):
+        raise typer.BadParameter("use info, warning or error", param_hint="--show")
+    raise typer.Exit(
+        run_lint(target, mapping, _profile(profile), output=output, fail_on=fail_on, show=show, budget=budget)
+    )
 
 
 @app.command("validate")
@@ -188,6 +257,26 @@ def _fails(diff: ContractDiff, fail_on: FailOn) -> bool:
     return diff.impact is not None and diff.impact >= threshold
 
 
+@app.command("init")
+def init_command(
+    spec: SpecArg,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Mapping file to write (YAML).", show_default=False)
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Service prefix of the tool names (default: from the spec title)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+) -> None:
+    """Draft a mapping file that covers every operation of SPEC, each choice commented.
+
+    Operations are grouped into task tools (by tag or path), named within T4, with unit-bearing
+    parameter renames (T5) and destructive actions marked. Edit the draft, then run `mcpgen generate`.
+    """
+    raise typer.Exit(run_init(spec, out, name=name, force=force))
+
+
 @app.command("schema")
 def schema_command(
     show: Annotated[
@@ -209,8 +298,11 @@ def _root(
 
 
 def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
+    diagnostics = list(diagnostics)
+    # With errors to fix, notes would only bury them.
+    floor = Level.WARNING if quiet or any(d.level >= Level.ERROR for d in diagnostics) else Level.INFO
     for diagnostic in sorted(diagnostics, key=sort_key):
-        if quiet and diagnostic.level < Level.WARNING:
+        if diagnostic.level < floor:
             continue
         typer.echo(format_diagnostic(diagnostic), err=True)
 

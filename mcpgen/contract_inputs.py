@@ -18,9 +18,8 @@ from typing import Any
 
 from .contract_diff import Sources
 from .diagnostics import DiagnosticError, SourceRef, error
-from .lockfile import LOCK_FILE, LOCK_VERSION, lock_document
+from .lockfile import LOCK_FILE, LOCK_VERSION
 from .pipeline import generate
-from .render import contract
 
 PAIR_SEPARATOR = "::"
 
@@ -54,7 +53,8 @@ def _from_inputs(text: str, spec_path: Path, mapping_path: Path) -> Operand:
     result = generate(spec_path, mapping_path)
     if not result.ok or result.server is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
-    lock = json.loads(json.dumps(lock_document(result.server, contract(result.server))))
+    # The lock exactly as `mcpgen generate` would write it for these inputs.
+    lock = json.loads(next(f.content for f in result.files if f.path == LOCK_FILE))
     return Operand(text, lock, Sources(result.spec, result.mapping) if result.mapping else None)
 
 

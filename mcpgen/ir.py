@@ -127,6 +127,7 @@ class ServerSpec:
         tuple[str, str], ...
     ] = ()  # ('GET /path', sha256) for every operation, mapped or not
     mapping_fingerprint: Fingerprint | None = None  # the server rule
+    discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,14 +19,17 @@ LOCK_VERSION = 1
 
 
 def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[str, Any]:
-    """`contract` is what tools/list serves, tool by tool in the order of `server.tools`."""
+    """`contract` is every tool definition as tools.json holds it (a provider profile applied, the
+    discovery meta-tools included); the meta-tools come from no action or rule of their own."""
+    specs = {tool.name: tool for tool in server.tools}
     tools = []
-    for tool, entry in zip(server.tools, contract, strict=True):
+    for entry in contract:
+        tool = specs.get(entry["name"])
         tools.append(
             {
                 **entry,
-                "actions": [_action(action) for action in tool.actions],
-                "mapping": _fingerprint(tool.mapping_fingerprint),
+                "actions": [_action(action) for action in tool.actions] if tool else [],
+                "mapping": _fingerprint(tool.mapping_fingerprint) if tool else None,
             }
         )
     return {

@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 
 from .diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from .naming import snake_case
 from .sources import Document, join_pointer, load_document
 
 PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
@@ -94,6 +95,7 @@ class ServerRule:
     auth: AuthRule | None
     timeout_s: float
     source: SourceRef
+    discovery: str = "none"  # 'none' | 'search_tools' (T3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,7 +143,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
 
 def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Diagnostic]:
     pointer = join_pointer("", *problem.absolute_path)
-    where = _describe(problem.absolute_path)
+    where = _describe(problem.absolute_path, document.data)
     schema = problem.schema if isinstance(problem.schema, dict) else {}
     described = schema.get("description")
     kind = problem.validator
@@ -180,7 +182,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         return [
             error(
                 "M104",
-                f"{where} must be one of {shown}; found {json.dumps(value)}",
+                f"{where} must be {'one of ' if len(options) > 1 else ''}{shown}; found {json.dumps(value)}",
                 document.locate(pointer),
                 hint=described,
             )
@@ -219,10 +221,10 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
 def _check_unique_names(document: Document) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     tools = document.data["tools"]
-    found += _duplicates([t["name"] for t in tools], "/tools", "tool", document)
+    found += _duplicates([t["name"] for t in tools], "/tools", "tools", document)
     for index, tool in enumerate(tools):
         names = [a["name"] for a in tool["actions"]]
-        found += _duplicates(names, f"/tools/{index}/actions", f"action of tool '{tool['name']}'", document)
+        found += _duplicates(names, f"/tools/{index}/actions", f"actions of tool '{tool['name']}'", document)
     return found
 
 
@@ -235,7 +237,7 @@ def _duplicates(names: list[str], pointer: str, what: str, document: Document) -
             found.append(
                 error(
                     "M108",
-                    f"two {what}s are named '{name}' (the first is at line {first.line})",
+                    f"two {what} are named '{name}' (the first is at line {first.line})",
                     document.locate(f"{pointer}/{index}/name"),
                     hint="give each a name of its own, or merge them into one",
                 )
@@ -288,6 +290,7 @@ def _read(document: Document) -> Mapping:
             else None,
             timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
             source=document.locate("/server"),
+            discovery=server.get("discovery", "none"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -341,23 +344,34 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
 _PLACES = {"tools": "tool", "actions": "action", "params": "parameter"}
 
 
-def _describe(path: Any) -> str:
-    """'/tools/0/actions/2/name' -> "the name of action 2 of tool 0" for readable messages."""
+def _describe(path: Any, data: Any = None) -> str:
+    """'/tools/0/actions/2/name' -> "'name' of action 'get' of tool 'pets_find'", for readable messages."""
     tokens = list(path)
     if not tokens:
         return "the mapping file"
-    last = tokens[-1]
-    owner = []
-    for i in range(0, len(tokens) - 1):
-        token = tokens[i]
+    owners: list[str] = []
+    node = data
+    for i, token in enumerate(tokens):
+        child = _step(node, token)
         if token in _PLACES and i + 1 < len(tokens):
-            owner.append(f"{_PLACES[token]} {tokens[i + 1]}")
-    if isinstance(last, int):
-        return " of ".join(reversed(owner)) or f"entry {last}"
-    if len(tokens) >= 2 and tokens[-2] == "params":
-        return f"parameter '{last}'" + (" of " + " of ".join(reversed(owner[:-1])) if owner[:-1] else "")
-    subject = f"'{last}'"
-    return subject + (" of " + " of ".join(reversed(owner)) if owner else "")
+            entry = _step(child, tokens[i + 1])
+            label = entry.get("name") if isinstance(entry, dict) and isinstance(entry.get("name"), str) else None
+            key = tokens[i + 1]
+            shown = f"'{label}'" if label else (f"'{key}'" if isinstance(key, str) else f"number {key + 1}")
+            owners.append(f"{_PLACES[token]} {shown}")
+        node = child
+    last = tokens[-1]
+    if isinstance(last, int) or (len(tokens) >= 2 and tokens[-2] in _PLACES):
+        return " of ".join(reversed(owners))
+    return f"'{last}'" + (" of " + " of ".join(reversed(owners)) if owners else "")
+
+
+def _step(node: Any, token: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(token)
+    if isinstance(node, list) and isinstance(token, int) and token < len(node):
+        return node[token]
+    return None
 
 
 def _property_description(schema: dict[str, Any], key: str) -> str | None:
@@ -391,14 +405,7 @@ def _pattern_hint(pattern: str, value: Any) -> str:
 
 
 def _snake(text: str) -> str:
-    out = []
-    for char in text.strip():
-        if char.isalnum():
-            out.append(char.lower())
-        elif out and out[-1] != "_":
-            out.append("_")
-    result = "".join(out).strip("_") or "name"
-    return result if result[0].isalpha() else f"x_{result}"
+    return snake_case(text)
 
 
 def _article(json_type: Any) -> str:

@@ -11,6 +11,7 @@ from .diagnostics import Diagnostic, DiagnosticError, has_errors
 from .ir import RenderedFile, ServerSpec
 from .mapping import Mapping, load_mapping
 from .openapi import Spec, load_spec
+from .profiles import Profile
 from .render import render_server
 
 
@@ -42,7 +43,7 @@ def load_inputs(spec_path: Path, mapping_path: Path) -> tuple[Spec | None, Mappi
     return spec, mapping, diagnostics
 
 
-def generate(spec_path: Path, mapping_path: Path) -> GenerationResult:
+def generate(spec_path: Path, mapping_path: Path, profile: Profile | None = None) -> GenerationResult:
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
@@ -58,7 +59,7 @@ def generate(spec_path: Path, mapping_path: Path) -> GenerationResult:
     diagnostics += built.diagnostics
     if built.server is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
-    files = render_server(built.server, api_title=spec.title)
+    files = render_server(built.server, api_title=spec.title, profile=profile)
     return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
 
 

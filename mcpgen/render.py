@@ -11,9 +11,11 @@ from typing import Any
 
 import jinja2
 
+from .discovery import discovery_tools
 from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
 from .lockfile import LOCK_FILE, lock_json
 from .naming import hook_names
+from .profiles import Profile, apply_profile
 from .pyemit import Call, Code, assignment, literal
 
 RUNTIME_DIR = "_runtime"
@@ -43,8 +45,14 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...]:
-    """Every file of the generated package, in a stable order."""
+def render_server(
+    server: ServerSpec, api_title: str, profile: Profile | None = None
+) -> tuple[RenderedFile, ...]:
+    """Every file of the generated package, in a stable order.
+
+    With a provider `profile`, tools.json serves the profile's schemas and input_schemas.json keeps
+    the untransformed ones, which the server validates with (it re-checks what the profile dropped).
+    """
     env = _environment()
     pkg = server.package_name
     common = {"server": server, "api_title": api_title or server.title}
@@ -55,11 +63,11 @@ def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...
     files = [
         RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
         RenderedFile("README.md", page("package/README.md.jinja", env_rows=_env_rows(server))),
-        RenderedFile(LOCK_FILE, lock_json(server, contract(server))),
+        RenderedFile(LOCK_FILE, lock_json(server, contract(server, profile))),
         RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
         RenderedFile(f"{pkg}/__main__.py", page("package/__main__.py.jinja")),
         RenderedFile(f"{pkg}/server.py", page("package/server.py.jinja", **_server_module(server))),
-        RenderedFile(f"{pkg}/tools.json", contract_json(server)),
+        RenderedFile(f"{pkg}/tools.json", contract_json(server, profile)),
         RenderedFile(
             f"{pkg}/tools/__init__.py", page("package/tools_init.py.jinja", tools_tuple=_tools_tuple(server))
         ),
@@ -74,8 +82,23 @@ def render_server(server: ServerSpec, api_title: str) -> tuple[RenderedFile, ...
     files.append(
         RenderedFile(f"{pkg}/hooks.py", page("package/hooks.py.jinja", hooks=_hooks(server)), "user")
     )
+    if profile is not None:
+        files.append(
+            RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
+        )
     files.extend(_runtime_files(pkg))
     return tuple(files)
+
+
+def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[str, Any]]:
+    """Every tool definition the server has, in name order (P2); with a profile, its schemas.
+
+    With discovery on, the two meta-tools are among them, and they are all tools/list serves.
+    """
+    tools = [_tool_entry(tool) for tool in server.tools]
+    if server.discovery:
+        tools = sorted([*tools, *discovery_tools(server)], key=lambda t: t["name"])
+    return apply_profile(tools, profile)[0] if profile is not None else tools
 
 
 def _hooks(server: ServerSpec) -> list[dict[str, str]]:
@@ -88,13 +111,12 @@ def _hooks(server: ServerSpec) -> list[dict[str, str]]:
     return hooks
 
 
-def contract(server: ServerSpec) -> list[dict[str, Any]]:
-    """What tools/list serves, tool by tool, in name order (P2)."""
-    return [_tool_entry(tool) for tool in server.tools]
+def contract_json(server: ServerSpec, profile: Profile | None = None) -> str:
+    return _json(contract(server, profile))
 
 
-def contract_json(server: ServerSpec) -> str:
-    return json.dumps(contract(server), indent=2, ensure_ascii=False) + "\n"
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def _tool_entry(tool: ToolSpec) -> dict[str, Any]:

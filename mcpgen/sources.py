@@ -7,7 +7,9 @@ line is the text walked along the pointer.
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,7 @@ class Document:
     data: Any
     _yaml_positions: dict[str, Position] | None = None
     _json_cache: dict[str, Position] = field(default_factory=dict)
+    _json_index: _JsonIndex | None = None
 
     def locate(self, pointer: str) -> SourceRef:
         position = self._position(pointer)
@@ -78,7 +81,9 @@ class Document:
         if self._yaml_positions is not None:
             return self._yaml_positions.get(pointer)
         if pointer not in self._json_cache:
-            found = _json_position(self.text, split_pointer(pointer))
+            if self._json_index is None:
+                self._json_index = _JsonIndex(self.text)
+            found = self._json_index.position(split_pointer(pointer))
             if found is None:
                 return None
             self._json_cache[pointer] = found
@@ -169,32 +174,57 @@ _decoder = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
 
 
-def _json_position(text: str, tokens: list[str]) -> Position | None:
-    """Walk JSON text along the pointer tokens without building the whole tree again."""
-    value_start = _skip_ws(text, 0)
-    shown_at = value_start
-    for token in tokens:
-        found = _json_child(text, value_start, token)
-        if found is None:
+class _JsonIndex:
+    """Finds the offset of a JSON pointer in the text, indexing each object or array it passes once.
+
+    A 13 MB spec asks for hundreds of locations under the same few objects (`/paths`, `/components`);
+    walking from the root each time would decode every sibling again. Members of a visited object are
+    kept by the object's offset, and lines are found by bisecting the newline offsets.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self._members: dict[int, dict[str, tuple[int, int]]] = {}
+        self._items: dict[int, list[int]] = {}
+        self._line_starts: list[int] | None = None
+
+    def position(self, tokens: list[str]) -> Position | None:
+        value_start = _skip_ws(self.text, 0)
+        shown_at = value_start
+        for token in tokens:
+            found = self._child(value_start, token)
+            if found is None:
+                return None
+            shown_at, value_start = found
+        return self._position_of(shown_at)
+
+    def _child(self, index: int, token: str) -> tuple[int, int] | None:
+        """(where to show the child: its key, or the item itself; where its value starts)."""
+        text = self.text
+        if index >= len(text):
             return None
-        shown_at, value_start = found
-    return _offset_to_position(text, shown_at)
-
-
-def _json_child(text: str, index: int, token: str) -> tuple[int, int] | None:
-    """(where to show the child: its key, or the item itself; where its value starts)."""
-    if index >= len(text):
+        if text[index] == "{":
+            members = self._members.get(index)
+            if members is None:
+                members = {}
+                for key, key_start, value_start in _json_members(text, index):
+                    members.setdefault(key, (key_start, value_start))
+                self._members[index] = members
+            return members.get(token)
+        if text[index] == "[" and token.isdigit():
+            items = self._items.get(index)
+            if items is None:
+                items = list(_json_items(text, index))
+                self._items[index] = items
+            position = int(token)
+            return (items[position], items[position]) if position < len(items) else None
         return None
-    if text[index] == "{":
-        for key, key_start, value_start in _json_members(text, index):
-            if key == token:
-                return key_start, value_start
-        return None
-    if text[index] == "[" and token.isdigit():
-        for position, value_start in enumerate(_json_items(text, index)):
-            if position == int(token):
-                return value_start, value_start
-    return None
+
+    def _position_of(self, offset: int) -> Position:
+        if self._line_starts is None:
+            self._line_starts = [0, *(match.end() for match in re.finditer("\n", self.text))]
+        line = bisect.bisect_right(self._line_starts, offset)
+        return Position(line, offset - self._line_starts[line - 1] + 1)
 
 
 def _json_members(text: str, index: int) -> Iterator[tuple[str, int, int]]:
@@ -225,9 +255,3 @@ def _skip_ws(text: str, index: int) -> int:
     while index < len(text) and text[index] in _WHITESPACE:
         index += 1
     return index
-
-
-def _offset_to_position(text: str, offset: int) -> Position:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return Position(line, column)

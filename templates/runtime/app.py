@@ -18,8 +18,10 @@ import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
+from .discovery import Discovery
 from .errors import ToolError
 from .hooks import Hooks
 from .live import LiveContract
@@ -48,6 +50,13 @@ def load_contract(package: str) -> list[dict[str, Any]]:
     )
 
 
+def load_input_schemas(package: str) -> dict[str, Any] | None:
+    """The untransformed inputSchemas, present when tools.json serves a provider profile's
+    (`mcpgen generate --profile`): those drop constraints the server must still check."""
+    found = resources.files(package).joinpath("input_schemas.json")
+    return json.loads(found.read_text(encoding="utf-8")) if found.is_file() else None
+
+
 class Dispatcher:
     """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
 
@@ -56,12 +65,16 @@ class Dispatcher:
         config: ServerConfig,
         contract: list[dict[str, Any]],
         tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None = None,
     ):
         self.config = config
+        self.discovery = Discovery(contract)
         self.listing = types.ListToolsResult(
-            tools=[types.Tool.model_validate(t) for t in contract]
+            tools=[
+                types.Tool.model_validate(t) for t in self.discovery.listed(contract)
+            ]
         )
-        schemas = {t["name"]: t["inputSchema"] for t in contract}
+        schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
         self.validators = {
             tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
         }
@@ -69,10 +82,13 @@ class Dispatcher:
         self._client: httpx.AsyncClient | None = None
 
     def reloaded(
-        self, contract: list[dict[str, Any]], tools: Sequence[Tool]
+        self,
+        contract: list[dict[str, Any]],
+        tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None,
     ) -> Dispatcher:
         """The same server with a new contract, tool tables and hooks; keeps the HTTP client."""
-        fresh = Dispatcher(self.config, contract, tools)
+        fresh = Dispatcher(self.config, contract, tools, input_schemas)
         fresh._client = self._client
         return fresh
 
@@ -87,6 +103,14 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
+        kind = self.discovery.meta.get(name)
+        if kind is not None:
+            try:
+                if kind == "search":
+                    return success_result(self.discovery.search(arguments))
+                name, arguments = self.discovery.unwrap(arguments)
+            except ToolError as exc:
+                return error_result(exc, secrets=self._secrets())
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
@@ -124,11 +148,17 @@ class Dispatcher:
 def build_server(
     config: ServerConfig, tools: Sequence[Tool], *, contract_poll_s: float = 0.0
 ) -> Server[Any]:
-    dispatcher = Dispatcher(config, load_contract(config.package), tools)
+    dispatcher = Dispatcher(
+        config,
+        load_contract(config.package),
+        tools,
+        load_input_schemas(config.package),
+    )
 
     def reload(contract: list[dict[str, Any]], fresh: Sequence[Tool]) -> None:
         nonlocal dispatcher
-        dispatcher = dispatcher.reloaded(contract, fresh)
+        schemas = load_input_schemas(config.package)
+        dispatcher = dispatcher.reloaded(contract, fresh, schemas)
 
     # Announces a regenerated contract to subscribed clients (see live.py for what it cannot do).
     live = LiveContract(config.package, reload, contract_poll_s)
@@ -164,10 +194,25 @@ async def _serve_stdio(server: Server[Any]) -> None:
         )
 
 
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
 def _serve_http(server: Server[Any], host: str, port: int) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(host=host, stateless_http=True, json_response=True)
+    # Host and Origin are always checked (DNS rebinding); a non-loopback bind names its own host.
+    hosts = list(dict.fromkeys((*_LOOPBACK_HOSTS, host)))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts],
+        allowed_origins=[f"http://{h}:*" for h in hosts],
+    )
+    app = server.streamable_http_app(
+        host=host,
+        stateless_http=True,
+        json_response=True,
+        transport_security=security,
+    )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -106,7 +106,7 @@ class LiveContract:
 
     def _package_digest(self) -> str:
         files = sorted(
-            [self.root / "tools.json", self.root / "hooks.py"]
+            [self.root / n for n in ("tools.json", "input_schemas.json", "hooks.py")]
             + list((self.root / "tools").glob("*.py"))
         )
         return "".join(self._digest(path) for path in files)

@@ -1,0 +1,61 @@
+"""How one tool action reaches the upstream API. The generated `tools/*.py` modules are tables of these."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Location = Literal["path", "query", "header", "cookie", "body", "body_whole"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Param:
+    """An argument the agent passes (`arg`) and where the upstream expects it (`wire` at `at`)."""
+
+    arg: str
+    wire: str
+    at: Location
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fixed:
+    """A value the server always sends for an action; the agent never sees it."""
+
+    wire: str
+    at: Location
+    value: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Action:
+    name: str
+    method: str
+    path: str
+    operation_id: str | None = None
+    params: tuple[Param, ...] = ()
+    required: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    fixed: tuple[Fixed, ...] = ()
+    body: Literal["json", "form"] | None = None
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(p.arg for p in self.params)
+
+    @property
+    def idempotent(self) -> bool:
+        return self.method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    name: str
+    actions: tuple[Action, ...]
+
+    def action(self, name: str) -> Action | None:
+        return next((a for a in self.actions if a.name == name), None)
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.actions)

@@ -1,0 +1,60 @@
+"""The same generated server over streamable HTTP on 127.0.0.1, with the official client, and its Host check."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+import httpx
+import pytest
+from mcp import Client
+
+from tests.e2e.conftest import InstalledServer, server_env
+
+pytestmark = [pytest.mark.e2e]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(ads_server: InstalledServer, ads_upstream):
+    port = _free_port()
+    process = subprocess.Popen([*ads_server.command, "--http", "--port", str(port)],
+                               env={**server_env(ads_upstream), "PATH": "/usr/bin:/bin"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("the HTTP server did not start within 30 s")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.anyio
+async def test_http_lists_and_calls(http_server: str, ads_upstream) -> None:
+    async with Client(http_server) as client:
+        assert client.protocol_version == "2026-07-28"  # P1: the stateless revision
+        listing = await client.list_tools()
+        result = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_010"})
+    assert [t.name for t in listing.tools] == ["ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+    assert result.structured_content["id"] == "cmp_010"
+
+
+def test_http_refuses_a_foreign_host_header(http_server: str) -> None:
+    response = httpx.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                          headers={"host": "evil.example.com", "accept": "application/json, text/event-stream"})
+    assert response.status_code == 421

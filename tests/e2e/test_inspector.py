@@ -1,0 +1,47 @@
+"""A client no one here wrote lists and calls the generated server: the MCP Inspector CLI (npm)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import InstalledServer, server_env
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+
+
+def _inspector(server: InstalledServer, env: dict[str, str], *method: str) -> dict:
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.skip("npx is not installed")
+    command = [npx, "-y", INSPECTOR, "--cli", "--format", "json"]
+    for name, value in env.items():
+        command += ["-e", f"{name}={value}"]
+    command += [*server.command, *method]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=240, env={**os.environ, "NO_COLOR": "1"})
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return json.loads(completed.stdout[completed.stdout.index("{"):])
+
+
+def test_inspector_lists_the_tools(ads_server: InstalledServer, ads_upstream) -> None:
+    listed = _inspector(ads_server, server_env(ads_upstream), "--method", "tools/list")
+    tools = listed.get("result", listed)["tools"]
+    assert [t["name"] for t in tools] == ["ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+
+
+def test_inspector_calls_a_tool(ads_server: InstalledServer, ads_upstream) -> None:
+    called = _inspector(
+        ads_server, server_env(ads_upstream),
+        "--method", "tools/call", "--tool-name", "ads_campaigns_find",
+        "--tool-arg", "action=get", "--tool-arg", "campaign_id=cmp_009",
+    )
+    result = called.get("result", called)
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["id"] == "cmp_009"
+    assert [(r.method, r.path) for r in ads_upstream.requests] == [("GET", "/campaigns/cmp_009")]
