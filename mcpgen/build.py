@@ -155,9 +155,7 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
     # These point into the spec; say which mapping entry led there.
-    diagnostics += [
-        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
-    ]
+    diagnostics += [replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     params: list[ParamSpec] = []
@@ -623,7 +621,7 @@ def _check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
 
 
 def _check_hook_names(server: str, tools: list[ToolSpec]) -> list[Diagnostic]:
-    """Tool 'a_b' action 'c' and tool 'a' action 'b_c' would share the hook before_a_b_c."""
+    """Names with double underscores can still meet: tool 'a' action 'b__c', tool 'a__b' action 'c'."""
     seen: dict[str, str] = {}
     diagnostics = []
     for tool in tools:

@@ -123,9 +123,8 @@ class ServerSpec:
     mapping_file: str
     unmapped_operations: tuple[str, ...]  # 'METHOD /path (operationId)', for the report
     mcpgen_version: str
-    spec_operations: tuple[
-        tuple[str, str], ...
-    ] = ()  # ('GET /path', sha256) for every operation, mapped or not
+    # ('GET /path', sha256) for every operation of the spec, mapped or not
+    spec_operations: tuple[tuple[str, str], ...] = ()
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
 

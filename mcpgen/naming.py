@@ -45,9 +45,11 @@ def distribution_name(service: str) -> str:
 
 
 def hook_names(server: str, tool: str, action: str) -> tuple[str, str]:
-    """('before_pets_find_get', 'after_pets_find_get') for action 'get' of tool 'petstore_pets_find'.
+    """('before_pets_find__get', 'after_pets_find__get') for action 'get' of tool 'petstore_pets_find'.
 
-    The generated runtime (`_runtime/hooks.py`) derives the same names; keep the two in step.
+    Two underscores mark where the tool ends: tool 'admin_teams' action 'list' and tool 'admin'
+    action 'teams_list' both exist in real mappings. The generated runtime (`_runtime/hooks.py`)
+    derives the same names; keep the two in step.
     """
-    stem = f"{tool.removeprefix(server + '_')}_{action}"
+    stem = f"{tool.removeprefix(server + '_')}__{action}"
     return f"before_{stem}", f"after_{stem}"

@@ -13,7 +13,7 @@ from mcpgen.pipeline import generate
 from mcpgen.write import WritePlan, apply_write, plan_write
 
 ROOT = Path(__file__).resolve().parents[2]
-PETSTORE_SPEC = ROOT / "specs" / "petstore" / "petstore.json"
+PETSTORE_SPEC = ROOT / "specs" / "petstore" / "petstore.openapi.json"
 PETSTORE_MAPPING = ROOT / "specs" / "petstore" / "mapping.yaml"
 
 

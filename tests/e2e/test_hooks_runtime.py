@@ -15,19 +15,19 @@ from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, imported, write_
 
 HOOKS = """
 
-def before_orders_get(args):
+def before_orders__get(args):
     return {**args, "order_id": args["order_id"] + 1}  # what the hook returns is what is sent
 
 
-async def after_orders_get(result):
+async def after_orders__get(result):
     return {**result, "checked_by": "hooks.py"}
 
 
-def before_pets_find_get(args):
+def before_pets_find__get(args):
     pass  # forgot to return the arguments
 
 
-def before_orders_cancel(args):
+def before_orders__cancel(args):
     from ._runtime.errors import Recovery, ToolError
 
     raise ToolError("orders cannot be cancelled on Sundays.", "Try again tomorrow.", Recovery.RETRY_LATER)
@@ -68,5 +68,5 @@ def test_hooks_run_around_the_upstream_call(tmp_path: Path, monkeypatch: pytest.
     assert not got.is_error
     assert json.loads(got.content[0].text) == {"id": 5, "status": "placed", "checked_by": "hooks.py"}
     assert seen == ["/v2/store/order/5"]  # the broken and the refusing hook stopped their calls
-    assert broken.is_error and "before_pets_find_get returned NoneType, not a dict" in broken.content[0].text
+    assert broken.is_error and "before_pets_find__get returned NoneType, not a dict" in broken.content[0].text
     assert refused.is_error and "orders cannot be cancelled on Sundays." in refused.content[0].text

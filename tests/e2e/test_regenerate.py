@@ -73,12 +73,12 @@ def test_regeneration_keeps_the_users_hooks_and_adds_stubs_for_new_actions(tmp_p
     merged = hooks.read_text(encoding="utf-8")
     assert merged.startswith(edited.split("\n\ndef clamp")[0][:200])
     assert 'args["order_id"] = clamp(args["order_id"])' in merged and "def clamp(order_id: int)" in merged
-    assert "def before_orders_user(args: dict[str, Any])" in merged
-    assert merged.index("def after_orders_inventory") < merged.index("def before_orders_user")
-    assert "def before_pets_find_by_tags" in merged  # its action is gone: kept, and reported
+    assert "def before_orders__user(args: dict[str, Any])" in merged
+    assert merged.index("def after_orders__inventory") < merged.index("def before_orders__user")
+    assert "def before_pets_find__by_tags" in merged  # its action is gone: kept, and reported
     assert [(d.code, d.message.split()[0]) for d in plan.diagnostics] == [
-        ("U002", "before_pets_find_by_tags"),
-        ("U002", "after_pets_find_by_tags"),
+        ("U002", "before_pets_find__by_tags"),
+        ("U002", "after_pets_find__by_tags"),
     ]
     assert write_package(spec, mapping, out).is_noop  # merging twice changes nothing
 
@@ -88,8 +88,8 @@ def test_generate_check_fails_while_hooks_need_new_stubs(tmp_path: Path) -> None
     write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
     hooks = out / "petstore_mcp" / "hooks.py"
     text = hooks.read_text(encoding="utf-8")
-    start = text.index("def before_orders_cancel")
-    end = text.index("def before_orders_inventory")
+    start = text.index("def before_orders__cancel")
+    end = text.index("def before_orders__inventory")
     hooks.write_text(text[:start] + text[end:], encoding="utf-8")  # as if the action were new
     args = ["generate", str(PETSTORE_SPEC), "-m", str(PETSTORE_MAPPING), "-o", str(out)]
     checked = CliRunner().invoke(app, [*args, "--check"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from mcpgen.diagnostics import Level
+from mcpgen.naming import hook_names
 from mcpgen.preserve import merge
 
 
@@ -216,3 +217,12 @@ def test_a_file_that_does_not_parse_is_left_alone_and_reported() -> None:
     assert result.code == user
     (problem,) = result.diagnostics
     assert (problem.code, problem.source.file, problem.source.line) == ("U001", "pkg/hooks.py", 2)
+
+
+def test_hook_names_keep_tool_and_action_apart() -> None:
+    # Both exist in the mapping `mcpgen init` drafts for Slack.
+    assert hook_names("slack", "slack_admin_teams", "list") == (
+        "before_admin_teams__list",
+        "after_admin_teams__list",
+    )
+    assert hook_names("slack", "slack_admin", "teams_list")[0] == "before_admin__teams_list"
