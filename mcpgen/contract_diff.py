@@ -893,9 +893,9 @@ def _compared_operation(
             changes.append(
                 InputChange(origin="spec", change="added", pointer=place, operation=key, part=label)
             )
-        elif old_canon.text(old_parts[label]) != new_canon.text(new_parts[label]):
+        elif old_canon.sha256(old_parts[label]) != new_canon.sha256(new_parts[label]):
             walk = _Walk(old_spec, new_spec, old_canon, new_canon)
-            found = walk.compare(old_parts[label], new_parts[label], frozenset())
+            found = walk.compare(old_parts[label], new_parts[label])
             changes += [replace(c, operation=key, part=label) for c in found]
     changes = _unique(changes)
     if not changes:
@@ -938,31 +938,34 @@ class _Walk:
     old_canon: Canonicalizer
     new_canon: Canonicalizer
     found: list[InputChange] = field(default_factory=list)
+    # Each pair of places is compared once: that ends cycles, and a definition reached along many
+    # paths (Stripe's) is not walked again for each.
+    seen: set[tuple[str, str]] = field(default_factory=set)
 
-    def compare(self, old: Located, new: Located, stack: frozenset[tuple[str, str]]) -> list[InputChange]:
+    def compare(self, old: Located, new: Located) -> list[InputChange]:
         old, new = _safe_deref(self.old_spec, old), _safe_deref(self.new_spec, new)
         pair = (old.pointer, new.pointer)
-        if pair in stack or self.old_canon.text(old) == self.new_canon.text(new):
+        if pair in self.seen or self.old_canon.sha256(old) == self.new_canon.sha256(new):
             return self.found
-        stack = stack | {pair}
+        self.seen.add(pair)
         if isinstance(old.value, dict) and isinstance(new.value, dict):
-            self._compare_members(old, new, stack)
+            self._compare_members(old, new)
         elif isinstance(old.value, list) and isinstance(new.value, list):
-            self._compare_items(old, new, stack)
+            self._compare_items(old, new)
         else:
             self._changed(new, f"{_brief(old.value)} -> {_brief(new.value)}")
         return self.found
 
-    def _compare_members(self, old: Located, new: Located, stack: frozenset[tuple[str, str]]) -> None:
+    def _compare_members(self, old: Located, new: Located) -> None:
         for key in sorted(old.value.keys() | new.value.keys()):
             if key not in new.value:
                 self._add("removed", old.child(key), self.old_spec)
             elif key not in old.value:
                 self._add("added", new.child(key), self.new_spec)
             else:
-                self.compare(old.child(key), new.child(key), stack)
+                self.compare(old.child(key), new.child(key))
 
-    def _compare_items(self, old: Located, new: Located, stack: frozenset[tuple[str, str]]) -> None:
+    def _compare_items(self, old: Located, new: Located) -> None:
         before, after = old.value, new.value
         if all(not isinstance(v, (dict, list)) for v in (*before, *after)):
             removed = [v for v in before if v not in after]
@@ -978,7 +981,7 @@ class _Walk:
             elif index >= len(before):
                 self._add("added", new.child(index), self.new_spec)
             else:
-                self.compare(old.child(index), new.child(index), stack)
+                self.compare(old.child(index), new.child(index))
 
     def _changed(self, new: Located, detail: str) -> None:
         self.found.append(

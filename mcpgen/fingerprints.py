@@ -1,10 +1,15 @@
 """Fingerprints of the inputs each tool comes from, for tools.lock.json and `mcpgen diff` (C1).
 
-An operation's fingerprint is the sha256 of its canonical JSON (sorted keys, no whitespace) with every
-`$ref` replaced by what it points to, and with `parameters` holding the effective list (path-level
-parameters merged in, as OpenAPI applies them). A reference met again inside its own expansion stays a
-`{"$ref": ...}` object, so recursive schemas end. Besides the whole operation, each part a tool change
-can come from (a parameter, a body property, a response, the summary) gets its own fingerprint and JSON
+A fingerprint covers a value and everything it references: it is the sha256 of the value's canonical
+JSON (sorted keys, no whitespace, `$ref`s as written) together with, for every definition reachable
+through its references, the definition's place and the sha256 of its own canonical JSON. That is the
+value with its references resolved, bundled rather than inlined: any change to anything it reaches
+changes it, recursive schemas need no special case, and the cost grows with the number of definitions
+reached, not with the paths to them (inlining Stripe's mutually recursive schemas never ends).
+
+An operation's value is its object with `parameters` holding the effective list (path-level parameters
+merged in, as OpenAPI applies them). Besides the whole operation, each part a tool change can come
+from (a parameter, a body property, a response, the summary) gets its own fingerprint and JSON
 pointer, so a diff of two lock files can say where in the spec a change happened without the specs.
 """
 
@@ -23,76 +28,97 @@ from .openapi import Operation, Spec, find_operation
 from .refs import Located, RefResolver
 from .sources import join_pointer, split_pointer
 
-_Key = tuple[str, str]  # (document, pointer) of a reference target
-
-
-class _Text(str):
-    """Canonical JSON already made (of a value that lives in another place or document)."""
+_Key = tuple[str, str]  # (document, pointer) of a reference target; "" is the spec's own file
 
 
 class Canonicalizer:
-    """Canonical JSON of values with references resolved, memoized per reference target.
-
-    A memoized expansion is reused only where none of the references it reached is being expanded
-    around it, so the text of a value never depends on what was expanded before it.
-    """
+    """Canonical JSON and bundle fingerprints; each definition's text and references are made once."""
 
     def __init__(self, resolver: RefResolver):
         self._resolver = resolver
-        self._memo: dict[_Key, tuple[str, frozenset[_Key]]] = {}
+        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}  # sha256 of its text, its refs
+        self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
+        self._by_key: dict[_Key, Located] = {}
 
     def text(self, located: Located) -> str:
-        return self._expand(located.value, located, frozenset(), set())
+        """The value's own canonical JSON, references left as written."""
+        return self.local(located)[0]
 
-    def sha256(self, located: Located) -> str:
-        return hashlib.sha256(self.text(located).encode("utf-8")).hexdigest()
+    def local(self, located: Located) -> tuple[str, list[_Key]]:
+        """The value's own canonical JSON and the definitions it references directly."""
+        refs: list[_Key] = []
+        return self._write(located.value, located, refs), refs
 
-    def _expand(self, value: Any, where: Located, stack: frozenset[_Key], reach: set[_Key]) -> str:
+    def sha256(self, *roots: Located) -> str:
+        texts, pending = [], []
+        for root in roots:
+            text, refs = self.local(root)
+            texts.append(text)
+            pending += refs
+        reached: dict[_Key, str] = {}
+        while pending:
+            key = pending.pop()
+            if key not in reached:
+                reached[key], refs = self._definition(key)
+                pending += refs
+        definitions = ",".join(f"{_string(f'{d}#{p}')}:{reached[d, p]}" for d, p in sorted(reached))
+        bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
+        return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
+
+    def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
+        found = self._definitions.get(key)
+        if found is None:
+            target = self._by_key[key]
+            text, refs = self.local(target)
+            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(refs))
+            self._definitions[key] = found
+        return found
+
+    def _write(self, value: Any, where: Located, refs: list[_Key]) -> str:
         if isinstance(value, _Text):
+            refs += value.refs
             return str(value)
         if isinstance(value, dict):
-            if isinstance(value.get("$ref"), str):
-                return self._expand_ref(value, where, stack, reach)
-            members = (
-                _string(key) + ":" + self._expand(value[key], where, stack, reach) for key in sorted(value)
-            )
+            ref = value.get("$ref")
+            if isinstance(ref, str):
+                target = self._target(ref, where)
+                if target is not None:
+                    refs.append(self._key(target))
+            members = (_string(key) + ":" + self._write(value[key], where, refs) for key in sorted(value))
             return "{" + ",".join(members) + "}"
         if isinstance(value, list):
-            return "[" + ",".join(self._expand(item, where, stack, reach) for item in value) + "]"
+            return "[" + ",".join(self._write(item, where, refs) for item in value) + "]"
         return _scalar(value)
 
-    def _expand_ref(
-        self, value: dict[str, Any], where: Located, stack: frozenset[_Key], reach: set[_Key]
-    ) -> str:
-        try:
-            target = self._resolver.follow(Located(where.document, where.pointer, value))
-        except DiagnosticError:
-            # A dangling reference in a part no tool uses is not this module's to report: it is
-            # fingerprinted as written, so fixing it later still shows up as a change.
-            return _reference(value["$ref"])
-        key = (target.document.display_path, target.pointer)
-        reach.add(key)
-        if key in stack:
-            return _reference(value["$ref"])
-        cached = self._memo.get(key)
-        if cached is not None and not (cached[1] & stack):
-            reach.update(cached[1])
-            return cached[0]
-        inner: set[_Key] = {key}
-        text = self._expand(target.value, target, stack | {key}, inner)
-        if not (inner & stack):
-            self._memo[key] = (text, frozenset(inner))
-        reach.update(inner)
-        return text
+    def _target(self, ref: str, where: Located) -> Located | None:
+        memo = (where.document.display_path, ref)
+        if memo not in self._targets:
+            try:
+                target = self._resolver.follow(Located(where.document, where.pointer, {"$ref": ref}))
+            except DiagnosticError:
+                # A dangling reference in a part no tool uses is not this module's to report: it is
+                # fingerprinted as written, so fixing it later still shows up as a change.
+                target = None
+            self._targets[memo] = target
+            if target is not None:
+                self._by_key.setdefault(self._key(target), target)
+        return self._targets[memo]
+
+    def _key(self, located: Located) -> _Key:
+        # The spec's own file is "", so a copy of it under another name fingerprints the same.
+        document = located.document
+        return ("" if document is self._resolver.root else document.display_path), located.pointer
+
+
+class _Text(str):
+    """Canonical JSON already made (of a value from another place), with the references it holds."""
+
+    refs: tuple[_Key, ...] = ()
 
 
 # What json.dumps(ensure_ascii=False) writes for a string, without its per-call set-up: a 13 MB spec
 # has hundreds of thousands of keys and strings.
 _string = json.encoder.encode_basestring  # type: ignore[attr-defined]
-
-
-def _reference(ref: str) -> str:
-    return '{"$ref":' + _string(ref) + "}"
 
 
 def _scalar(value: Any) -> str:
@@ -164,8 +190,16 @@ def _fingerprint_action(action: ActionSpec, spec: Spec, mapping: Mapping, canon:
 def _effective_operation(canon: Canonicalizer, operation: Operation) -> Located:
     value = dict(operation.located.value)
     if operation.parameters:
-        value["parameters"] = [_Text(canon.text(p)) for p in operation.parameters]
+        value["parameters"] = [_parameter_text(canon, p) for p in operation.parameters]
     return Located(operation.located.document, operation.located.pointer, value)
+
+
+def _parameter_text(canon: Canonicalizer, parameter: Located) -> _Text:
+    # A parameter may live in another document: its references resolve from there.
+    text, refs = canon.local(parameter)
+    made = _Text(text)
+    made.refs = tuple(refs)
+    return made
 
 
 def _deref(spec: Spec, located: Located) -> Located:

@@ -72,20 +72,32 @@ def sha(spec: Spec, key: str, canon: Canonicalizer | None = None) -> str:
     return operation_sha256(canon or Canonicalizer(spec.resolver), operation)
 
 
-def test_references_are_resolved_and_keys_sorted(tmp_path: Path) -> None:
+def test_canonical_text_sorts_keys_and_keeps_references_as_written(tmp_path: Path) -> None:
     spec = load(tmp_path, SPEC)
     operation = find_operation(spec, "getTree")
     assert operation is not None
-    text = Canonicalizer(spec.resolver).text(operation.located.child("parameters"))
-    assert text == '[{"in":"query","name":"depth","schema":{"minimum":1,"type":"integer"}}]'
-
-
-def test_a_reference_back_into_itself_stays_a_reference(tmp_path: Path) -> None:
-    spec = load(tmp_path, SPEC)
-    text = Canonicalizer(spec.resolver).text(
-        Located(spec.document, "", {"$ref": "#/components/schemas/Node"})
+    text = Canonicalizer(spec.resolver).text(operation.located.child("responses", "200"))
+    assert text == (
+        '{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Node"}}},"description":"The tree"}'
     )
-    assert text == '{"properties":{"child":{"$ref":"#/components/schemas/Node"}},"type":"object"}'
+
+
+def test_a_fingerprint_covers_what_its_references_reach(tmp_path: Path) -> None:
+    before = load(tmp_path, SPEC, "before.json")
+    edited = copy.deepcopy(SPEC)
+    edited["components"]["parameters"]["depth"]["schema"]["minimum"] = 0
+    after = load(tmp_path, edited, "after.json")
+    assert sha(before, "getTree") != sha(after, "getTree")
+    assert sha(before, "plantForest") == sha(after, "plantForest")
+
+
+def test_recursive_schemas_end_and_still_count(tmp_path: Path) -> None:
+    before = load(tmp_path, SPEC, "before.json")
+    edited = copy.deepcopy(SPEC)
+    edited["components"]["schemas"]["Grove"]["description"] = "Trees that grow together."
+    after = load(tmp_path, edited, "after.json")
+    assert sha(before, "plantForest") != sha(after, "plantForest")  # Forest -> Grove -> Forest
+    assert sha(before, "getTree") == sha(after, "getTree")  # Node -> Node, and no Grove
 
 
 def test_a_fingerprint_does_not_depend_on_what_was_fingerprinted_before(tmp_path: Path) -> None:
@@ -133,7 +145,7 @@ def test_body_properties_are_parts_at_their_place(tmp_path: Path) -> None:
 
 
 def test_the_lock_is_canonical_json() -> None:
-    result = generate(ROOT / "specs/petstore/petstore.json", ROOT / "specs/petstore/mapping.yaml")
+    result = generate(ROOT / "specs/petstore/petstore.openapi.json", ROOT / "specs/petstore/mapping.yaml")
     (lock,) = [f for f in result.files if f.path == "tools.lock.json"]
     assert lock.content == canonical_json(json.loads(lock.content))
     assert lock.content.endswith("}\n") and lock.content.startswith('{\n  "generator": ')

@@ -1,8 +1,8 @@
 """Calls the package's own `hooks.py` around each action: custom logic without editing generated code.
 
 `hooks.py` belongs to the package's author: mcpgen creates it once and afterwards only adds stubs.
-For action `get` of tool `petstore_pets_find` the hooks are `before_pets_find_get(args)` and
-`after_pets_find_get(result)` (mcpgen's `naming.hook_names` makes the same names). Either may be
+For action `get` of tool `petstore_pets_find` the hooks are `before_pets_find__get(args)` and
+`after_pets_find__get(result)` (mcpgen's `naming.hook_names` makes the same names). Either may be
 missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1).
 """
 
@@ -47,7 +47,7 @@ class Hooks:
     async def _run(
         self, when: str, tool: str, action: str, value: dict[str, Any]
     ) -> dict[str, Any]:
-        name = f"{when}_{tool.removeprefix(self.server_name + '_')}_{action}"
+        name = f"{when}_{tool.removeprefix(self.server_name + '_')}__{action}"
         hook = getattr(self.module, name, None)
         if hook is None:
             return value
