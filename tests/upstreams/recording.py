@@ -103,6 +103,11 @@ def json_object(request: RecordedRequest) -> dict[str, Any]:
     return request.json
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a handler still sleeping on a delay must not keep the process alive
+    request_queue_size = 64  # tests fire bursts of parallel requests; the default backlog of 5 drops some
+
+
 class LoopbackUpstream:
     """Subclasses register routes with `route(method, pattern, handler)`; patterns use {name} segments.
 
@@ -160,9 +165,10 @@ class LoopbackUpstream:
         if self._server is not None:
             raise RuntimeError("already started")
         self._stopping.clear()
-        self._server = ThreadingHTTPServer((LOOPBACK, port), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name=type(self).__name__, daemon=True)
+        self._server = _Server((LOOPBACK, port), self._handler_class())
+        # A short poll interval keeps stop() fast: shutdown() waits for the loop's next poll.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=type(self).__name__, daemon=True)
         self._thread.start()
         return self
 
