@@ -50,6 +50,7 @@ class Canonicalizer:
         return self._write(located.value, located, refs), refs
 
     def sha256(self, *roots: Located) -> str:
+        """The roots' texts, then each reachable definition's place and digest, in sorted order."""
         texts, pending = [], []
         for root in roots:
             text, refs = self.local(root)
