@@ -44,7 +44,7 @@ from run_baseline import SPECS_DIR, machine
 
 ROOT = HERE.parent
 WORK = HERE / ".cache" / "work"
-TOKEN_SPECS = ["github", "stripe", "asana", "jira"]
+TOKEN_SPECS = ["github", "asana", "jira", "stripe"]
 COLD_SPEC = "github"
 ADS_SPEC = ROOT / "specs" / "ads" / "ads.openapi.yaml"
 ADS_MAPPING = ROOT / "specs" / "ads" / "mapping.yaml"
@@ -299,7 +299,9 @@ def time_table(gens: list[Generated], peers: dict[str, BuildList]) -> list[str]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--specs", default=",".join(TOKEN_SPECS))
+    p.add_argument(
+        "--specs", default=",".join(TOKEN_SPECS), help="FastMCP on stripe lists 50M tokens; keep it last"
+    )
     p.add_argument("--runs", type=int, default=5, help="cold-start spawns per server (median)")
     p.add_argument("--calls", type=int, default=200, help="timed calls per side for the overhead")
     p.add_argument("--timeout", type=float, default=300.0)
@@ -307,6 +309,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=HERE / "results" / "mcpgen.json")
     a = p.parse_args()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     os.chdir(ROOT)
 
     gens: list[Generated] = []
@@ -358,8 +361,12 @@ def main() -> None:
     print(f"\noverhead per call (median): {overhead.overhead_median_ms:.2f} ms over {overhead.calls} calls")
 
     a.out.parent.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     result = {
         "started": started,
+        "mcpgen_commit": commit.stdout.strip(),
+        # Other work shares these 2 cores; the load says how quiet the machine was.
+        "load_avg_at_start": load_at_start,
         "machine": machine(),
         "generated": [asdict(g) for g in gens],
         "fastmcp": [asdict(p) for p in peers.values()],
