@@ -9,12 +9,16 @@ server's peak RSS after a real tools/list: the client lists, closes stdin, the s
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
 
 def main(argv: list[str]) -> int:
     out, command = argv[0], argv[argv.index("--") + 1 :]
+    # The stdio client ends a server by SIGTERM to its process group, this wrapper included: outlive
+    # the server to report it. (A handler, not SIG_IGN: an ignored signal would stay ignored in the child.)
+    signal.signal(signal.SIGTERM, lambda *_: None)
     child = subprocess.Popen(command)  # inherits stdin/stdout/stderr
     _, status, usage = os.wait4(child.pid, 0)
     with open(out, "w", encoding="utf-8") as f:

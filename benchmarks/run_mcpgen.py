@@ -142,7 +142,7 @@ def peak_rss_mb(command: list[str], env: dict[str, str] | None = None) -> float 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rss.json"
         list_tools_stdio([sys.executable, str(HERE / "rss_probe.py"), str(out), "--", *command], 120, env=env)
-        for _ in range(100):  # the probe writes when the server has exited; bounded wait
+        for _ in range(400):  # the probe writes when the server has exited; bounded wait (20 s)
             if out.is_file() and out.read_text():
                 return json.loads(out.read_text())["peak_rss_kb"] / 1024
             time.sleep(0.05)
