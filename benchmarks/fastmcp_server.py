@@ -45,6 +45,19 @@ async def list_once(server: FastMCP) -> list[dict]:
     return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
 
 
+def peak_rss_kb() -> int:
+    """This process's own peak RSS. Linux's ru_maxrss carries over the parent's peak through
+    fork+exec (a parent that just tokenized a big list would show up here), VmHWM does not."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+
 def main(argv: list[str]) -> None:
     spec_path = argv[0]
     if "--list-to" not in argv:
@@ -55,8 +68,8 @@ def main(argv: list[str]) -> None:
     t_built = time.monotonic()
     tools = asyncio.run(list_once(server))
     t_listed = time.monotonic()
-    # ru_maxrss is KiB on Linux; taken before writing the output so that doesn't count.
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Taken before writing the output so that doesn't count.
+    rss_kb = peak_rss_kb()
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(tools, f)
     stats = {

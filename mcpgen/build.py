@@ -25,7 +25,7 @@ from .naming import (
 )
 from .openapi import Operation, Spec, find_operation
 from .refs import Located
-from .schemas import input_schema, json_type_of, short_text
+from .schemas import input_schema, json_type_of, lean_text, short_text
 
 # Headers OpenAPI says are described elsewhere; never offered as parameters.
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
@@ -155,7 +155,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
     # These point into the spec; say which mapping entry led there.
-    diagnostics += [replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found]
+    diagnostics += [
+        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+    ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     params: list[ParamSpec] = []
@@ -448,7 +450,7 @@ def _param_spec(
 
 def _param_description(param: _OperationParam, rule: ParamRule | None, arg_name: str, default: Any) -> str:
     """What it is, an example value and the default (T7)."""
-    text = (rule.description if rule and rule.description else None) or short_text(param.description, 300)
+    text = (rule.description if rule and rule.description else None) or lean_text(param.description, 200)
     if not text:
         text = f"The {arg_name.replace('_', ' ')}."
     text = text.rstrip()
@@ -517,43 +519,28 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
         "action": {
             "type": "string",
             "enum": action_names,
-            "description": "What to do. "
-            + " ".join(f"{a.name}: {_first_sentence(a.description)}" for a in actions),
+            # The tool description already says what each action does and needs; saying it again here
+            # doubled the definition tokens of big servers (T3) without telling the agent anything new.
+            "description": "What to do: one of the actions the tool description lists.",
         }
     }
-    users: dict[str, list[str]] = {}
-    needers: dict[str, list[str]] = {}
+    needed: set[str] = set()
     for action in actions:
         for param in action.params:
             if param.arg_name not in properties:
                 properties[param.arg_name] = dict(param.schema)
-            users.setdefault(param.arg_name, []).append(action.name)
             if param.required:
-                needers.setdefault(param.arg_name, []).append(action.name)
-    if len(actions) > 1:
-        for arg_name, used_by in users.items():
-            note = _usage_note(used_by, needers.get(arg_name, []), action_names)
-            if note:
-                properties[arg_name] = {
-                    **properties[arg_name],
-                    "description": properties[arg_name]["description"] + note,
-                }
-    elif actions:
-        for arg_name in needers:
+                needed.add(param.arg_name)
+    # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;
+    # per-parameter "used by"/"required for" lists repeated it (T3). The server still names the
+    # parameters an action needs or does not take when a call gets them wrong (T2).
+    if len(actions) == 1:
+        for arg_name in sorted(needed):
             properties[arg_name] = {
                 **properties[arg_name],
                 "description": properties[arg_name]["description"] + " Required.",
             }
     return properties
-
-
-def _usage_note(used_by: list[str], required_by: list[str], all_actions: list[str]) -> str:
-    parts = []
-    if len(used_by) < len(all_actions):
-        parts.append(f"Used by: {', '.join(used_by)}.")
-    if required_by:
-        parts.append(f"Required for: {', '.join(required_by)}.")
-    return (" " + " ".join(parts)) if parts else ""
 
 
 def _action_description(rule: ActionRule, operation: Operation) -> str:

@@ -593,7 +593,8 @@ def _title(side: _Side) -> str:
 def _tool_description(
     side: _Side, api: str, sibling: str | None, tag_description: str | None, actions: list[DraftAction]
 ) -> str:
-    """What it does, when to use it, when not to, what it returns (T7)."""
+    """What it does, when to use it, when not to, what it returns (T7), in few words: big specs have
+    hundreds of these, and every word is paid for in each definition an agent reads (T3)."""
     things = _plural(side.group.label)
     has_delete = any(a.destructive for a in actions)
     sentences: list[str] = []
@@ -601,17 +602,13 @@ def _tool_description(
         sentences.append(f"Look up {things} in {api}.")
         if tag_description:
             sentences.append(tag_description)
+        sentences.append(f"Use it to list or read {things} and get the ids other actions need.")
         sentences.append(
-            f"Use it to list or read {things} and to get the ids and current values other actions need."
-        )
-        sentences.append(
-            f"It changes nothing; do not use it to create, update or delete {things}, use {sibling} for that."
+            f"It changes nothing; do not use it to change {things}, use {sibling}."
             if sibling
             else f"It changes nothing; do not use it to change {things}."
         )
-        sentences.append(
-            "Returns the records as the API sends them (JSON); long lists come a page at a time."
-        )
+        sentences.append("Returns the API's JSON; long lists come a page at a time.")
     else:
         verbs = _change_verbs(actions)
         if side.kind == "change":
@@ -623,23 +620,15 @@ def _tool_description(
         if side.kind == "change":
             sentences.append(
                 "Use it only for a change the user asked for"
-                + (
-                    f"; look the record up first with {sibling} to get its id and current values."
-                    if sibling
-                    else "."
-                )
+                + (f"; look the record up first with {sibling}." if sibling else ".")
             )
-            sentences.append(
-                f"Do not use it to list or read {things}; use {sibling} for that."
-                if sibling
-                else f"Do not use it to list or read {things}; it only makes changes."
-            )
+            sentences.append(f"Do not use it to read {things}" + (f"; use {sibling}." if sibling else "."))
         else:
-            sentences.append(f"Use it for the actions below on {things}; read a record before changing it.")
-            sentences.append(f"Do not use it for other parts of {api}; they have tools of their own.")
+            sentences.append("Use it for the actions below; read a record before changing it.")
+            sentences.append(f"Do not use it for other parts of {api}.")
         if has_delete:
-            sentences.append("Deleting or removing cannot be undone.")
-        sentences.append("Returns the API's response as JSON, usually the record read or changed.")
+            sentences.append("Deleting cannot be undone.")
+        sentences.append("Returns the API's JSON response, usually the record changed.")
     return " ".join(sentences)
 
 

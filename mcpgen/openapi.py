@@ -115,8 +115,7 @@ def _validation_diagnostics(exc: pydantic.ValidationError, document: Document) -
     seen: set[str] = set()
     out: list[Diagnostic] = []
     for item in exc.errors():
-        tokens = [t for t in item["loc"] if not _is_model_branch(t)]
-        pointer = join_pointer("", *tokens)
+        pointer = join_pointer("", *_document_tokens(item["loc"], document.data))
         if pointer in seen:
             continue
         seen.add(pointer)
@@ -125,6 +124,24 @@ def _validation_diagnostics(exc: pydantic.ValidationError, document: Document) -
         )
     # A union failure reports every branch; the first handful are enough to find the mistake.
     return out[:5]
+
+
+def _document_tokens(loc: tuple[int | str, ...], data: Any) -> list[int | str]:
+    """The location's keys that are in the document. Union-branch names are skipped, but only where
+    the document has no such key: schema names like 'ExcelStatus' look just like branch names."""
+    tokens: list[int | str] = []
+    node = data
+    for token in loc:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+            node = node[token]
+        elif _is_model_branch(token):
+            continue
+        else:
+            node = None  # a missing key: the pointer says where it belongs
+        tokens.append(token)
+    return tokens
 
 
 def _is_model_branch(token: object) -> bool:

@@ -62,7 +62,7 @@ def _simplify(
     if "default" in raw and raw["default"] is not None:
         out["default"] = raw["default"]
     if raw.get("description"):
-        out["description"] = short_text(str(raw["description"]), 160 if depth else 300)
+        out["description"] = lean_text(str(raw["description"]), 120 if depth else 200)
     if type_ == "array" or "items" in raw:
         items = raw.get("items")
         if isinstance(items, dict) and items:
@@ -208,3 +208,18 @@ def short_text(text: str, limit: int) -> str:
     cut = clean[:limit]
     end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
     return cut[: end + 1] if end > limit // 3 else cut.rsplit(" ", 1)[0] + " ..."
+
+
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')]))\s+")
+_POINTER_SENTENCE = re.compile(
+    r"^(for more (information|details)|for details|to learn more|see also|see the)\b", re.I
+)
+
+
+def lean_text(text: str, limit: int) -> str:
+    """`short_text`, after dropping what costs an agent tokens without telling it anything it can use
+    in a call: link targets (the link text stays) and 'For more information, see ...' sentences."""
+    clean = _MARKDOWN_LINK.sub(r"\1", _SPACE.sub(" ", _TAGS.sub("", text)).strip())
+    kept = [s for s in _SENTENCE_END.split(clean) if s and not _POINTER_SENTENCE.match(s)]
+    return short_text(" ".join(kept), limit)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from .ir import RenderedFile
-from .preserve import merge
 
 MANIFEST = ".mcpgen-manifest.json"
 
@@ -48,6 +47,9 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
         target = out_dir / file.path
         if file.ownership == "user" and target.exists():
             current = target.read_text(encoding="utf-8")
+            # libcst takes a quarter of a second to import; only a regeneration over user files needs it.
+            from .preserve import merge
+
             merged = merge(current, file.content, path=str(target)) if file.path.endswith(".py") else None
             content = merged.code if merged else current
             diagnostics += merged.diagnostics if merged else ()

@@ -173,6 +173,25 @@ def build_server(
     ) -> types.CallToolResult:
         return await dispatcher.call(params.name, params.arguments)
 
+    # A tools-only server still answers the other list requests, with nothing: clients that ask
+    # every server for prompts and resources get an empty list instead of "method not found".
+    async def list_prompts(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
+
+    async def list_resources(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def list_resource_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    unchanging = CacheHint(ttl_ms=300_000, scope="public")
+
     return Server(
         config.name,
         version=config.version,
@@ -180,10 +199,18 @@ def build_server(
         instructions=config.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_subscriptions_listen=live.listen,
         lifespan=live.lifespan,
-        # The list depends on nothing but this package's contract, so every caller may share it (P2).
-        cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
+        # The lists depend on nothing but this package's contract, so every caller may share them (P2).
+        cache_hints={
+            "tools/list": unchanging,
+            "prompts/list": unchanging,
+            "resources/list": unchanging,
+            "resources/templates/list": unchanging,
+        },
     )
 
 
