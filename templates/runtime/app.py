@@ -22,8 +22,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from .discovery import Discovery
-from .errors import ToolError
+from .errors import ToolError, unexpected
 from .hooks import Hooks
+from .info import server_info
 from .live import LiveContract
 from .results import error_result, interpret, success_result
 from .routing import Tool
@@ -42,6 +43,9 @@ class ServerConfig:
     version: str
     instructions: str
     upstream: Upstream
+    server_info: bool = (
+        False  # serve the '<name>_server_info' diagnostic tool (info.py)
+    )
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -103,6 +107,13 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
+        if self.config.server_info and name == f"{self.config.name}_server_info":
+            config = self.config
+            return success_result(
+                await server_info(
+                    config.name, config.version, config.upstream, self.client()
+                )
+            )
         kind = self.discovery.meta.get(name)
         if kind is not None:
             try:
@@ -131,6 +142,11 @@ class Dispatcher:
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
             outcome = f"error ({exc.recovery.name.lower()})"
+        except Exception as exc:  # noqa: BLE001 - a bug must still answer as a result, without internals (E1, E5)
+            result = error_result(
+                unexpected(exc, name, action_name), secrets=self._secrets()
+            )
+            outcome = f"unexpected {type(exc).__name__}"
         log.info(
             "%s action=%s -> %s in %.0f ms",
             name,
