@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import __version__
+from .conversions import restate, spelled
 from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
 from .discovery import check_discovery_names
 from .fingerprints import Canonicalizer, fingerprint_tools, mapping_fingerprint, spec_operation_fingerprints
@@ -530,7 +531,14 @@ def _param_description(
     if not text.endswith((".", "!", "?")):
         text += "."
     if unit is not None:
-        text += f" In {unit.agent} (the server sends it to the API in {unit.upstream})."
+        if not (rule and rule.description):
+            text = restate(text, unit.upstream, unit.agent)
+        if spelled(unit.agent) not in text:
+            text += f" In {spelled(unit.agent)}."
+        text += (
+            f" The server converts it to {spelled(unit.upstream)} for the API "
+            f"(1 {unit.agent} = {_show(unit.factor)} {unit.upstream})."
+        )
     if param.schema.get("format") == "date-time":
         text += f" {DATE_TIME_NOTE}"
     if param.example is not None and "xample" not in text:

@@ -49,3 +49,41 @@ def _is_currency(unit: str) -> bool:
 
 def _number(value: Fraction) -> float:
     return int(value) if value.denominator == 1 else float(value)
+
+
+# How descriptions spell a unit: (plural, singular).
+_WORDS = {
+    "mg": ("milligrams", "milligram"),
+    "g": ("grams", "gram"),
+    "kg": ("kilograms", "kilogram"),
+    "ms": ("milliseconds", "millisecond"),
+    "s": ("seconds", "second"),
+    "min": ("minutes", "minute"),
+    "h": ("hours", "hour"),
+    "days": ("days", "day"),
+    "mm": ("millimeters", "millimeter"),
+    "cm": ("centimeters", "centimeter"),
+    "m": ("meters", "meter"),
+    "km": ("kilometers", "kilometer"),
+    "cents": ("cents", "cent"),
+}
+
+
+def spelled(unit: str) -> str:
+    """'kilograms' for kg, 'USD' for usd: how a sentence names the unit."""
+    if unit in _WORDS:
+        return _WORDS[unit][0]
+    return unit.upper() if _is_currency(unit) else unit
+
+
+def restate(text: str, upstream: str, agent: str) -> str:
+    """The spec's sentence in the agent's unit: 'Weight in grams.' -> 'Weight in kilograms.'.
+
+    The spec describes what the API takes; the agent passes another unit, and a description naming
+    both would contradict itself.
+    """
+    plural, singular = _WORDS.get(upstream, (upstream, upstream))
+    new_plural = spelled(agent)
+    new_singular = _WORDS[agent][1] if agent in _WORDS else new_plural
+    text = re.sub(rf"\b{re.escape(plural)}\b", new_plural, text)
+    return re.sub(rf"\b{re.escape(singular)}\b", new_singular, text)

@@ -152,19 +152,20 @@ def _apply_auth(
 
 def missing_credential(auth: Auth) -> ToolError:
     """Reported when a tool is called, not at start-up: the server still starts and lists its tools (E3)."""
+    article, what = _CREDENTIAL_WORDS[auth.kind]
     return ToolError(
         f"no credentials: the environment variable {auth.env} is not set, so the server cannot call the API.",
-        f"This needs the user: 1. get a {_CREDENTIAL_WORDS[auth.kind]} for the API; 2. set {auth.env} to it "
-        f"in this MCP server's environment (for example in the client's server config: \"env\": "
-        f'{{"{auth.env}": "<your {_CREDENTIAL_WORDS[auth.kind]}>"}}); 3. restart the server and call again.',
+        f"This needs the user: 1. get {article} {what} for the API; 2. set {auth.env} to it in this MCP "
+        f'server\'s environment (for example in the client\'s server config: "env": {{"{auth.env}": '
+        f'"<your {what}>"}}); 3. restart the server and call again.',
         Recovery.NEEDS_PERMISSION,
     )
 
 
 _CREDENTIAL_WORDS = {
-    "bearer": "access token",
-    "api_key": "API key",
-    "basic": "user:password pair",
+    "bearer": ("an", "access token"),
+    "api_key": ("an", "API key"),
+    "basic": ("a", "user:password pair"),
 }
 
 
