@@ -660,12 +660,51 @@ def _action_description(rule: ActionRule, operation: Operation) -> str:
     return f"Calls {operation.key}."
 
 
+# The description's sections a mapping may write (T7), and how each is introduced.
+_SECTIONS = (
+    ("use_when", "Use it when"),
+    ("not_for", "Not for"),
+    ("returns", "Returns"),
+    ("does_not_return", "Does not return"),
+)
+
+
 def _tool_description(rule: ToolRule, actions: list[ActionSpec]) -> str:
-    lines = [rule.description.strip(), "", "Actions:"]
+    """The mapping's text and sections, then each action with what it needs and its defaults (T7).
+
+    Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
+    over-trigger on.
+    """
+    text = " ".join([rule.description.strip(), *_sections(rule)])
+    if not rule.list_actions:
+        return text
+    lines = [text, "", "Actions:"]
     for action in actions:
         needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
-        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}")
+        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action)}")
     return "\n".join(lines)
+
+
+def _sections(rule: ToolRule) -> list[str]:
+    sentences = []
+    for key, lead in _SECTIONS:
+        value = getattr(rule, key)
+        if value:
+            first, rest = value[0], value[1:]
+            starts_with_lead = value.lower().startswith(lead.lower())
+            sentences.append(_sentence(value if starts_with_lead else f"{lead} {first.lower()}{rest}"))
+    return sentences
+
+
+def _defaults_note(action: ActionSpec) -> str:
+    """The values an action uses when the agent leaves them out: the mapping's and the spec's."""
+    defaults = dict(action.defaults)
+    for param in action.params:
+        if "default" in param.schema:
+            defaults.setdefault(param.arg_name, param.schema["default"])
+    if not defaults:
+        return ""
+    return " Defaults: " + ", ".join(f"{name} {_show(value)}" for name, value in defaults.items()) + "."
 
 
 def _sentence(text: str) -> str:

@@ -86,6 +86,12 @@ class ToolRule:
     description: str
     actions: tuple[ActionRule, ...]
     source: SourceRef
+    # Sections of the description (T7), each printed as a sentence after it; None when not written.
+    use_when: str | None = None
+    not_for: str | None = None
+    returns: str | None = None
+    does_not_return: str | None = None
+    list_actions: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -357,7 +363,16 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
             _read_action(a, f"{pointer}/actions/{i}", document) for i, a in enumerate(tool["actions"])
         ),
         source=document.locate(pointer),
+        use_when=_text(tool.get("use_when")),
+        not_for=_text(tool.get("not_for")),
+        returns=_text(tool.get("returns")),
+        does_not_return=_text(tool.get("does_not_return")),
+        list_actions=tool.get("list_actions", True),
     )
+
+
+def _text(value: str | None) -> str | None:
+    return " ".join(value.split()) if value else None
 
 
 def _read_action(action: dict[str, Any], pointer: str, document: Document) -> ActionRule:

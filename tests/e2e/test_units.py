@@ -65,6 +65,13 @@ async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping
     weight = change["weight_kg"]
     assert (weight["type"], weight["minimum"], weight["maximum"]) == ("number", 0.001, 30)  # bounds restated
     assert weight["description"].startswith("Weight in kilograms. The server converts it to grams for the API")
+    assert tools["ship_shipments_find"]["description"] == (
+        "List shipments or get one by id. Use it when you need a shipment's id or status, for example before "
+        "cancelling it. Not for booking or cancelling; use ship_shipment_change for that. Returns shipment "
+        "records with weights in grams and values in cents, as the API stores them. Does not return tracking "
+        "events or the courier's name.\n\nActions:\n- list: List shipments.\n- get: Get one shipment. "
+        "Needs: shipment_id."
+    )  # T7: the mapping's sections, then the generated action list
     pickup = change["pickup_at"]["description"]
     assert "ISO 8601 date-time with a UTC offset" in pickup and "'tomorrow' are refused" in pickup
 
