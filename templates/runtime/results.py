@@ -44,6 +44,8 @@ def http_error(
     """An upstream refusal as what happened, why, and what to do next (E2, E3); see docs/errors.md."""
     status = response.status_code
     said, field = _upstream_problem(response)
+    if said and not said.endswith((".", "!", "?")):
+        said += "."
     told = f" The API said: {said}" if said else ""
     if status in (400, 422):
         return _rejected(status, told, said, field, action)

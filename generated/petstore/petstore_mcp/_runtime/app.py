@@ -43,9 +43,8 @@ class ServerConfig:
     version: str
     instructions: str
     upstream: Upstream
-    server_info: bool = (
-        False  # serve the '<name>_server_info' diagnostic tool (info.py)
-    )
+    # Serve the '<name>_server_info' diagnostic tool (info.py).
+    server_info: bool = False
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -107,13 +106,12 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
-        if self.config.server_info and name == f"{self.config.name}_server_info":
-            config = self.config
-            return success_result(
-                await server_info(
-                    config.name, config.version, config.upstream, self.client()
-                )
+        config = self.config
+        if config.server_info and name == f"{config.name}_server_info":
+            info = await server_info(
+                config.name, config.version, config.upstream, self.client()
             )
+            return success_result(info)
         kind = self.discovery.meta.get(name)
         if kind is not None:
             try:
