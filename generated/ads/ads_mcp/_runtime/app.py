@@ -106,12 +106,6 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None
     ) -> types.CallToolResult:
-        config = self.config
-        if config.server_info and name == f"{config.name}_server_info":
-            info = await server_info(
-                config.name, config.version, config.upstream, self.client()
-            )
-            return success_result(info)
         kind = self.discovery.meta.get(name)
         if kind is not None:
             try:
@@ -120,6 +114,12 @@ class Dispatcher:
                 name, arguments = self.discovery.unwrap(arguments)
             except ToolError as exc:
                 return error_result(exc, secrets=self._secrets())
+        config = self.config  # server_info is found and run like a catalog tool
+        if config.server_info and name == f"{config.name}_server_info":
+            info = await server_info(
+                config.name, config.version, config.upstream, self.client()
+            )
+            return success_result(info)
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
