@@ -63,7 +63,9 @@ def render_server(
 
     files = [
         RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
-        RenderedFile("README.md", page("package/README.md.jinja", env_rows=_env_rows(server))),
+        RenderedFile(
+            "README.md", page("package/README.md.jinja", env_rows=_env_rows(server), unit_rows=_unit_rows(server))
+        ),
         RenderedFile(LOCK_FILE, lock_json(server, contract(server, profile))),
         RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
         RenderedFile(f"{pkg}/__main__.py", page("package/__main__.py.jinja")),
@@ -248,6 +250,22 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
         )
     return rows
+
+
+def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
+    """(tool, action, '`weight_kg` in kg', '`weight` in g (x 1000)') for every converted parameter (T5)."""
+    return [
+        (
+            tool.name,
+            action.name,
+            f"`{param.arg_name}` in {param.unit.agent}",
+            f"`{param.wire_name}` in {param.unit.upstream} (x {param.unit.factor:g})",
+        )
+        for tool in server.tools
+        for action in tool.actions
+        for param in action.params
+        if param.unit is not None
+    ]
 
 
 def _summary(server: ServerSpec) -> str:
