@@ -74,6 +74,11 @@ CASES: dict[str, tuple[dict[str, Any] | None, dict[str, str], str, dict[str, Any
         {}, "ads_campaign_change", CREATE,
         ["the API failed (HTTP 503) while running 'create'. The API said: maintenance",
          "Before calling 'create' again, check with ads_campaigns_find (action list) that it did not take effect."]),
+    "cannot connect, wait and retry": (
+        None, {"ADS_BASE_URL": "http://127.0.0.1:9"}, "ads_campaign_change", CREATE,
+        ["cannot reach the API at http://127.0.0.1:9 (ConnectError).",
+         "Next step (wait and retry): Wait and retry; if it keeps failing, ask the user to check that the API "
+         "is up and that ADS_BASE_URL points at it."]),
     "missing token, fix steps": (
         None, {"ADS_API_TOKEN": ""}, "ads_reports", {"action": "account"},
         ["no credentials: the environment variable ADS_API_TOKEN is not set",
