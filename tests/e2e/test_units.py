@@ -13,6 +13,7 @@ import pytest
 from tests.e2e.packages import write_package
 from tests.support.mcp_client import result_json, result_text, stdio_client, tool_dicts
 from tests.support.paths import ROOT
+from tests.upstreams.recording import DroppingUpstream
 from tests.upstreams.units import ShippingUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -168,3 +169,17 @@ async def test_server_info_reports_an_unreachable_api(ship_package: Path, shippi
     data = result.structured_content
     assert data["credentials"] == [{"env": "SHIP_API_KEY", "kind": "api_key", "configured": False}]
     assert data["upstream"]["reachable"] is False and "cannot connect" in data["upstream"]["problem"]
+
+
+async def test_a_dropped_connection_on_a_change_says_check_not_retry(ship_package: Path,
+                                                                     shipping: ShippingUpstream) -> None:
+    with DroppingUpstream() as dropping:
+        env = ship_env(ship_package, shipping, SHIP_BASE_URL=dropping.base_url)
+        async with stdio_client(ship_command(), env) as client:
+            result = await client.call_tool("ship_shipment_change", {"action": "cancel", "shipment_id": "shp_001"})
+        received = dropping.received
+    text = result_text(result)
+    assert received == 1  # the request arrived: it may have taken effect
+    assert result.is_error and "so the outcome of 'cancel' is unknown" in text  # E4
+    assert "Check with ship_shipments_find (action get) whether the change happened." in text
+    assert "retry" not in text.lower()
