@@ -494,7 +494,8 @@ def _unit_spec(param: _OperationParam, rule: UnitRule, arg_name: str) -> tuple[U
                 hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
             )
         ]
-    integer = param.schema.get("type") == "integer" or "integer" in (param.schema.get("type") or [])
+    type_ = param.schema.get("type")
+    integer = "integer" in (type_ if isinstance(type_, list) else [type_])
     return UnitSpec(agent=rule.agent, upstream=rule.upstream, factor=rule.factor, integer=integer), []
 
 
@@ -508,6 +509,9 @@ def _in_agent_units(schema: JsonSchema, unit: UnitSpec) -> JsonSchema:
     for key in _SCALED_KEYWORDS:
         if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
             out[key] = _to_agent_units(out[key], unit)
+    if isinstance(out.get("multipleOf"), float):
+        # A fractional multipleOf fails on float rounding (0.3 / 0.1); the API re-checks its own step.
+        del out["multipleOf"]
     if unit.integer and unit.factor > 1:
         out["type"] = "number"
     return out
