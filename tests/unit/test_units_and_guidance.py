@@ -99,3 +99,16 @@ def test_stack_traces_and_html_never_reach_the_agent(results: ModuleType) -> Non
     assert results._upstream_problem(html) == ("", None)
     nested = httpx.Response(422, json={"error": {"message": "bad owner", "field": "owner"}})
     assert results._upstream_problem(nested) == ("bad owner", "owner")
+
+
+def test_refusals_without_a_configured_credential_or_a_named_scope(results: ModuleType) -> None:
+    from ads_mcp._runtime.routing import Action  # type: ignore[import-not-found]
+
+    action = Action(name="list", method="GET", path="/things")
+    unauthenticated = results.http_error(httpx.Response(401, json={"message": "login first"}), action, None)
+    assert unauthenticated.recovery.name == "NEEDS_HUMAN" and "this server sends none" in unauthenticated.what
+    forbidden = results.http_error(httpx.Response(403), action, "THINGS_TOKEN")
+    assert forbidden.what == "the credentials in THINGS_TOKEN may not run 'list' (HTTP 403)."
+    assert forbidden.how.startswith("This needs the user: ask them to grant permission for 'list' to that credential")
+    teapot = results.http_error(httpx.Response(418, text="I'm a teapot"), action, None)
+    assert teapot.what == "the API answered HTTP 418 to 'list'. The API said: I'm a teapot."
