@@ -7,11 +7,23 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import __version__
+from .conversions import restate, spelled
 from .diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
 from .discovery import check_discovery_names
 from .fingerprints import Canonicalizer, fingerprint_tools, mapping_fingerprint, spec_operation_fingerprints
-from .ir import ActionSpec, AuthSpec, FixedValue, JsonSchema, ParamSpec, ServerSpec, ToolHints, ToolSpec
-from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, did_you_mean
+from .guidance import with_guidance
+from .ir import (
+    ActionSpec,
+    AuthSpec,
+    FixedValue,
+    JsonSchema,
+    ParamSpec,
+    ServerSpec,
+    ToolHints,
+    ToolSpec,
+    UnitSpec,
+)
+from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, UnitRule, did_you_mean
 from .naming import (
     ARG_NAME_PATTERN,
     RESERVED_ARGS,
@@ -26,6 +38,8 @@ from .naming import (
 from .openapi import Operation, Spec, find_operation
 from .refs import Located
 from .schemas import input_schema, json_type_of, lean_text, short_text
+from .server_info import check_server_info_name
+from .units import is_numeric
 
 # Headers OpenAPI says are described elsewhere; never offered as parameters.
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
@@ -66,6 +80,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
+    if mapping.server.server_info:
+        diagnostics += check_server_info_name(mapping.server.name, [t.name for t in tools], mapping.server.source)
     discovery = mapping.server.discovery == "search_tools"
     if discovery:
         diagnostics += check_discovery_names(
@@ -81,7 +97,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if op.key not in used
     )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
-    tools = fingerprint_tools(tools, spec, mapping, canon)
+    tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),
@@ -101,6 +117,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
         discovery=discovery,
+        server_info=server_rule.server_info,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -413,7 +430,10 @@ def _param_spec(
     param: _OperationParam, rule: ParamRule | None, operation: Operation
 ) -> tuple[ParamSpec, Any, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
+    unit_rule = rule.unit if rule else None
     arg_name = rule.name if rule and rule.name else snake_case(param.wire_name)
+    if unit_rule is not None and not (rule and rule.name):
+        arg_name = f"{arg_name}_{unit_rule.agent}"
     source = rule.source if rule else param.source
     if arg_name in RESERVED_ARGS:
         diagnostics.append(
@@ -431,9 +451,16 @@ def _param_spec(
         required = False
     schema = dict(param.schema)
     schema.pop("description", None)
+    unit = None
+    if unit_rule is not None:
+        unit, found = _unit_spec(param, unit_rule, arg_name)
+        diagnostics += found
+        if unit is not None:
+            schema = _in_agent_units(schema, unit)
+            param = replace(param, example=_to_agent_units(param.example, unit))
     if default is not UNSET:
         schema["default"] = default
-    schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET))
+    schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET), unit)
     return (
         ParamSpec(
             arg_name=arg_name,
@@ -442,25 +469,96 @@ def _param_spec(
             required=required,
             schema=schema,
             source=source,
+            unit=unit,
         ),
         default,
         diagnostics,
     )
 
 
-def _param_description(param: _OperationParam, rule: ParamRule | None, arg_name: str, default: Any) -> str:
-    """What it is, an example value and the default (T7)."""
+def _unit_spec(param: _OperationParam, rule: UnitRule, arg_name: str) -> tuple[UnitSpec | None, list[Diagnostic]]:
+    """A declared conversion applies to a number, and the name the agent sees carries its unit (T5)."""
+    if not is_numeric(param.schema):
+        return None, [
+            error(
+                "M220",
+                f"parameter '{param.wire_name}' is {json_type_of(param.schema)}, so it has no unit to convert",
+                rule.source,
+                hint="remove 'unit' from this parameter",
+            )
+        ]
+    if rule.agent not in arg_name.split("_"):
+        return None, [
+            error(
+                "M221",
+                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so (T5)",
+                rule.source,
+                hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
+            )
+        ]
+    type_ = param.schema.get("type")
+    integer = "integer" in (type_ if isinstance(type_, list) else [type_])
+    return UnitSpec(agent=rule.agent, upstream=rule.upstream, factor=rule.factor, integer=integer), []
+
+
+_SCALED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default")
+
+
+def _in_agent_units(schema: JsonSchema, unit: UnitSpec) -> JsonSchema:
+    """The upstream's bounds and default, restated in the agent's unit; fractions allowed when they map
+    onto whole upstream units (1.5 kg is 1500 g)."""
+    out = dict(schema)
+    for key in _SCALED_KEYWORDS:
+        if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
+            out[key] = _to_agent_units(out[key], unit)
+    if isinstance(out.get("multipleOf"), float):
+        # A fractional multipleOf fails on float rounding (0.3 / 0.1); the API re-checks its own step.
+        del out["multipleOf"]
+    if unit.integer and unit.factor > 1:
+        out["type"] = "number"
+    return out
+
+
+def _to_agent_units(value: Any, unit: UnitSpec) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    scaled = value / unit.factor
+    return int(scaled) if float(scaled).is_integer() else round(scaled, 9)
+
+
+def _param_description(
+    param: _OperationParam, rule: ParamRule | None, arg_name: str, default: Any, unit: UnitSpec | None = None
+) -> str:
+    """What it is, its unit or time format, an example value and the default (T5, T7)."""
     text = (rule.description if rule and rule.description else None) or lean_text(param.description, 200)
     if not text:
         text = f"The {arg_name.replace('_', ' ')}."
     text = text.rstrip()
     if not text.endswith((".", "!", "?")):
         text += "."
+    if unit is not None:
+        if not (rule and rule.description):
+            text = restate(text, unit.upstream, unit.agent)
+        if spelled(unit.agent) not in text:
+            text += f" In {spelled(unit.agent)}."
+        text += (
+            f" The server converts it to {spelled(unit.upstream)} for the API "
+            f"(1 {unit.agent} = {_show(unit.factor)} {unit.upstream})."
+        )
+    if param.schema.get("format") == "date-time":
+        text += f" {DATE_TIME_NOTE}"
     if param.example is not None and "xample" not in text:
         text += f" Example: {_show(param.example)}."
     if default is not UNSET and "efault" not in text:
         text += f" Default: {_show(default)}."
     return text
+
+
+# T5: absolute times with an offset only; the server refuses anything else (validation.py).
+DATE_TIME_NOTE = (
+    "An ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 or 2026-11-01T00:00:00Z; "
+    "relative values such as 'tomorrow' are refused."
+)
 
 
 def _show(value: Any) -> str:
@@ -553,12 +651,51 @@ def _action_description(rule: ActionRule, operation: Operation) -> str:
     return f"Calls {operation.key}."
 
 
+# The description's sections a mapping may write (T7), and how each is introduced.
+_SECTIONS = (
+    ("use_when", "Use it when"),
+    ("not_for", "Not for"),
+    ("returns", "Returns"),
+    ("does_not_return", "Does not return"),
+)
+
+
 def _tool_description(rule: ToolRule, actions: list[ActionSpec]) -> str:
-    lines = [rule.description.strip(), "", "Actions:"]
+    """The mapping's text and sections, then each action with what it needs and its defaults (T7).
+
+    Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
+    over-trigger on.
+    """
+    text = " ".join([rule.description.strip(), *_sections(rule)])
+    if not rule.list_actions:
+        return text
+    lines = [text, "", "Actions:"]
     for action in actions:
         needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
-        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}")
+        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action)}")
     return "\n".join(lines)
+
+
+def _sections(rule: ToolRule) -> list[str]:
+    sentences = []
+    for key, lead in _SECTIONS:
+        value = getattr(rule, key)
+        if value:
+            first, rest = value[0], value[1:]
+            starts_with_lead = value.lower().startswith(lead.lower())
+            sentences.append(_sentence(value if starts_with_lead else f"{lead} {first.lower()}{rest}"))
+    return sentences
+
+
+def _defaults_note(action: ActionSpec) -> str:
+    """The values an action uses when the agent leaves them out: the mapping's and the spec's."""
+    defaults = dict(action.defaults)
+    for param in action.params:
+        if "default" in param.schema:
+            defaults.setdefault(param.arg_name, param.schema["default"])
+    if not defaults:
+        return ""
+    return " Defaults: " + ", ".join(f"{name} {_show(value)}" for name, value in defaults.items()) + "."
 
 
 def _sentence(text: str) -> str:

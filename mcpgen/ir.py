@@ -34,6 +34,16 @@ class OperationFingerprint:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UnitSpec:
+    """The agent passes `agent` units; the server sends `value * factor` in `upstream` units (T5)."""
+
+    agent: str
+    upstream: str
+    factor: float
+    integer: bool  # the API takes whole numbers, so a value finer than one upstream unit is refused
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamSpec:
     """One parameter as the agent sees it (`arg_name`) and as the upstream expects it (`wire_name`)."""
 
@@ -43,6 +53,7 @@ class ParamSpec:
     required: bool
     schema: JsonSchema  # property schema in the tool's inputSchema, description included
     source: SourceRef
+    unit: UnitSpec | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +80,10 @@ class ActionSpec:
     operation_source: SourceRef  # the operation in the spec
     operation_fingerprint: OperationFingerprint | None = None
     mapping_fingerprint: Fingerprint | None = None
+    # Where an error message sends the agent next (E2, E4), decided from the server's other actions:
+    find_with: str | None = None  # the action(s) that find the `finds` identifier, for a 404
+    finds: str | None = None  # the path argument a 404 is about: 'campaign_id'
+    check_with: str | None = None  # the read action that shows whether a change took effect
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -127,6 +142,7 @@ class ServerSpec:
     spec_operations: tuple[tuple[str, str], ...] = ()
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
+    server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema
 
+from .conversions import KNOWN_UNITS, known_factor
 from .diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from .naming import snake_case
 from .sources import Document, join_pointer, load_document
@@ -44,6 +45,16 @@ UNSET: Any = _Unset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UnitRule:
+    """The agent's unit, the API's unit, and upstream units in one agent unit (T5)."""
+
+    agent: str
+    upstream: str
+    factor: float
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamRule:
     key: str  # as written: 'weight' or 'body.weight'
     wire_name: str
@@ -55,6 +66,7 @@ class ParamRule:
     hidden: bool
     required: bool | None
     source: SourceRef
+    unit: UnitRule | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +86,12 @@ class ToolRule:
     description: str
     actions: tuple[ActionRule, ...]
     source: SourceRef
+    # Sections of the description (T7), each printed as a sentence after it; None when not written.
+    use_when: str | None = None
+    not_for: str | None = None
+    returns: str | None = None
+    does_not_return: str | None = None
+    list_actions: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,6 +114,7 @@ class ServerRule:
     timeout_s: float
     source: SourceRef
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
+    server_info: bool = False  # add the '<name>_server_info' diagnostic tool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,6 +157,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
     if not found:
         found.extend(_check_unique_names(document))
         found.extend(_check_auth(document))
+        found.extend(_check_units(document))
     return found
 
 
@@ -272,6 +292,42 @@ def _check_auth(document: Document) -> list[Diagnostic]:
     return []
 
 
+def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (join_pointer(f"/tools/{t}/actions/{a}/params", key, "unit"), rule["unit"])
+        for t, tool in enumerate(document.data["tools"])
+        for a, action in enumerate(tool["actions"])
+        for key, rule in (action.get("params") or {}).items()
+        if "unit" in rule
+    ]
+
+
+def _check_units(document: Document) -> list[Diagnostic]:
+    """A conversion is never guessed: an unknown pair needs its factor written out (T5)."""
+    found = []
+    for pointer, unit in _unit_rules(document):
+        if unit["agent"] == unit["upstream"]:
+            found.append(
+                error(
+                    "M120",
+                    f"unit converts '{unit['agent']}' to itself",
+                    document.locate(pointer),
+                    hint="remove 'unit', or name the unit the API expects in 'upstream'",
+                )
+            )
+        elif "factor" not in unit and known_factor(unit["agent"], unit["upstream"]) is None:
+            found.append(
+                error(
+                    "M121",
+                    f"mcpgen does not know how many '{unit['upstream']}' make one '{unit['agent']}'",
+                    document.locate(pointer),
+                    hint=f"add 'factor: <upstream units in one {unit['agent']}>'; known units: "
+                    + ", ".join(KNOWN_UNITS),
+                )
+            )
+    return found
+
+
 def _read(document: Document) -> Mapping:
     data = document.data
     server = data["server"]
@@ -291,6 +347,7 @@ def _read(document: Document) -> Mapping:
             timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
             source=document.locate("/server"),
             discovery=server.get("discovery", "none"),
+            server_info=bool(server.get("server_info", False)),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -306,7 +363,16 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
             _read_action(a, f"{pointer}/actions/{i}", document) for i, a in enumerate(tool["actions"])
         ),
         source=document.locate(pointer),
+        use_when=_text(tool.get("use_when")),
+        not_for=_text(tool.get("not_for")),
+        returns=_text(tool.get("returns")),
+        does_not_return=_text(tool.get("does_not_return")),
+        list_actions=tool.get("list_actions", True),
     )
+
+
+def _text(value: str | None) -> str | None:
+    return " ".join(value.split()) if value else None
 
 
 def _read_action(action: dict[str, Any], pointer: str, document: Document) -> ActionRule:
@@ -338,7 +404,15 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         hidden=bool(rule.get("hidden", False)),
         required=rule.get("required"),
         source=document.locate(pointer),
+        unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
     )
+
+
+def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
+    if unit is None:
+        return None
+    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
+    return UnitRule(agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer))
 
 
 _PLACES = {"tools": "tool", "actions": "action", "params": "parameter"}

@@ -12,11 +12,12 @@ from typing import Any
 import jinja2
 
 from .discovery import discovery_tools
-from .ir import ActionSpec, RenderedFile, ServerSpec, ToolSpec
+from .ir import ActionSpec, ParamSpec, RenderedFile, ServerSpec, ToolSpec
 from .lockfile import LOCK_FILE, lock_json
 from .naming import hook_names
 from .profiles import Profile, apply_profile
 from .pyemit import Call, Code, assignment, literal
+from .server_info import server_info_tool
 
 RUNTIME_DIR = "_runtime"
 
@@ -62,7 +63,9 @@ def render_server(
 
     files = [
         RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
-        RenderedFile("README.md", page("package/README.md.jinja", env_rows=_env_rows(server))),
+        RenderedFile(
+            "README.md", page("package/README.md.jinja", env_rows=_env_rows(server), unit_rows=_unit_rows(server))
+        ),
         RenderedFile(LOCK_FILE, lock_json(server, contract(server, profile))),
         RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
         RenderedFile(f"{pkg}/__main__.py", page("package/__main__.py.jinja")),
@@ -96,6 +99,8 @@ def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[st
     With discovery on, the two meta-tools are among them, and they are all tools/list serves.
     """
     tools = [_tool_entry(tool) for tool in server.tools]
+    if server.server_info:
+        tools = sorted([*tools, server_info_tool(server)], key=lambda t: t["name"])
     if server.discovery:
         tools = sorted([*tools, *discovery_tools(server)], key=lambda t: t["name"])
     return apply_profile(tools, profile)[0] if profile is not None else tools
@@ -137,7 +142,8 @@ def _tool_entry(tool: ToolSpec) -> dict[str, Any]:
 
 def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     uses_fixed = any(a.fixed for a in tool.actions)
-    names = ["Action", *(["Fixed"] if uses_fixed else []), "Param", "Tool"]
+    uses_units = any(p.unit for a in tool.actions for p in a.params)
+    names = ["Action", *(["Fixed"] if uses_fixed else []), "Param", "Tool", *(["Unit"] if uses_units else [])]
     table = Call("Tool", (("name", tool.name), ("actions", tuple(_action_call(a) for a in tool.actions))))
     return {"tool": tool, "imports": ", ".join(names), "tool_table": assignment("TOOL", table)}
 
@@ -150,10 +156,7 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(
             (
                 "params",
-                tuple(
-                    Call("Param", (("arg", p.arg_name), ("wire", p.wire_name), ("at", p.location)))
-                    for p in action.params
-                ),
+                tuple(_param_call(p) for p in action.params),
             )
         )
     if action.required_args:
@@ -172,7 +175,32 @@ def _action_call(action: ActionSpec) -> Call:
         )
     if action.body_encoding:
         kwargs.append(("body", action.body_encoding))
+    if action.find_with:
+        kwargs += [("find_with", action.find_with), ("finds", action.finds)]
+    if action.check_with:
+        kwargs.append(("check_with", action.check_with))
     return Call("Action", tuple(kwargs))
+
+
+def _param_call(param: ParamSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("arg", param.arg_name), ("wire", param.wire_name), ("at", param.location)]
+    if param.unit is not None:
+        unit = param.unit
+        kwargs.append(
+            (
+                "unit",
+                Call(
+                    "Unit",
+                    (
+                        ("agent", unit.agent),
+                        ("upstream", unit.upstream),
+                        ("factor", unit.factor),
+                        ("integer", unit.integer),
+                    ),
+                ),
+            )
+        )
+    return Call("Param", tuple(kwargs))
 
 
 def _server_module(server: ServerSpec) -> dict[str, Any]:
@@ -201,6 +229,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("version", server.version),
             ("instructions", server.description),
             ("upstream", upstream),
+            *([("server_info", True)] if server.server_info else []),
         ),
     )
     return {
@@ -221,6 +250,22 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
         )
     return rows
+
+
+def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
+    """(tool, action, '`weight_kg` in kg', '`weight` in g (x 1000)') for every converted parameter (T5)."""
+    return [
+        (
+            tool.name,
+            action.name,
+            f"`{param.arg_name}` in {param.unit.agent}",
+            f"`{param.wire_name}` in {param.unit.upstream} (x {param.unit.factor:g})",
+        )
+        for tool in server.tools
+        for action in tool.actions
+        for param in action.params
+        if param.unit is not None
+    ]
 
 
 def _summary(server: ServerSpec) -> str:

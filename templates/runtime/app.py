@@ -22,8 +22,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from .discovery import Discovery
-from .errors import ToolError
+from .errors import ToolError, unexpected
 from .hooks import Hooks
+from .info import server_info
 from .live import LiveContract
 from .results import error_result, interpret, success_result
 from .routing import Tool
@@ -42,6 +43,8 @@ class ServerConfig:
     version: str
     instructions: str
     upstream: Upstream
+    # Serve the '<name>_server_info' diagnostic tool (info.py).
+    server_info: bool = False
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -111,6 +114,12 @@ class Dispatcher:
                 name, arguments = self.discovery.unwrap(arguments)
             except ToolError as exc:
                 return error_result(exc, secrets=self._secrets())
+        config = self.config  # server_info is found and run like a catalog tool
+        if config.server_info and name == f"{config.name}_server_info":
+            info = await server_info(
+                config.name, config.version, config.upstream, self.client()
+            )
+            return success_result(info)
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
@@ -131,6 +140,11 @@ class Dispatcher:
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
             outcome = f"error ({exc.recovery.name.lower()})"
+        except Exception as exc:  # noqa: BLE001 - a bug must still answer as a result, without internals (E1, E5)
+            result = error_result(
+                unexpected(exc, name, action_name), secrets=self._secrets()
+            )
+            outcome = f"unexpected {type(exc).__name__}"
         log.info(
             "%s action=%s -> %s in %.0f ms",
             name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 
 class Recovery(enum.Enum):
@@ -24,3 +25,13 @@ class ToolError(Exception):
 
     def text(self) -> str:
         return f"Error: {self.what}\nNext step ({self.recovery.value}): {self.how}"
+
+
+def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
+    """A failure the server did not foresee, named by its type only: no trace, no values (E5)."""
+    return ToolError(
+        f"{tool} failed unexpectedly while running action {action!r} ({type(exc).__name__}).",
+        "This needs a human: tell the user; the server's log (stderr) shows when it happened. "
+        "Calling again will likely fail the same way.",
+        Recovery.NEEDS_HUMAN,
+    )

@@ -10,12 +10,23 @@ Location = Literal["path", "query", "header", "cookie", "body", "body_whole"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Unit:
+    """The agent passes `agent` units; the upstream gets `value * factor` in `upstream` units (T5)."""
+
+    agent: str
+    upstream: str
+    factor: float
+    integer: bool = False  # the upstream takes whole numbers only
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Param:
     """An argument the agent passes (`arg`) and where the upstream expects it (`wire` at `at`)."""
 
     arg: str
     wire: str
     at: Location
+    unit: Unit | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,10 +49,22 @@ class Action:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: tuple[Fixed, ...] = ()
     body: Literal["json", "form"] | None = None
+    # Where error messages send the agent next (E2, E4); decided by the generator.
+    find_with: str | None = (
+        None  # finds the `finds` argument's value: "ads_campaigns_find action list"
+    )
+    finds: str | None = None
+    check_with: str | None = (
+        None  # shows whether a change took effect: "ads_campaigns_find action get"
+    )
 
     @property
     def arg_names(self) -> tuple[str, ...]:
         return tuple(p.arg for p in self.params)
+
+    def arg_for(self, wire: str) -> str | None:
+        """The agent-facing name of an upstream field, so messages never name the wire name."""
+        return next((p.arg for p in self.params if p.wire == wire), None)
 
     @property
     def idempotent(self) -> bool:

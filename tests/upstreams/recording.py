@@ -290,3 +290,55 @@ def run_standalone(upstream: LoopbackUpstream, port: int, note: str = "") -> Non
         pass
     finally:
         upstream.stop()
+
+
+class DroppingUpstream:
+    """Reads each request and closes the connection without answering: a request that may have
+    arrived, with no reply to say so (for unknown-outcome tests, E4). Binds 127.0.0.1 only.
+
+        with DroppingUpstream() as dropping:
+            ...                                  # point the code under test at dropping.base_url
+            assert dropping.received == 1
+    """
+
+    def __init__(self) -> None:
+        self.received = 0
+        self._listener: Any = None  # a listening socket while started
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._listener is None:
+            raise RuntimeError("start the upstream first")
+        host, port = self._listener.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> Self:
+        import socket  # only this test double needs raw sockets
+
+        self._listener = socket.create_server((LOOPBACK, 0))
+        self._listener.settimeout(0.05)  # so the accept loop notices stop() promptly
+        self._thread = threading.Thread(target=self._serve, name="DroppingUpstream", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        listener, self._listener = self._listener, None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if listener is not None:
+            listener.close()
+
+    def _serve(self) -> None:
+        while self._listener is not None:
+            try:
+                connection, _ = self._listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            with connection:
+                connection.settimeout(5)
+                try:
+                    if connection.recv(65536):
+                        self.received += 1
+                except OSError:
+                    pass

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
+import math
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import mcp_types as types
 
 from .errors import Recovery, ToolError
-from .routing import Action
+from .routing import Action, Param
 
 _MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
 
@@ -34,53 +38,165 @@ def interpret(response: httpx.Response, action: Action) -> dict[str, Any]:
     return {"value": body}
 
 
-def http_error(response: httpx.Response, action: Action) -> ToolError:
+def http_error(
+    response: httpx.Response, action: Action, credential_env: str | None = None
+) -> ToolError:
+    """An upstream refusal as what happened, why, and what to do next (E2, E3); see docs/errors.md."""
     status = response.status_code
-    said = _upstream_message(response)
+    said, field = _upstream_problem(response)
+    if said and not said.endswith((".", "!", "?")):
+        said += "."
     told = f" The API said: {said}" if said else ""
     if status in (400, 422):
+        return _rejected(status, told, said, field, action)
+    if status == 401:
+        return _unauthorized(told, action, credential_env)
+    if status == 403:
+        return _forbidden(response, told, action, credential_env)
+    if status == 404:
+        return _not_found(told, action)
+    if status == 409:
+        check = action.check_with or "a read action of this server"
+        return ToolError(
+            f"'{action.name}' conflicts with the current state (HTTP 409).{told}",
+            f"Read the current state with {check}, then decide whether the change is still needed.",
+            Recovery.FIX_INPUT,
+        )
+    if status == 429:
+        wait = _retry_after_s(response.headers.get("retry-after", ""))
+        when = (
+            f"{wait} seconds (the API's Retry-After)"
+            if wait is not None
+            else "a minute"
+        )
+        return ToolError(
+            f"the API is rate limiting this server (HTTP 429).{told}",
+            f"Wait {when}, then call '{action.name}' again.",
+            Recovery.RETRY_LATER,
+        )
+    if status >= 500:
+        how = "Wait a minute and retry; if it keeps failing, tell the user the API is unavailable."
+        if not action.idempotent:
+            check = action.check_with or "a read action of this server"
+            how = f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
+        return ToolError(
+            f"the API failed (HTTP {status}) while running '{action.name}'.{told}",
+            how,
+            Recovery.RETRY_LATER,
+        )
+    return ToolError(
+        f"the API answered HTTP {status} to '{action.name}'.{told}",
+        "Check the arguments and call again.",
+        Recovery.FIX_INPUT,
+    )
+
+
+def _rejected(
+    status: int, told: str, said: str, field: str | None, action: Action
+) -> ToolError:
+    """400/422: the API's own words, and the argument it is about under the agent's name for it."""
+    param = _param_named(action, field, said)
+    if param is None:
         return ToolError(
             f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}",
             "Correct the value the API names and call again.",
             Recovery.FIX_INPUT,
         )
-    if status in (401, 403):
-        return ToolError(
-            f"the API refused the credentials for '{action.name}' (HTTP {status}).{told}",
-            "Ask the user to check the API credentials configured for this server and their permissions.",
-            Recovery.NEEDS_PERMISSION,
-        )
-    if status == 404:
-        return ToolError(
-            f"not found (HTTP 404) for '{action.name}'.{told}",
-            "Check the identifier; find the right one with a list or search action of this server.",
-            Recovery.FIX_INPUT,
-        )
-    if status == 409:
-        return ToolError(
-            f"the request conflicts with the current state (HTTP 409).{told}",
-            "Read the current state first, then decide whether the change is still needed.",
-            Recovery.FIX_INPUT,
-        )
-    if status == 429:
-        wait = response.headers.get("retry-after", "").strip()
-        when = f"{wait} seconds" if wait.isdigit() else "a little while"
-        return ToolError(
-            f"the API is rate limiting this server (HTTP 429).{told}",
-            f"Wait {when} and call again.",
-            Recovery.RETRY_LATER,
-        )
-    if status >= 500:
-        return ToolError(
-            f"the API failed (HTTP {status}).{told}",
-            "Wait and retry later; if it keeps failing, tell the user the API is unavailable.",
-            Recovery.RETRY_LATER,
+    about = f" The argument is {param.arg}"
+    about += f" (the API calls it {param.wire})." if param.wire != param.arg else "."
+    if param.unit is not None:
+        unit = param.unit
+        about += (
+            f" The API counts it in {unit.upstream}; this server converts {param.arg} from "
+            f"{unit.agent} (1 {unit.agent} = {unit.factor:g} {unit.upstream})."
         )
     return ToolError(
-        f"the API answered HTTP {status}.{told}",
-        "Check the arguments and call again.",
+        f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}{about}",
+        f"Correct {param.arg} and call again.",
         Recovery.FIX_INPUT,
     )
+
+
+def _unauthorized(told: str, action: Action, env: str | None) -> ToolError:
+    if env is None:
+        return ToolError(
+            f"the API wants credentials for '{action.name}' (HTTP 401), and this server sends none.{told}",
+            "This needs the user: the server's mapping needs server.auth; ask them to add it and regenerate.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return ToolError(
+        f"the API refused the credentials in {env} for '{action.name}' (HTTP 401): they are wrong, "
+        f"expired or revoked.{told}",
+        f"This needs the user: ask them to set {env} to a valid credential in this MCP server's "
+        "environment and restart the server. Calling again before that fails the same way.",
+        Recovery.NEEDS_PERMISSION,
+    )
+
+
+def _forbidden(
+    response: httpx.Response, told: str, action: Action, env: str | None
+) -> ToolError:
+    scope = _wanted_scope(response.headers.get("www-authenticate", ""))
+    needs = f" It needs the scope {scope}." if scope else ""
+    whose = f"the credentials in {env}" if env else "this server"
+    grant = f"the scope {scope}" if scope else f"permission for '{action.name}'"
+    fix = f" (or set {env} to one that has it and restart the server)" if env else ""
+    return ToolError(
+        f"{whose} may not run '{action.name}' (HTTP 403).{needs}{told}",
+        f"This needs the user: ask them to grant {grant} to that credential{fix}. "
+        "Calling again before that fails the same way.",
+        Recovery.NEEDS_PERMISSION,
+    )
+
+
+def _not_found(told: str, action: Action) -> ToolError:
+    if action.find_with and action.finds:
+        return ToolError(
+            f"not found (HTTP 404): '{action.name}' found nothing for the {action.finds} given.{told}",
+            f"Find the right {action.finds} with {action.find_with}, then call again with it.",
+            Recovery.FIX_INPUT,
+        )
+    return ToolError(
+        f"not found (HTTP 404) for '{action.name}'.{told}",
+        "Check the identifiers in the arguments and call again.",
+        Recovery.FIX_INPUT,
+    )
+
+
+def _param_named(action: Action, field: str | None, said: str) -> Param | None:
+    """The parameter an error is about: the field the API names, or the one wire name its message uses."""
+    if field:
+        leaf = re.split(r"[./\[\]]+", field.strip("/[]. "))[-1]
+        for param in action.params:
+            if leaf in (param.wire, param.arg):
+                return param
+    mentioned = [
+        p for p in action.params if re.search(rf"\b{re.escape(p.wire)}\b", said)
+    ]
+    return mentioned[0] if len(mentioned) == 1 else None
+
+
+def _retry_after_s(value: str) -> int | None:
+    """Retry-After as seconds: delta-seconds, or an HTTP date measured from now."""
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
+
+
+_SCOPE = re.compile(r'scope="([^"]*)"')
+
+
+def _wanted_scope(challenge: str) -> str | None:
+    found = _SCOPE.search(challenge)
+    scope = found.group(1).strip() if found else ""
+    return scope or None
 
 
 def _json_or_none(response: httpx.Response) -> Any:
@@ -90,23 +206,38 @@ def _json_or_none(response: httpx.Response) -> Any:
         return None
 
 
-def _upstream_message(response: httpx.Response) -> str:
+_MAX_SAID = 300
+# Lines of a stack trace (Python, Java/JS, Go): never passed on to the agent (E5).
+_TRACE = re.compile(
+    r"Traceback \(most recent call last\)|^\s+File \"|^\s+at \S|goroutine \d+", re.M
+)
+
+
+def _upstream_problem(response: httpx.Response) -> tuple[str, str | None]:
+    """The API's own message about a failure, and the field it names, if any."""
     body = _json_or_none(response)
     if isinstance(body, dict):
+        field = body.get("field") or body.get("param") or body.get("parameter")
         for key in _MESSAGE_KEYS:
             value = body.get(key)
-            if isinstance(value, str) and value.strip():
-                field = body.get("field") or body.get("param")
-                return value.strip() + (
-                    f" (field: {field})" if isinstance(field, str) else ""
-                )
             if isinstance(value, dict):
-                nested = value.get("message")
-                if isinstance(nested, str):
-                    return nested.strip()
-        return ""
+                field = field or value.get("field") or value.get("param")
+                value = value.get("message")
+            if isinstance(value, str) and value.strip():
+                return _clean(value), field if isinstance(field, str) else None
+        return "", None
     text = response.text.strip()
-    return text[:300] if text and not text.startswith("<") else ""
+    if not text or text.startswith("<"):
+        return "", None  # an HTML error page says nothing the agent can use
+    return _clean(text.splitlines()[0]), None
+
+
+def _clean(message: str) -> str:
+    found = _TRACE.search(message)
+    if found:
+        message = message[: found.start()]
+    message = " ".join(message.split())
+    return message if len(message) <= _MAX_SAID else message[: _MAX_SAID - 3] + "..."
 
 
 def success_result(data: dict[str, Any]) -> types.CallToolResult:

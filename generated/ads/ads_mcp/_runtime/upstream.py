@@ -13,7 +13,8 @@ from urllib.parse import quote
 import httpx
 
 from .errors import Recovery, ToolError
-from .routing import Action
+from .results import http_error
+from .routing import Action, Param
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,7 +59,11 @@ def build_request(
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
     whole_body: Any = None
-    placed = [(p.wire, p.at, values[p.arg]) for p in action.params if p.arg in values]
+    placed = [
+        (p.wire, p.at, to_upstream_units(p, values[p.arg]))
+        for p in action.params
+        if p.arg in values
+    ]
     placed += [(f.wire, f.at, f.value) for f in action.fixed]
     for wire, at, value in placed:
         if at == "path":
@@ -93,6 +98,26 @@ def build_request(
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
 
 
+def to_upstream_units(param: Param, value: Any) -> Any:
+    """weight_kg=1.5 is sent as weight=1500 when the API counts grams (T5)."""
+    unit = param.unit
+    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    sent = value * unit.factor
+    whole = round(sent)
+    if abs(sent - whole) < 1e-9 * max(1.0, abs(sent)):
+        return whole
+    if unit.integer:
+        step = 1 / unit.factor
+        raise ToolError(
+            f"{param.arg}={value:g} is finer than the API accepts: it takes whole {unit.upstream}, "
+            f"and 1 {unit.upstream} is {step:g} {unit.agent}.",
+            f"Round {param.arg} to a multiple of {step:g} and call again.",
+            Recovery.FIX_INPUT,
+        )
+    return sent
+
+
 def _path_segment(value: Any) -> str:
     # Encode everything, '/' included, so a value can never change which path is called;
     # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
@@ -114,13 +139,7 @@ def _apply_auth(
         return
     secret = os.environ.get(auth.env)
     if not secret:
-        # Reported when a tool is called, not at start-up: the server still lists its tools (E3).
-        raise ToolError(
-            f"no credentials: the environment variable {auth.env} is not set.",
-            f"Ask the user to set {auth.env} in this MCP server's environment (for example in the client's "
-            f'server config: "env": {{"{auth.env}": "<your key>"}}) and restart the server, then call again.',
-            Recovery.NEEDS_PERMISSION,
-        )
+        raise missing_credential(auth)
     if auth.kind == "bearer":
         headers["authorization"] = f"Bearer {secret}"
     elif auth.kind == "basic":
@@ -131,15 +150,35 @@ def _apply_auth(
         headers[(auth.name or "x-api-key").lower()] = secret
 
 
+def missing_credential(auth: Auth) -> ToolError:
+    """Reported when a tool is called, not at start-up: the server still starts and lists its tools (E3)."""
+    article, what = _CREDENTIAL_WORDS[auth.kind]
+    return ToolError(
+        f"no credentials: the environment variable {auth.env} is not set, so the server cannot call the API.",
+        f"This needs the user: 1. get {article} {what} for the API; 2. set {auth.env} to it in this MCP "
+        f'server\'s environment (for example in the client\'s server config: "env": {{"{auth.env}": '
+        f'"<your {what}>"}}); 3. restart the server and call again.',
+        Recovery.NEEDS_PERMISSION,
+    )
+
+
+_CREDENTIAL_WORDS = {
+    "bearer": ("an", "access token"),
+    "api_key": ("an", "API key"),
+    "basic": ("a", "user:password pair"),
+}
+
+
 async def send(
     client: httpx.AsyncClient,
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
 ) -> httpx.Response:
-    """Send with the configured timeout; network failures become errors that say what to do (E4)."""
+    """Send with the configured timeout; network failures and refusals become errors that say what
+    to do next (E2, E4)."""
     try:
-        return await client.send(request)
+        response = await client.send(request)
     except httpx.TimeoutException:
         if action.idempotent:
             raise ToolError(
@@ -147,16 +186,33 @@ async def send(
                 "Wait a few seconds and call again.",
                 Recovery.RETRY_LATER,
             ) from None
+        # A change that timed out may still have happened (E4): never tell the agent to retry it.
+        check = action.check_with or "a read action of this server"
         raise ToolError(
-            f"the API did not answer within {upstream.timeout_s:g} s, so it is unknown whether "
-            f"'{action.name}' took effect.",
-            "Do not repeat the call. Check the current state with a read action of this server first.",
+            f"the API did not answer within {upstream.timeout_s:g} s, so the outcome of "
+            f"'{action.name}' is unknown: it may or may not have taken effect.",
+            f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened, "
+            "and only if it did not, call again.",
             Recovery.CHECK_OUTCOME,
         ) from None
     except httpx.TransportError as exc:
+        port = f":{request.url.port}" if request.url.port else ""
+        where = f"{request.url.scheme}://{request.url.host}{port}"  # never the userinfo (E5)
+        if not action.idempotent and not isinstance(exc, httpx.ConnectError):
+            # The request may have arrived before the connection broke (E4).
+            check = action.check_with or "a read action of this server"
+            raise ToolError(
+                f"the connection to the API at {where} broke ({type(exc).__name__}), so the outcome of "
+                f"'{action.name}' is unknown: it may or may not have taken effect.",
+                f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened.",
+                Recovery.CHECK_OUTCOME,
+            ) from None
         raise ToolError(
-            f"cannot reach the API at {request.url.scheme}://{request.url.host}:{request.url.port or ''} "
-            f"({type(exc).__name__}).",
-            f"Wait and retry; if it keeps failing, ask the user to check {upstream.base_url_env}.",
+            f"cannot reach the API at {where} ({type(exc).__name__}).",
+            f"Wait and retry; if it keeps failing, ask the user to check that the API is up and that "
+            f"{upstream.base_url_env} points at it.",
             Recovery.RETRY_LATER,
         ) from None
+    if response.status_code >= 400:
+        raise http_error(response, action, upstream.auth.env if upstream.auth else None)
+    return response

@@ -21,6 +21,7 @@ TOOL = Tool(
             ),
             required=("name", "daily_budget_krw", "objective"),
             body="json",
+            check_with="ads_campaigns_find (action list)",
         ),
         Action(
             name="set_budget",
@@ -33,6 +34,9 @@ TOOL = Tool(
             ),
             required=("campaign_id", "daily_budget_krw"),
             body="json",
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
+            check_with="ads_campaigns_find (action get)",
         ),
         Action(
             name="pause",
@@ -41,6 +45,9 @@ TOOL = Tool(
             operation_id="pauseCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
+            check_with="ads_campaigns_find (action get)",
         ),
         Action(
             name="resume",
@@ -49,6 +56,9 @@ TOOL = Tool(
             operation_id="resumeCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
+            check_with="ads_campaigns_find (action get)",
         ),
         Action(
             name="delete",
@@ -57,6 +67,9 @@ TOOL = Tool(
             operation_id="deleteCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
+            check_with="ads_campaigns_find (action get)",
         ),
     ),
 )

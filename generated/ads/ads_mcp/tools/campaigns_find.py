@@ -38,6 +38,8 @@ TOOL = Tool(
             operation_id="getCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
         ),
     ),
 )

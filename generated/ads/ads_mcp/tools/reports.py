@@ -18,6 +18,8 @@ TOOL = Tool(
                 Param(arg="to_date", wire="to_date", at="query"),
             ),
             required=("campaign_id", "from_date", "to_date"),
+            find_with="ads_campaigns_find (action list or search)",
+            finds="campaign_id",
         ),
         Action(
             name="account",

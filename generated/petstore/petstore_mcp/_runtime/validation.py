@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Mapping
+from datetime import date, datetime
 from typing import Any
 
 import jsonschema
@@ -24,9 +26,7 @@ class ToolValidator:
         self.tool = tool
         self.properties: Mapping[str, Any] = input_schema.get("properties", {})
         self._validators = {
-            name: jsonschema.Draft202012Validator(
-                schema, format_checker=jsonschema.FormatChecker()
-            )
+            name: jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
             for name, schema in self.properties.items()
             if name != "action"
         }
@@ -118,7 +118,7 @@ class ToolValidator:
                 where = name + "".join(
                     f"[{json.dumps(p)}]" for p in problem.absolute_path
                 )
-                problems.append(f"{where}: {problem.message}.")
+                problems.append(f"{where}: {_explain(problem)}")
         return problems
 
     def _type_of(self, name: str) -> str:
@@ -128,3 +128,51 @@ class ToolValidator:
         if "enum" in schema:
             shown += " one of " + ", ".join(json.dumps(v) for v in schema["enum"])
         return shown
+
+
+# Times are absolute, with an offset (T5): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
+# time whose zone the server would have to guess. The stock checker skips date-time without an extra
+# package, so this one is always on.
+_FORMATS = jsonschema.FormatChecker()
+_DATE_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+)
+_FORMAT_EXAMPLES = {
+    "date-time": "an ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 "
+    "or 2026-11-01T00:00:00Z",
+    "date": "an ISO 8601 date, such as 2026-11-01",
+}
+
+
+@_FORMATS.checks("date-time", raises=ValueError)
+def _is_date_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return True  # the type check speaks for other values
+    found = _DATE_TIME.match(value)
+    if not found:
+        return False
+    # A real calendar date and clock time: drop the fraction, spell the offset out, parse.
+    plain = value[:19] + (value[found.start(2) :].upper().replace("Z", "+00:00"))
+    datetime.fromisoformat(plain)
+    return True
+
+
+@_FORMATS.checks("date", raises=ValueError)
+def _is_date(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)) and bool(
+        date.fromisoformat(value)
+    )
+
+
+def _explain(problem: jsonschema.ValidationError) -> str:
+    """jsonschema's message, with what to write instead where it has nothing to say (E2)."""
+    expected = (
+        _FORMAT_EXAMPLES.get(problem.validator_value)
+        if problem.validator == "format"
+        else None
+    )
+    if expected:
+        return f"{json.dumps(problem.instance)} is not {expected}."
+    return f"{problem.message}."

@@ -37,6 +37,7 @@ TOOL = Tool(
             operation_id="deleteOrder",
             params=(Param(arg="order_id", wire="orderId", at="path"),),
             required=("order_id",),
+            check_with="petstore_orders (action get)",
         ),
         Action(
             name="inventory",

@@ -30,6 +30,8 @@ TOOL = Tool(
             operation_id="getPetById",
             params=(Param(arg="pet_id", wire="petId", at="path"),),
             required=("pet_id",),
+            find_with="petstore_pets_find (action by_status or by_tags)",
+            finds="pet_id",
         ),
     ),
 )
