@@ -25,6 +25,7 @@ from .naming import (
 )
 from .openapi import Operation, Spec, find_operation
 from .refs import Located
+from .results import plan_results
 from .schemas import input_schema, json_type_of, short_text
 
 # Headers OpenAPI says are described elsewhere; never offered as parameters.
@@ -101,6 +102,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
         discovery=discovery,
+        max_result_tokens=server_rule.max_result_tokens,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -184,6 +186,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         params.append(built)
         if default is not UNSET:
             defaults.append((built.arg_name, default))
+    results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
+    diagnostics += results.diagnostics
+    params, defaults = list(results.params), list(results.defaults)
     diagnostics += _check_arg_names(params, operation)
     if has_errors(diagnostics):
         return None, diagnostics
@@ -200,6 +205,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             body_encoding=body_encoding,
             source=rule.source,
             operation_source=operation.source,
+            shape=results.shape,
+            paging=results.paging,
+            server_params=results.server_params,
         ),
         diagnostics,
     )
@@ -524,7 +532,7 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
     users: dict[str, list[str]] = {}
     needers: dict[str, list[str]] = {}
     for action in actions:
-        for param in action.params:
+        for param in (*action.params, *action.server_params):
             if param.arg_name not in properties:
                 properties[param.arg_name] = dict(param.schema)
             users.setdefault(param.arg_name, []).append(action.name)

@@ -54,6 +54,31 @@ class FixedValue:
     value: Any
 
 
+PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultShape:
+    """How a read action's records are shown (R1, R2): the runtime's `Shape`."""
+
+    items: str | None  # dotted path of the record list; "" when the body is the list; None: one record
+    concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
+    drop: tuple[str, ...]  # fields no format shows
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PagingSpec:
+    """How a list action pages upstream (R3): the runtime's `Paging`."""
+
+    style: PagingStyle
+    limit_arg: str | None  # the agent argument carrying the page size
+    offset_wire: str | None  # offset style: the API's offset parameter, computed from page and limit
+    next_cursor: str | None  # dotted body paths
+    has_more: str | None
+    total: str | None
+    echoed: tuple[str, ...]  # body fields that only repeat the paging
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
@@ -69,6 +94,11 @@ class ActionSpec:
     operation_source: SourceRef  # the operation in the spec
     operation_fingerprint: OperationFingerprint | None = None
     mapping_fingerprint: Fingerprint | None = None
+    shape: ResultShape | None = None  # read actions only
+    paging: PagingSpec | None = None  # list actions only
+    # Arguments the server handles itself, never sent as they are: response_format, and `page` or
+    # `cursor` when the API pages by offset or Link header.
+    server_params: tuple[ParamSpec, ...] = ()
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -127,6 +157,7 @@ class ServerSpec:
     spec_operations: tuple[tuple[str, str], ...] = ()
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
+    max_result_tokens: int = 20_000  # size budget of one result (R4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """ads_campaigns_find: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
+from .._runtime.pagination import Paging
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="ads_campaigns_find",
@@ -18,6 +20,18 @@ TOOL = Tool(
                 Param(arg="page", wire="page", at="query"),
                 Param(arg="limit", wire="per_page", at="query"),
             ),
+            defaults={"limit": 20},
+            shape=Shape(
+                items="campaigns",
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
+            paging=Paging(
+                style="page",
+                limit="limit",
+                total="total",
+                echoed=("page", "per_page"),
+            ),
         ),
         Action(
             name="search",
@@ -30,6 +44,13 @@ TOOL = Tool(
                 Param(arg="limit", wire="limit", at="query"),
             ),
             required=("query",),
+            defaults={"limit": 20},
+            shape=Shape(
+                items="campaigns",
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
+            paging=Paging(style="limit", limit="limit"),
         ),
         Action(
             name="get",
@@ -38,6 +59,10 @@ TOOL = Tool(
             operation_id="getCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
+            shape=Shape(
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
         ),
     ),
 )

@@ -3,6 +3,7 @@
 """ads_reports: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="ads_reports",
@@ -18,12 +19,14 @@ TOOL = Tool(
                 Param(arg="to_date", wire="to_date", at="query"),
             ),
             required=("campaign_id", "from_date", "to_date"),
+            shape=Shape(),
         ),
         Action(
             name="account",
             method="GET",
             path="/account",
             operation_id="getAccount",
+            shape=Shape(),
         ),
     ),
 )
