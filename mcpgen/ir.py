@@ -77,6 +77,7 @@ class PagingSpec:
     has_more: str | None
     total: str | None
     echoed: tuple[str, ...]  # body fields that only repeat the paging
+    max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

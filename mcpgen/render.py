@@ -208,6 +208,8 @@ def _paging_call(paging: PagingSpec) -> Call:
             kwargs.append((key, value))
     if paging.echoed:
         kwargs.append(("echoed", paging.echoed))
+    if paging.max_limit is not None:
+        kwargs.append(("max_limit", paging.max_limit))
     return Call("Paging", tuple(kwargs))
 
 

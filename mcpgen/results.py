@@ -311,8 +311,8 @@ def _paging(
         server_params.append(_server_param(PAGE_ARG, _page_schema({}), rule.source))
     if style == "link":
         server_params.append(_server_param(CURSOR_ARG, _cursor_schema(), rule.source))
-    limit_arg = next((p.arg_name for p in out if limit is not None and p.wire_name == limit.wire_name
-                      and p.location == "query"), None)
+    limited = next((p for p in out if limit is not None and p.wire_name == limit.wire_name
+                    and p.location == "query"), None)
     echoed = tuple(
         name
         for name in _properties(spec, body)
@@ -320,12 +320,13 @@ def _paging(
     )
     paging = PagingSpec(
         style=style,
-        limit_arg=limit_arg,
+        limit_arg=limited.arg_name if limited is not None else None,
         offset_wire=offset.wire_name if offset is not None and style == "offset" else None,
         next_cursor=next_cursor if style == "cursor" else None,
         has_more=has_more,
         total=total,
         echoed=echoed,
+        max_limit=limited.schema.get("maximum") if limited is not None else None,
     )
     return paging, out, defaults, server_params, diagnostics
 

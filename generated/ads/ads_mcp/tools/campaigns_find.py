@@ -31,6 +31,7 @@ TOOL = Tool(
                 limit="limit",
                 total="total",
                 echoed=("page", "per_page"),
+                max_limit=100,
             ),
         ),
         Action(
@@ -50,7 +51,7 @@ TOOL = Tool(
                 concise=("id", "name", "status", "daily_budget"),
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
             ),
-            paging=Paging(style="limit", limit="limit"),
+            paging=Paging(style="limit", limit="limit", max_limit=100),
         ),
         Action(
             name="get",

@@ -40,6 +40,7 @@ class Paging:
     has_more: str | None = None  # dotted path of the API's own "more to come" flag
     total: str | None = None  # dotted path of the total count
     echoed: tuple[str, ...] = ()  # body fields that only repeat the paging; never shown
+    max_limit: int | None = None  # the largest limit this action accepts
 
     @property
     def virtual_args(self) -> tuple[str, ...]:
@@ -65,6 +66,7 @@ def page_query(
     """Query parameters the server adds for the agent's `page` or `cursor` (offset and link styles)."""
     if paging is None:
         return []
+    check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
         page = int(values.get(PAGE_ARG, 1))
         limit = int(values[paging.limit]) if paging.limit in values else 0
@@ -72,6 +74,18 @@ def page_query(
     if paging.style == "link" and values.get(CURSOR_ARG):
         return decode_cursor(str(values[CURSOR_ARG]))
     return []
+
+
+def check_limit(paging: Paging, values: Mapping[str, Any]) -> None:
+    """The tool's schema states one bound for every action's limit; each action's own is checked here."""
+    limit = values.get(paging.limit) if paging.limit else None
+    if isinstance(limit, int) and paging.max_limit is not None and limit > paging.max_limit:
+        more = "next_page" if paging.style in ("page", "offset") else "next_cursor"
+        raise ToolError(
+            f"{paging.limit} {limit} is more than this action returns at once (at most {paging.max_limit}).",
+            f"Pass {paging.limit} between 1 and {paging.max_limit}, and follow {more} for the rest.",
+            Recovery.FIX_INPUT,
+        )
 
 
 def merge_query(
