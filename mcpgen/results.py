@@ -285,10 +285,10 @@ def _paging(
     style: PagingStyle | None = w.style or _derived_style(  # type: ignore[assignment]
         page, limit, offset, cursor, next_cursor, link
     )
-    if style is None or (wanted is None and not is_list):
+    if style is None or (wanted is None and not is_list) or diagnostics:
         return None, params, defaults, [], diagnostics
     diagnostics += _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
-    if any(d.code == "M216" for d in diagnostics):
+    if diagnostics:
         return None, params, defaults, [], diagnostics
     named = {p.wire_name for p in rule.params if p.name}  # the mapping's own names win
     server_params: list[ParamSpec] = []
