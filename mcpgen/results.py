@@ -40,7 +40,7 @@ _FORMAT_PARAM_SCHEMA = {
     "enum": ["concise", "detailed"],
     "default": "concise",
     "description": "How much of each record to return: concise (the default) keeps the fields most tasks "
-    "need, ids included; detailed returns every field. Example: \"detailed\".",
+    'need, ids included; detailed returns every field. Example: "detailed".',
 }
 
 
@@ -83,9 +83,7 @@ def plan_results(
     )
     server_params = [*server_params, format_param]
     diagnostics += _clashes(operation, params, server_params)
-    return ResultPlan(
-        tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics)
-    )
+    return ResultPlan(tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics))
 
 
 def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
@@ -152,8 +150,10 @@ def _properties(spec: Spec, schema: Located | None) -> dict[str, Located]:
 
 
 def _is_list(schema: Located | None) -> bool:
-    return schema is not None and isinstance(schema.value, dict) and (
-        schema.value.get("type") == "array" or isinstance(schema.value.get("items"), dict)
+    return (
+        schema is not None
+        and isinstance(schema.value, dict)
+        and (schema.value.get("type") == "array" or isinstance(schema.value.get("items"), dict))
     )
 
 
@@ -179,14 +179,19 @@ def _records(
         if body is not None and not _is_list(found):
             names = list(_properties(spec, body))
             close = did_you_mean(rule.items, names)
-            return rule.items, None, [
-                warning(
-                    "M215",
-                    f"response.items '{rule.items}' is not a list field of the response of {operation.key}",
-                    rule.source,
-                    hint=(f"did you mean {close}? " if close else "") + f"its fields are: {', '.join(names) or 'none'}",
-                )
-            ]
+            return (
+                rule.items,
+                None,
+                [
+                    warning(
+                        "M215",
+                        f"response.items '{rule.items}' is not a list field of the response of {operation.key}",
+                        rule.source,
+                        hint=(f"did you mean {close}? " if close else "")
+                        + f"its fields are: {', '.join(names) or 'none'}",
+                    )
+                ],
+            )
         return rule.items, _list_items(spec, found) if found is not None else None, []
     if body is None:
         return None, None, []
@@ -311,8 +316,10 @@ def _paging(
         server_params.append(_server_param(PAGE_ARG, _page_schema({}), rule.source))
     if style == "link":
         server_params.append(_server_param(CURSOR_ARG, _cursor_schema(), rule.source))
-    limited = next((p for p in out if limit is not None and p.wire_name == limit.wire_name
-                    and p.location == "query"), None)
+    limited = next(
+        (p for p in out if limit is not None and p.wire_name == limit.wire_name and p.location == "query"),
+        None,
+    )
     echoed = tuple(
         name
         for name in _properties(spec, body)
@@ -428,7 +435,9 @@ def _limit_param(
     if rule.max_limit and isinstance(spec_max, int):
         most = min(most, spec_max)
     spec_default = param.schema.get("default")
-    default = rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
+    default = (
+        rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
+    )
     default = min(default or DEFAULT_LIMIT, most)
     schema = {
         **param.schema,

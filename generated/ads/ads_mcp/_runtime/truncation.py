@@ -40,8 +40,14 @@ def fit(
         "reason": f"the full result is larger than this server's budget of {max_tokens} tokens",
     }
     items = data.get("items")
-    if estimate_tokens(data) > max_tokens and isinstance(items, list) and len(items) > 1:
-        data, note = _cut_items(data, note, max_tokens, tool, arguments, paging, limit_arg)
+    if (
+        estimate_tokens(data) > max_tokens
+        and isinstance(items, list)
+        and len(items) > 1
+    ):
+        data, note = _cut_items(
+            data, note, max_tokens, tool, arguments, paging, limit_arg
+        )
     if estimate_tokens({**data, "truncated": note}) > max_tokens:
         data = _cut_strings(data, _STRING_CAPS[1], "", cut)
     shown = _still_shown(cut, data)
@@ -79,7 +85,9 @@ def _cut_items(
     page = int(arguments.get(PAGE_ARG, 1))
     limit = arguments.get(limit_arg) if limit_arg else None
     offset = (page - 1) * limit if isinstance(limit, int) else 0
-    paged = paging is not None and paging.style in ("page", "offset") and bool(limit_arg)
+    paged = (
+        paging is not None and paging.style in ("page", "offset") and bool(limit_arg)
+    )
 
     def shown(count: int) -> dict[str, Any]:
         rest = {k: v for k, v in data.items() if k not in ("next_page", "next_cursor")}
@@ -87,11 +95,17 @@ def _cut_items(
 
     # Page arithmetic needs the shown count to divide the offset: then page and limit name the rest.
     counts = [c for c in range(1, len(items)) if not (paged and offset % c)]
-    low, high = 0, len(counts) - 1  # the answer is counts[low]; size grows with the count
+    low, high = (
+        0,
+        len(counts) - 1,
+    )  # the answer is counts[low]; size grows with the count
     while low < high:
         middle = (low + high + 1) // 2
         # Room for the note's next call, which is only written once the count is known.
-        if estimate_tokens({**shown(counts[middle]), "truncated": note}) + 150 <= max_tokens:
+        if (
+            estimate_tokens({**shown(counts[middle]), "truncated": note}) + 150
+            <= max_tokens
+        ):
             low = middle
         else:
             high = middle - 1
@@ -108,14 +122,18 @@ def _cut_items(
         next_arguments[limit_arg] = keep
     if paged:
         next_arguments[PAGE_ARG] = offset // keep + 2
-        note["rest"] = f"items {last + 1} onward: make exactly this call, then keep paging with its next_page"
+        note["rest"] = (
+            f"items {last + 1} onward: make exactly this call, then keep paging with its next_page"
+        )
     elif paging is not None and paging.style in ("cursor", "link") and limit_arg:
         note["rest"] = (
             f"make this call (same {CURSOR_ARG}, limit {keep}): it returns these {keep} items again with the "
             "next_cursor that continues right after them"
         )
     else:
-        note["rest"] = "the other items cannot be paged to; narrow the request (filters, limit) to see them"
+        note["rest"] = (
+            "the other items cannot be paged to; narrow the request (filters, limit) to see them"
+        )
         return shown(keep), note
     note["next_call"] = {"tool": tool, "arguments": next_arguments}
     return shown(keep), note

@@ -36,7 +36,9 @@ class Paging:
     style: Style
     limit: str | None = None  # the agent argument that carries the page size
     offset: str | None = None  # offset style: the API's offset query parameter
-    next_cursor: str | None = None  # cursor style: dotted path of the next cursor in the body
+    next_cursor: str | None = (
+        None  # cursor style: dotted path of the next cursor in the body
+    )
     has_more: str | None = None  # dotted path of the API's own "more to come" flag
     total: str | None = None  # dotted path of the total count
     echoed: tuple[str, ...] = ()  # body fields that only repeat the paging; never shown
@@ -55,9 +57,7 @@ class Paging:
     def consumed(self) -> tuple[str, ...]:
         """Top-level body fields folded into the one shape, so not repeated beside it."""
         paths = (self.next_cursor, self.has_more, self.total)
-        return tuple(
-            p.split(".")[0] for p in paths if p
-        ) + self.echoed
+        return tuple(p.split(".")[0] for p in paths if p) + self.echoed
 
 
 def page_query(
@@ -79,7 +79,11 @@ def page_query(
 def check_limit(paging: Paging, values: Mapping[str, Any]) -> None:
     """The tool's schema states one bound for every action's limit; each action's own is checked here."""
     limit = values.get(paging.limit) if paging.limit else None
-    if isinstance(limit, int) and paging.max_limit is not None and limit > paging.max_limit:
+    if (
+        isinstance(limit, int)
+        and paging.max_limit is not None
+        and limit > paging.max_limit
+    ):
         more = "next_page" if paging.style in ("page", "offset") else "next_cursor"
         raise ToolError(
             f"{paging.limit} {limit} is more than this action returns at once (at most {paging.max_limit}).",
