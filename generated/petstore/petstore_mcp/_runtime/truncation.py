@@ -95,10 +95,8 @@ def _cut_items(
 
     # Page arithmetic needs the shown count to divide the offset: then page and limit name the rest.
     counts = [c for c in range(1, len(items)) if not (paged and offset % c)]
-    low, high = (
-        0,
-        len(counts) - 1,
-    )  # the answer is counts[low]; size grows with the count
+    # Binary search for the largest count that fits: the size grows with the count.
+    low, high = 0, len(counts) - 1
     while low < high:
         middle = (low + high + 1) // 2
         # Room for the note's next call, which is only written once the count is known.
