@@ -295,7 +295,7 @@ def _paging(
     diagnostics += _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
     if diagnostics:
         return None, params, defaults, [], diagnostics
-    named = {p.wire_name for p in rule.params if p.name}  # the mapping's own names win
+    named = {p.wire_name for p in rule.params if p.name}  # a limit the mapping names keeps its name
     server_params: list[ParamSpec] = []
     out: list[ParamSpec] = []
     defaults = list(defaults)
@@ -308,9 +308,9 @@ def _paging(
             defaults = [(n, v) for n, v in defaults if n not in (before, param.arg_name)]
             defaults.append((param.arg_name, default))
         elif param is page and style == "page":
-            param = _renamed(param, PAGE_ARG, named, _page_schema(param.schema))
+            param = _renamed(param, PAGE_ARG, _page_schema(param.schema))
         elif param is cursor and style == "cursor":
-            param = _renamed(param, CURSOR_ARG, named, _cursor_schema())
+            param = _renamed(param, CURSOR_ARG, _cursor_schema())
         out.append(param)
     if style == "offset":
         server_params.append(_server_param(PAGE_ARG, _page_schema({}), rule.source))
@@ -421,9 +421,8 @@ def _body_field(spec: Spec, body: Located | None, names: tuple[str, ...]) -> str
     return None
 
 
-def _renamed(param: ParamSpec, arg_name: str, named: set[str], schema: dict[str, Any]) -> ParamSpec:
-    if param.wire_name in named:
-        return replace(param, schema={**schema, "description": param.schema.get("description", "")})
+def _renamed(param: ParamSpec, arg_name: str, schema: dict[str, Any]) -> ParamSpec:
+    # Always `page` and `cursor`, whatever the mapping calls them: they answer next_page and next_cursor.
     return replace(param, arg_name=arg_name, schema=schema)
 
 

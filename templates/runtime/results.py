@@ -53,7 +53,7 @@ def present(
     shape = action.shape
     assert shape is not None
     form = response_format(values)
-    records = lookup(body, shape.items) if shape.items is not None else None
+    records = lookup(body, shape.items) if shape.items is not None else body
     if not isinstance(records, list):
         record = shape_record(body, shape, form)
         return record if isinstance(record, dict) else {"value": record}
