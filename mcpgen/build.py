@@ -25,7 +25,7 @@ from .naming import (
 )
 from .openapi import Operation, Spec, find_operation
 from .refs import Located
-from .results import plan_results
+from .results import merge_limit_properties, plan_results
 from .schemas import input_schema, json_type_of, short_text
 
 # Headers OpenAPI says are described elsewhere; never offered as parameters.
@@ -538,6 +538,7 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
             users.setdefault(param.arg_name, []).append(action.name)
             if param.required:
                 needers.setdefault(param.arg_name, []).append(action.name)
+    properties = merge_limit_properties(properties, actions)
     if len(actions) > 1:
         for arg_name, used_by in users.items():
             note = _usage_note(used_by, needers.get(arg_name, []), action_names)

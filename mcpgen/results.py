@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .diagnostics import Diagnostic, SourceRef, error, warning
-from .ir import PagingSpec, PagingStyle, ParamSpec, ResultShape
+from .ir import ActionSpec, PagingSpec, PagingStyle, ParamSpec, ResultShape
 from .mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
 from .openapi import Operation, Spec
 from .refs import Located
@@ -487,3 +487,31 @@ def _clashes(operation: Operation, params: list[ParamSpec], server: list[ParamSp
         for s in server
         if s.arg_name in own
     ]
+
+
+def merge_limit_properties(properties: dict[str, Any], actions: list[ActionSpec]) -> dict[str, Any]:
+    """One `limit` property for actions whose bounds differ: the widest maximum, each action's own in words.
+
+    The tool's inputSchema is one flat set (T2); the server checks each action's own maximum (R3).
+    """
+    bounds: dict[str, list[tuple[str, Any, Any]]] = {}
+    for action in actions:
+        arg = action.paging.limit_arg if action.paging is not None else None
+        for param in action.params:
+            if arg is not None and param.arg_name == arg:
+                bounds.setdefault(arg, []).append(
+                    (action.name, param.schema.get("maximum"), param.schema.get("default"))
+                )
+    merged = dict(properties)
+    for arg, found in bounds.items():
+        if len({(most, default) for _, most, default in found}) < 2:
+            continue
+        schema = {k: v for k, v in merged[arg].items() if k != "default"}
+        schema["maximum"] = max(most for _, most, _ in found)
+        schema["description"] = (
+            "Most items one call returns, per action: "
+            + "; ".join(f"{name} 1 to {most} (default {default})" for name, most, default in found)
+            + "."
+        )
+        merged[arg] = schema
+    return merged

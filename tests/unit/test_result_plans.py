@@ -71,3 +71,11 @@ def test_a_field_the_records_lack_is_a_located_warning(tmp_path: Path) -> None:
     [warned] = [d for d in result.diagnostics if d.code == "M215"]
     assert warned.level == Level.WARNING and warned.source.line == 9
     assert "'nmae'" in warned.message and "did you mean 'name'" in warned.hint
+
+
+def test_one_limit_property_states_each_actions_bounds() -> None:
+    [tool] = _built(PAGES / "pages.openapi.yaml", PAGES / "mapping.yaml").tools
+    limit = tool.input_schema["properties"]["limit"]
+    assert limit["maximum"] == 60 and "default" not in limit  # the defaults differ, so none is stated as the one
+    assert "books 1 to 60 (default 10); events 1 to 50 (default 20); commits 1 to 30 (default 30)" in limit[
+        "description"]
