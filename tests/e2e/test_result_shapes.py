@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mcpgen.tokens import load_counter
 from tests.e2e.conftest import InstalledServer, server_env
 from tests.support.mcp_client import result_json, result_text, stdio_client
 from tests.support.paths import ROOT
@@ -68,6 +69,10 @@ async def test_concise_is_at_most_half_of_detailed_and_keeps_ids(ads_server: Ins
     assert one == {k: one_detailed[k] for k in ("id", "name", "status", "daily_budget")}
     assert tokens(concise) * 2 <= tokens(detailed), (tokens(concise), tokens(detailed))  # R2
     assert tokens(one) * 2 <= tokens(one_detailed), (tokens(one), tokens(one_detailed))
+    counter, _ = load_counter()  # real tokens too, where tiktoken and its encoding are at hand
+    if counter is not None:
+        concise_tokens, detailed_tokens = (counter.count(json.dumps(d, ensure_ascii=False)) for d in (concise, detailed))
+        assert concise_tokens * 2 <= detailed_tokens, (concise_tokens, detailed_tokens)
 
 
 # --- R3: one paging shape -------------------------------------------------------------------------
