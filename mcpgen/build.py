@@ -37,6 +37,7 @@ from .naming import (
 )
 from .openapi import Operation, Spec, find_operation
 from .refs import Located
+from .results import merge_limit_properties, plan_results
 from .schemas import input_schema, json_type_of, lean_text, short_text
 from .server_info import check_server_info_name
 from .units import is_numeric
@@ -118,6 +119,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
         discovery=discovery,
         server_info=server_rule.server_info,
+        max_result_tokens=server_rule.max_result_tokens,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -203,6 +205,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         params.append(built)
         if default is not UNSET:
             defaults.append((built.arg_name, default))
+    results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
+    diagnostics += results.diagnostics
+    params, defaults = list(results.params), list(results.defaults)
     diagnostics += _check_arg_names(params, operation)
     if has_errors(diagnostics):
         return None, diagnostics
@@ -219,6 +224,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             body_encoding=body_encoding,
             source=rule.source,
             operation_source=operation.source,
+            shape=results.shape,
+            paging=results.paging,
+            server_params=results.server_params,
         ),
         diagnostics,
     )
@@ -624,11 +632,12 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
     }
     needed: set[str] = set()
     for action in actions:
-        for param in action.params:
+        for param in (*action.params, *action.server_params):
             if param.arg_name not in properties:
                 properties[param.arg_name] = dict(param.schema)
             if param.required:
                 needed.add(param.arg_name)
+    properties = merge_limit_properties(properties, actions)
     # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;
     # per-parameter "used by"/"required for" lists repeated it (T3). The server still names the
     # parameters an action needs or does not take when a call gets them wrong (T2).

@@ -65,6 +65,32 @@ class FixedValue:
     value: Any
 
 
+PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultShape:
+    """How a read action's records are shown (R1, R2): the runtime's `Shape`."""
+
+    items: str | None  # dotted path of the record list; "" when the body is the list; None: one record
+    concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
+    drop: tuple[str, ...]  # fields no format shows
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PagingSpec:
+    """How a list action pages upstream (R3): the runtime's `Paging`."""
+
+    style: PagingStyle
+    limit_arg: str | None  # the agent argument carrying the page size
+    offset_wire: str | None  # offset style: the API's offset parameter, computed from page and limit
+    next_cursor: str | None  # dotted body paths
+    has_more: str | None
+    total: str | None
+    echoed: tuple[str, ...]  # body fields that only repeat the paging
+    max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
@@ -84,6 +110,11 @@ class ActionSpec:
     find_with: str | None = None  # the action(s) that find the `finds` identifier, for a 404
     finds: str | None = None  # the path argument a 404 is about: 'campaign_id'
     check_with: str | None = None  # the read action that shows whether a change took effect
+    shape: ResultShape | None = None  # read actions only
+    paging: PagingSpec | None = None  # list actions only
+    # Arguments the server handles itself, never sent as they are: response_format, and `page` or
+    # `cursor` when the API pages by offset or Link header.
+    server_params: tuple[ParamSpec, ...] = ()
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -143,6 +174,7 @@ class ServerSpec:
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
+    max_result_tokens: int = 20_000  # size budget of one result (R4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,33 @@ class ParamRule:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ResponseRule:
+    """How a read action's records are shown (R1, R2); unset fields are derived from the spec."""
+
+    items: str | None
+    concise: tuple[str, ...] | None
+    drop: tuple[str, ...]
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaginationRule:
+    """How a list action pages (R3); unset fields are derived from the operation."""
+
+    style: str | None
+    page: str | None
+    limit: str | None
+    offset: str | None
+    cursor: str | None
+    next_cursor: str | None
+    has_more: str | None
+    total: str | None
+    default_limit: int | None
+    max_limit: int | None
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionRule:
     name: str
     operation: str
@@ -77,6 +104,8 @@ class ActionRule:
     params: tuple[ParamRule, ...]
     source: SourceRef
     operation_source: SourceRef
+    response: ResponseRule | None = None
+    pagination: PaginationRule | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,6 +131,9 @@ class AuthRule:
     name: str | None
 
 
+DEFAULT_MAX_RESULT_TOKENS = 20_000
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerRule:
     name: str
@@ -115,6 +147,7 @@ class ServerRule:
     source: SourceRef
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
     server_info: bool = False  # add the '<name>_server_info' diagnostic tool
+    max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +191,25 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
         found.extend(_check_unique_names(document))
         found.extend(_check_auth(document))
         found.extend(_check_units(document))
+        found.extend(_check_limits(document))
+    return found
+
+
+def _check_limits(document: Document) -> list[Diagnostic]:
+    found = []
+    for t, tool in enumerate(document.data["tools"]):
+        for a, action in enumerate(tool["actions"]):
+            paging = action.get("pagination") or {}
+            default, most = paging.get("default_limit"), paging.get("max_limit")
+            if default is not None and most is not None and default > most:
+                found.append(
+                    error(
+                        "M111",
+                        f"default_limit {default} of action '{action['name']}' is larger than its max_limit {most}",
+                        document.locate(f"/tools/{t}/actions/{a}/pagination/default_limit"),
+                        hint=f"lower default_limit to at most {most}, or raise max_limit",
+                    )
+                )
     return found
 
 
@@ -348,6 +400,7 @@ def _read(document: Document) -> Mapping:
             source=document.locate("/server"),
             discovery=server.get("discovery", "none"),
             server_info=bool(server.get("server_info", False)),
+            max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -386,6 +439,37 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         ),
         source=document.locate(pointer),
         operation_source=document.locate(f"{pointer}/operation"),
+        response=_read_response(action["response"], f"{pointer}/response", document)
+        if "response" in action
+        else None,
+        pagination=_read_pagination(action["pagination"], f"{pointer}/pagination", document)
+        if "pagination" in action
+        else None,
+    )
+
+
+def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
+    return ResponseRule(
+        items=rule.get("items"),
+        concise=tuple(rule["concise"]) if "concise" in rule else None,
+        drop=tuple(rule.get("drop", ())),
+        source=document.locate(pointer),
+    )
+
+
+def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> PaginationRule:
+    return PaginationRule(
+        style=rule.get("style"),
+        page=rule.get("page"),
+        limit=rule.get("limit"),
+        offset=rule.get("offset"),
+        cursor=rule.get("cursor"),
+        next_cursor=rule.get("next_cursor"),
+        has_more=rule.get("has_more"),
+        total=rule.get("total"),
+        default_limit=rule.get("default_limit"),
+        max_limit=rule.get("max_limit"),
+        source=document.locate(pointer),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 
 from .discovery import discovery_tools
-from .ir import ActionSpec, ParamSpec, RenderedFile, ServerSpec, ToolSpec
+from .ir import ActionSpec, PagingSpec, ParamSpec, RenderedFile, ResultShape, ServerSpec, ToolSpec
 from .lockfile import LOCK_FILE, lock_json
 from .naming import hook_names
 from .profiles import Profile, apply_profile
@@ -145,7 +145,12 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     uses_units = any(p.unit for a in tool.actions for p in a.params)
     names = ["Action", *(["Fixed"] if uses_fixed else []), "Param", "Tool", *(["Unit"] if uses_units else [])]
     table = Call("Tool", (("name", tool.name), ("actions", tuple(_action_call(a) for a in tool.actions))))
-    return {"tool": tool, "imports": ", ".join(names), "tool_table": assignment("TOOL", table)}
+    imports = [f"from .._runtime.routing import {', '.join(names)}"]
+    if any(a.paging for a in tool.actions):
+        imports.insert(0, "from .._runtime.pagination import Paging")
+    if any(a.shape for a in tool.actions):
+        imports.append("from .._runtime.shaping import Shape")
+    return {"tool": tool, "imports": "\n".join(imports), "tool_table": assignment("TOOL", table)}
 
 
 def _action_call(action: ActionSpec) -> Call:
@@ -179,6 +184,10 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("find_with", action.find_with), ("finds", action.finds)]
     if action.check_with:
         kwargs.append(("check_with", action.check_with))
+    if action.shape is not None:
+        kwargs.append(("shape", _shape_call(action.shape)))
+    if action.paging is not None:
+        kwargs.append(("paging", _paging_call(action.paging)))
     return Call("Action", tuple(kwargs))
 
 
@@ -201,6 +210,35 @@ def _param_call(param: ParamSpec) -> Call:
             )
         )
     return Call("Param", tuple(kwargs))
+
+
+def _shape_call(shape: ResultShape) -> Call:
+    kwargs: list[tuple[str, Any]] = []
+    if shape.items is not None:
+        kwargs.append(("items", shape.items))
+    if shape.concise:
+        kwargs.append(("concise", shape.concise))
+    if shape.drop:
+        kwargs.append(("drop", shape.drop))
+    return Call("Shape", tuple(kwargs))
+
+
+def _paging_call(paging: PagingSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("style", paging.style)]
+    for key, value in (
+        ("limit", paging.limit_arg),
+        ("offset", paging.offset_wire),
+        ("next_cursor", paging.next_cursor),
+        ("has_more", paging.has_more),
+        ("total", paging.total),
+    ):
+        if value is not None:
+            kwargs.append((key, value))
+    if paging.echoed:
+        kwargs.append(("echoed", paging.echoed))
+    if paging.max_limit is not None:
+        kwargs.append(("max_limit", paging.max_limit))
+    return Call("Paging", tuple(kwargs))
 
 
 def _server_module(server: ServerSpec) -> dict[str, Any]:
@@ -230,6 +268,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("instructions", server.description),
             ("upstream", upstream),
             *([("server_info", True)] if server.server_info else []),
+            ("max_result_tokens", server.max_result_tokens),
         ),
     )
     return {

@@ -6,6 +6,8 @@ import email.utils
 import json
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,12 +15,19 @@ import httpx
 import mcp_types as types
 
 from .errors import Recovery, ToolError
+from .pagination import page_info
 from .routing import Action, Param
+from .shaping import lookup, response_format, shape_record
+from .truncation import fit
 
 _MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
 
 
-def interpret(response: httpx.Response, action: Action) -> dict[str, Any]:
+def interpret(
+    response: httpx.Response,
+    action: Action,
+    values: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """A JSON object for structuredContent; non-2xx answers raise ToolError with guidance (E2, E3)."""
     if response.status_code >= 400:
         raise http_error(response, action)
@@ -31,11 +40,39 @@ def interpret(response: httpx.Response, action: Action) -> dict[str, Any]:
             "status": response.status_code,
             "text": response.text[:2000],
         }
+    if action.shape is not None:
+        return present(body, response, action, values or {})
     if isinstance(body, dict):
         return body
     if isinstance(body, list):
         return {"items": body}
     return {"value": body}
+
+
+def present(
+    body: Any, response: httpx.Response, action: Action, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A read action's answer: records in the requested format (R1, R2) and, for a list, one paging
+    shape whatever the API's (R3): items, has_more, next_page or next_cursor, total_count."""
+    shape = action.shape
+    assert shape is not None
+    form = response_format(values)
+    records = lookup(body, shape.items) if shape.items is not None else body
+    if not isinstance(records, list):
+        record = shape_record(body, shape, form)
+        return record if isinstance(record, dict) else {"value": record}
+    shaped: dict[str, Any] = {"items": [shape_record(r, shape, form) for r in records]}
+    next_link = response.links.get("next", {}).get("url")
+    sent = response.request.url.params.multi_items()
+    paging = action.paging
+    shaped.update(page_info(paging, body, values, len(records), next_link, sent))
+    if form == "detailed" and isinstance(body, dict):
+        # What else the API said beside the list, minus what the paging shape already carries.
+        skip = {(shape.items or "").split(".")[0], *(paging.consumed if paging else ())}
+        shaped.update(
+            {k: v for k, v in body.items() if k not in skip and k not in shaped}
+        )
+    return shaped
 
 
 def http_error(
@@ -240,7 +277,29 @@ def _clean(message: str) -> str:
     return message if len(message) <= _MAX_SAID else message[: _MAX_SAID - 3] + "..."
 
 
-def success_result(data: dict[str, Any]) -> types.CallToolResult:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Budget:
+    """The most a result may hold, and the call that asked for it (to name the call that gets the rest)."""
+
+    max_tokens: int
+    tool: str
+    action: Action
+    values: Mapping[str, Any]
+
+
+def success_result(
+    data: dict[str, Any], budget: Budget | None = None
+) -> types.CallToolResult:
+    if budget is not None:
+        paging = budget.action.paging
+        data = fit(
+            data,
+            budget.max_tokens,
+            tool=budget.tool,
+            arguments={"action": budget.action.name, **budget.values},
+            paging=paging,
+            limit_arg=paging.limit if paging else None,
+        )
     text = json.dumps(data, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=data

@@ -13,6 +13,7 @@ from urllib.parse import quote
 import httpx
 
 from .errors import Recovery, ToolError
+from .pagination import merge_query, page_query
 from .results import http_error
 from .routing import Action, Param
 
@@ -81,6 +82,7 @@ def build_request(
             body[wire] = value
         else:
             whole_body = value
+    query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
     url = upstream.base_url() + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path

@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 CALLS: list[tuple[str, dict[str, Any], str, str, dict[str, list[str]], Any]] = [
     ("ads_campaigns_find", {"action": "list", "status": "active", "limit": 5, "page": 2},
      "GET", "/campaigns", {"status": ["active"], "per_page": ["5"], "page": ["2"]}, None),
-    ("ads_campaigns_find", {"action": "search", "query": "winter"}, "GET", "/campaigns/search", {"q": ["winter"]}, None),
+    ("ads_campaigns_find", {"action": "search", "query": "winter"}, "GET", "/campaigns/search",
+     {"q": ["winter"], "limit": ["20"]}, None),  # R3: the default limit is sent, not left to the API
     ("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_002"}, "GET", "/campaigns/cmp_002", {}, None),
     ("ads_campaign_change", {"action": "create", "name": "Year End", "daily_budget_krw": 250000, "objective": "traffic"},
      "POST", "/campaigns", {}, {"name": "Year End", "daily_budget": 250000, "objective": "traffic"}),
@@ -74,7 +75,8 @@ async def test_list_result_is_the_upstream_page(ads_server: InstalledServer, ads
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         result = await client.call_tool("ads_campaigns_find", {"action": "list", "limit": 3})
     data = result.structured_content
-    assert [c["id"] for c in data["campaigns"]] == ["cmp_045", "cmp_044", "cmp_043"] and data["total"] == 45
+    assert [c["id"] for c in data["items"]] == ["cmp_045", "cmp_044", "cmp_043"]  # R3: one paging shape
+    assert (data["has_more"], data["next_page"], data["total_count"]) == (True, 2, 45)
 
 
 @pytest.mark.parametrize("hostile", ["../account", "a/b", "..", "cmp_1?x=1#y"])

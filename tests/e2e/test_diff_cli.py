@@ -43,7 +43,8 @@ def test_generated_directories_and_lock_files_are_operands(two_petstores: tuple[
     old, new = two_petstores
     code, out = run(str(old), str(new / "tools.lock.json"))
     assert code == 0
-    assert "1 breaking, 3 behaviour-affecting" in out
+    # The fourth: response_format's "Used by" note loses the removed read action.
+    assert "1 breaking, 4 behaviour-affecting" in out
     assert "petstore_orders.inventory: action `inventory` removed" in out
     assert "<- mapping (petstore_orders.inventory): removed at /tools/2/actions/3" in out
     assert "<- mapping (petstore_pets_find.get): changed at /tools/0/actions/2" in out
@@ -78,7 +79,7 @@ def test_spec_and_mapping_pairs_name_the_exact_place(
 def test_markdown_for_pull_requests(two_petstores: tuple[Path, Path]) -> None:
     old, new = two_petstores
     code, out = run(str(old), str(new), "-f", "markdown")
-    assert out.startswith("### Tool contract of `petstore`: 1 breaking, 3 behaviour-affecting\n")
+    assert out.startswith("### Tool contract of `petstore`: 1 breaking, 4 behaviour-affecting\n")
     assert "#### Breaking (1)" in out and "Suggested version: **0.2.0**" in out
 
 

@@ -18,6 +18,7 @@ CONFIG = ServerConfig(
         auth=Auth(kind="bearer", env="ADS_API_TOKEN"),
         timeout_s=30.0,
     ),
+    max_result_tokens=20000,
 )
 
 

@@ -18,6 +18,7 @@ CONFIG = ServerConfig(
         auth=Auth(kind="api_key", env="PETSTORE_API_KEY", at="header", name="api_key"),
         timeout_s=30.0,
     ),
+    max_result_tokens=20000,
 )
 
 

@@ -26,8 +26,9 @@ from .errors import ToolError, unexpected
 from .hooks import Hooks
 from .info import server_info
 from .live import LiveContract
-from .results import error_result, interpret, success_result
+from .results import Budget, error_result, interpret, success_result
 from .routing import Tool
+from .truncation import DEFAULT_MAX_TOKENS
 from .upstream import Upstream, build_request, send
 from .validation import ToolValidator
 
@@ -45,6 +46,7 @@ class ServerConfig:
     upstream: Upstream
     # Serve the '<name>_server_info' diagnostic tool (info.py).
     server_info: bool = False
+    max_result_tokens: int = DEFAULT_MAX_TOKENS  # the result size budget (R4)
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -133,9 +135,15 @@ class Dispatcher:
             request = build_request(upstream, action, values)
             response = await send(self.client(), upstream, request, action)
             answer = await self.hooks.after(
-                name, action.name, interpret(response, action)
+                name, action.name, interpret(response, action, values)
             )
-            result = success_result(answer)
+            budget = Budget(
+                max_tokens=self.config.max_result_tokens,
+                tool=name,
+                action=action,
+                values=values,
+            )
+            result = success_result(answer, budget)
             outcome = f"HTTP {response.status_code}"
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())

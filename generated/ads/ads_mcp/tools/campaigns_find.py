@@ -2,7 +2,9 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """ads_campaigns_find: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
+from .._runtime.pagination import Paging
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="ads_campaigns_find",
@@ -18,6 +20,19 @@ TOOL = Tool(
                 Param(arg="page", wire="page", at="query"),
                 Param(arg="limit", wire="per_page", at="query"),
             ),
+            defaults={"limit": 20},
+            shape=Shape(
+                items="campaigns",
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
+            paging=Paging(
+                style="page",
+                limit="limit",
+                total="total",
+                echoed=("page", "per_page"),
+                max_limit=100,
+            ),
         ),
         Action(
             name="search",
@@ -30,6 +45,13 @@ TOOL = Tool(
                 Param(arg="limit", wire="limit", at="query"),
             ),
             required=("query",),
+            defaults={"limit": 20},
+            shape=Shape(
+                items="campaigns",
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
+            paging=Paging(style="limit", limit="limit", max_limit=100),
         ),
         Action(
             name="get",
@@ -40,6 +62,10 @@ TOOL = Tool(
             required=("campaign_id",),
             find_with="ads_campaigns_find (action list or search)",
             finds="campaign_id",
+            shape=Shape(
+                concise=("id", "name", "status", "daily_budget"),
+                drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+            ),
         ),
     ),
 )

@@ -3,6 +3,7 @@
 """ads_reports: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="ads_reports",
@@ -20,12 +21,14 @@ TOOL = Tool(
             required=("campaign_id", "from_date", "to_date"),
             find_with="ads_campaigns_find (action list or search)",
             finds="campaign_id",
+            shape=Shape(),
         ),
         Action(
             name="account",
             method="GET",
             path="/account",
             operation_id="getAccount",
+            shape=Shape(),
         ),
     ),
 )

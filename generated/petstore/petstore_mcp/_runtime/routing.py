@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .pagination import Paging
+from .shaping import Shape
+
 Location = Literal["path", "query", "header", "cookie", "body", "body_whole"]
 
 
@@ -57,10 +60,15 @@ class Action:
     check_with: str | None = (
         None  # shows whether a change took effect: "ads_campaigns_find action get"
     )
+    shape: Shape | None = None  # set on read actions: they take response_format (R2)
+    paging: Paging | None = None  # set on list actions (R3)
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        return tuple(p.arg for p in self.params)
+        """Every argument the action takes: the API's parameters and those the server handles itself."""
+        own = ("response_format",) if self.shape is not None else ()
+        virtual = self.paging.virtual_args if self.paging is not None else ()
+        return tuple(p.arg for p in self.params) + virtual + own
 
     def arg_for(self, wire: str) -> str | None:
         """The agent-facing name of an upstream field, so messages never name the wire name."""

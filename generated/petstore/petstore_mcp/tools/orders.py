@@ -3,6 +3,7 @@
 """petstore_orders: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="petstore_orders",
@@ -29,6 +30,7 @@ TOOL = Tool(
             operation_id="getOrderById",
             params=(Param(arg="order_id", wire="orderId", at="path"),),
             required=("order_id",),
+            shape=Shape(),
         ),
         Action(
             name="cancel",
@@ -44,6 +46,7 @@ TOOL = Tool(
             method="GET",
             path="/store/inventory",
             operation_id="getInventory",
+            shape=Shape(),
         ),
     ),
 )

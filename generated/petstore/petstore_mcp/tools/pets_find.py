@@ -3,6 +3,7 @@
 """petstore_pets_find: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
 from .._runtime.routing import Action, Param, Tool
+from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="petstore_pets_find",
@@ -14,6 +15,7 @@ TOOL = Tool(
             operation_id="findPetsByStatus",
             params=(Param(arg="status", wire="status", at="query"),),
             required=("status",),
+            shape=Shape(items=""),
         ),
         Action(
             name="by_tags",
@@ -22,6 +24,7 @@ TOOL = Tool(
             operation_id="findPetsByTags",
             params=(Param(arg="tags", wire="tags", at="query"),),
             required=("tags",),
+            shape=Shape(items=""),
         ),
         Action(
             name="get",
@@ -32,6 +35,7 @@ TOOL = Tool(
             required=("pet_id",),
             find_with="petstore_pets_find (action by_status or by_tags)",
             finds="pet_id",
+            shape=Shape(),
         ),
     ),
 )
