@@ -55,6 +55,26 @@ class FixedValue:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GuardSpec:
+    """A business limit checked against the current value before a change is previewed (S2)."""
+
+    arg_name: str
+    current_field: str  # key of the preview's read result
+    max_increase_pct: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreviewSpec:
+    """confirm: preview (S1): the tool becomes <tool>_preview and <tool>_apply(preview_id)."""
+
+    read: ActionSpec  # the read operation; its arguments come from the previewed action's
+    ttl_minutes: int
+    approval: str  # where a change that breaks a guard goes instead (S2)
+    compared: tuple[tuple[str, str], ...]  # (arg_name, field of the read result) shown before/after
+    guards: tuple[GuardSpec, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -69,6 +89,7 @@ class ActionSpec:
     operation_source: SourceRef  # the operation in the spec
     operation_fingerprint: OperationFingerprint | None = None
     mapping_fingerprint: Fingerprint | None = None
+    preview: PreviewSpec | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -96,6 +117,19 @@ class ToolSpec:
     hints: ToolHints
     source: SourceRef
     mapping_fingerprint: Fingerprint | None = None  # the tool rule without its actions
+    scopes: tuple[str, ...] = ()  # a caller's token needs them to see and call the tool over HTTP (P3)
+
+    @property
+    def preview(self) -> PreviewSpec | None:
+        """Set when the tool's one action says confirm: preview."""
+        return self.actions[0].preview if len(self.actions) == 1 else None
+
+    @property
+    def served_names(self) -> tuple[str, ...]:
+        """The MCP tool names this tool is served as: itself, or its preview and apply pair (S1)."""
+        if self.preview is None:
+            return (self.name,)
+        return (f"{self.name}_preview", f"{self.name}_apply")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,6 +138,15 @@ class AuthSpec:
     env: str
     location: Literal["header", "query"] | None
     param_name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessSpec:
+    """Incoming bearer tokens over HTTP (P3): JWTs from `issuer` for `audience`, with `scopes`."""
+
+    issuer: str
+    audience: str
+    scopes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,6 +170,8 @@ class ServerSpec:
     spec_operations: tuple[tuple[str, str], ...] = ()
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
+    access: AccessSpec | None = None
+    idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
 
 
 @dataclass(frozen=True, slots=True)

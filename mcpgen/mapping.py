@@ -55,6 +55,18 @@ class ParamRule:
     hidden: bool
     required: bool | None
     source: SourceRef
+    max_increase_pct: float | None = None  # guard rule (S2)
+    current: str | None = None  # field of the preview's read result with the current value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreviewRule:
+    """confirm: preview (S1): the read operation showing the current state, and how long an id lives."""
+
+    read: str
+    ttl_minutes: int
+    approval: str | None
+    read_source: SourceRef
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +77,7 @@ class ActionRule:
     params: tuple[ParamRule, ...]
     source: SourceRef
     operation_source: SourceRef
+    preview: PreviewRule | None = None  # set when the action says confirm: preview
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +87,8 @@ class ToolRule:
     description: str
     actions: tuple[ActionRule, ...]
     source: SourceRef
+    scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
+    destructive: bool | None = None  # S4 override
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,6 +97,15 @@ class AuthRule:
     env: str
     location: str | None
     name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessRule:
+    """Incoming bearer tokens over HTTP (P3): issued by `issuer` for `audience`, with `scopes`."""
+
+    issuer: str
+    audience: str
+    scopes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,6 +120,8 @@ class ServerRule:
     timeout_s: float
     source: SourceRef
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
+    access: AccessRule | None = None
+    idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +132,7 @@ class Mapping:
 
 
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 
 @cache
@@ -138,6 +165,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
     if not found:
         found.extend(_check_unique_names(document))
         found.extend(_check_auth(document))
+        found.extend(_check_previews(document))
     return found
 
 
@@ -272,6 +300,55 @@ def _check_auth(document: Document) -> list[Diagnostic]:
     return []
 
 
+def _check_previews(document: Document) -> list[Diagnostic]:
+    """confirm: preview needs its read operation and a tool of its own; guard rules need a preview (S1, S2)."""
+    found: list[Diagnostic] = []
+    for t, tool in enumerate(document.data["tools"]):
+        actions = tool["actions"]
+        for a, action in enumerate(actions):
+            pointer = f"/tools/{t}/actions/{a}"
+            previewed = action.get("confirm") == "preview"
+            if previewed and "preview" not in action:
+                found.append(
+                    error(
+                        "M120",
+                        f"action '{action['name']}' says confirm: preview but not how to read the current state",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="add  preview: {read: <operationId of the read operation>}",
+                    )
+                )
+            if "preview" in action and not previewed:
+                found.append(
+                    error(
+                        "M121",
+                        f"action '{action['name']}' has 'preview' settings but no confirm: preview",
+                        document.locate(f"{pointer}/preview"),
+                        hint="add  confirm: preview  to the action, or remove 'preview'",
+                    )
+                )
+            if previewed and len(actions) > 1:
+                found.append(
+                    error(
+                        "M122",
+                        f"tool '{tool['name']}' has other actions besides '{action['name']}', which says confirm: preview",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
+                    )
+                )
+            for key, rule in (action.get("params") or {}).items():
+                for knob in ("max_increase_pct", "current"):
+                    if knob in rule and not previewed:
+                        found.append(
+                            error(
+                                "M123",
+                                f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
+                                document.locate(join_pointer(pointer, "params", key, knob)),
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                            )
+                        )
+    return found
+
+
 def _read(document: Document) -> Mapping:
     data = document.data
     server = data["server"]
@@ -291,9 +368,19 @@ def _read(document: Document) -> Mapping:
             timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
             source=document.locate("/server"),
             discovery=server.get("discovery", "none"),
+            access=_read_access(server.get("access")),
+            idempotency_header=(server.get("idempotency_key") or {}).get("header"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
+    )
+
+
+def _read_access(access: dict[str, Any] | None) -> AccessRule | None:
+    if not access:
+        return None
+    return AccessRule(
+        issuer=access["issuer"], audience=access["audience"], scopes=tuple(access.get("scopes") or ())
     )
 
 
@@ -306,6 +393,8 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
             _read_action(a, f"{pointer}/actions/{i}", document) for i, a in enumerate(tool["actions"])
         ),
         source=document.locate(pointer),
+        scopes=tuple(tool.get("scopes") or ()),
+        destructive=tool.get("destructive"),
     )
 
 
@@ -320,6 +409,19 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         ),
         source=document.locate(pointer),
         operation_source=document.locate(f"{pointer}/operation"),
+        preview=_read_preview(action, pointer, document),
+    )
+
+
+def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> PreviewRule | None:
+    preview = action.get("preview")
+    if action.get("confirm") != "preview" or not preview:
+        return None
+    return PreviewRule(
+        read=preview["read"],
+        ttl_minutes=int(preview.get("ttl_minutes", DEFAULT_PREVIEW_TTL_MINUTES)),
+        approval=preview.get("approval"),
+        read_source=document.locate(f"{pointer}/preview/read"),
     )
 
 
@@ -338,6 +440,8 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         hidden=bool(rule.get("hidden", False)),
         required=rule.get("required"),
         source=document.locate(pointer),
+        max_increase_pct=rule.get("max_increase_pct"),
+        current=rule.get("current"),
     )
 
 

@@ -38,6 +38,7 @@ class Action:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: tuple[Fixed, ...] = ()
     body: Literal["json", "form"] | None = None
+    preview: Preview | None = None  # confirm: preview, see preview.py (S1)
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -49,9 +50,43 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Guard:
+    """Refuse a new value more than `max_increase_pct` above the current one (S2)."""
+
+    arg: str
+    current: str  # field of the preview's read result
+    max_increase_pct: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Preview:
+    """How a previewed action reads the current state, and what it compares (S1)."""
+
+    read: Action
+    ttl_minutes: int
+    approval: str
+    compared: Mapping[str, str] = field(
+        default_factory=dict
+    )  # argument -> field of the read result
+    guards: tuple[Guard, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tool:
     name: str
     actions: tuple[Action, ...]
+    scopes: tuple[str, ...] = ()  # a caller's token needs them over HTTP (P3)
+
+    @property
+    def preview(self) -> Preview | None:
+        return self.actions[0].preview if len(self.actions) == 1 else None
+
+    @property
+    def served_names(self) -> tuple[str, ...]:
+        """tools/list names: the tool itself, or its `_preview` and `_apply` pair (S1)."""
+        if self.preview is None:
+            return (self.name,)
+        return (f"{self.name}_preview", f"{self.name}_apply")
 
     def action(self, name: str) -> Action | None:
         return next((a for a in self.actions if a.name == name), None)

@@ -23,18 +23,6 @@ TOOL = Tool(
             body="json",
         ),
         Action(
-            name="set_budget",
-            method="PATCH",
-            path="/campaigns/{campaign_id}/budget",
-            operation_id="updateCampaignBudget",
-            params=(
-                Param(arg="campaign_id", wire="campaign_id", at="path"),
-                Param(arg="daily_budget_krw", wire="daily_budget", at="body"),
-            ),
-            required=("campaign_id", "daily_budget_krw"),
-            body="json",
-        ),
-        Action(
             name="pause",
             method="POST",
             path="/campaigns/{campaign_id}/pause",

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+import anyio
 import httpx
 
 from .errors import Recovery, ToolError
@@ -32,6 +35,8 @@ class Upstream:
     default_base_url: str
     auth: Auth | None
     timeout_s: float
+    # The API reads an idempotency key from this header on POST (E4); None when it has none.
+    idempotency_header: str | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -50,7 +55,10 @@ class Upstream:
 
 
 def build_request(
-    upstream: Upstream, action: Action, values: Mapping[str, Any]
+    upstream: Upstream,
+    action: Action,
+    values: Mapping[str, Any],
+    idempotency_key: str | None = None,
 ) -> httpx.Request:
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
@@ -77,6 +85,10 @@ def build_request(
         else:
             whole_body = value
     _apply_auth(upstream, headers, query)
+    if upstream.idempotency_header and action.method == "POST":
+        headers[upstream.idempotency_header.lower()] = (
+            idempotency_key or uuid.uuid4().hex
+        )
     url = upstream.base_url() + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -137,10 +149,20 @@ async def send(
     request: httpx.Request,
     action: Action,
 ) -> httpx.Response:
-    """Send with the configured timeout; network failures become errors that say what to do (E4)."""
+    """Send with the configured timeout; network failures become errors that say what to do (E4).
+
+    A request that carries an idempotency key is sent once more after a timeout, with the same key:
+    the API applies it at most once.
+    """
     try:
-        return await client.send(request)
+        return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
+        if (
+            upstream.idempotency_header
+            and upstream.idempotency_header.lower() in request.headers
+        ):
+            with contextlib.suppress(httpx.TransportError):
+                return await _send_within_limit(client, upstream, request)
         if action.idempotent:
             raise ToolError(
                 f"the API did not answer within {upstream.timeout_s:g} s.",
@@ -160,3 +182,15 @@ async def send(
             f"Wait and retry; if it keeps failing, ask the user to check {upstream.base_url_env}.",
             Recovery.RETRY_LATER,
         ) from None
+
+
+async def _send_within_limit(
+    client: httpx.AsyncClient, upstream: Upstream, request: httpx.Request
+) -> httpx.Response:
+    """httpx's timeout bounds each connect and read; this bounds the whole exchange, however slowly
+    the API trickles its answer (P5)."""
+    with anyio.move_on_after(upstream.timeout_s):
+        return await client.send(request)
+    raise httpx.ReadTimeout(
+        "the exchange took longer than the timeout", request=request
+    )

@@ -1,0 +1,133 @@
+"""Upstream responses become tool results: structured content plus the same JSON as text (R5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import mcp_types as types
+
+from .errors import Recovery, ToolError
+from .routing import Action
+
+_MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
+
+
+def interpret(response: httpx.Response, action: Action) -> dict[str, Any]:
+    """A JSON object for structuredContent; non-2xx answers raise ToolError with guidance (E2, E3)."""
+    if response.status_code >= 400:
+        raise http_error(response, action)
+    if response.status_code == 204 or not response.content:
+        return {"ok": True, "status": response.status_code}
+    body = _json_or_none(response)
+    if body is None:
+        return {
+            "ok": True,
+            "status": response.status_code,
+            "text": response.text[:2000],
+        }
+    if isinstance(body, dict):
+        return body
+    if isinstance(body, list):
+        return {"items": body}
+    return {"value": body}
+
+
+def http_error(response: httpx.Response, action: Action) -> ToolError:
+    status = response.status_code
+    said = _upstream_message(response)
+    told = f" The API said: {said}" if said else ""
+    if status in (400, 422):
+        return ToolError(
+            f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}",
+            "Correct the value the API names and call again.",
+            Recovery.FIX_INPUT,
+        )
+    if status in (401, 403):
+        return ToolError(
+            f"the API refused the credentials for '{action.name}' (HTTP {status}).{told}",
+            "Ask the user to check the API credentials configured for this server and their permissions.",
+            Recovery.NEEDS_PERMISSION,
+        )
+    if status == 404:
+        return ToolError(
+            f"not found (HTTP 404) for '{action.name}'.{told}",
+            "Check the identifier; find the right one with a list or search action of this server.",
+            Recovery.FIX_INPUT,
+        )
+    if status == 409:
+        return ToolError(
+            f"the request conflicts with the current state (HTTP 409).{told}",
+            "Read the current state first, then decide whether the change is still needed.",
+            Recovery.FIX_INPUT,
+        )
+    if status == 429:
+        wait = response.headers.get("retry-after", "").strip()
+        when = f"{wait} seconds" if wait.isdigit() else "a little while"
+        return ToolError(
+            f"the API is rate limiting this server (HTTP 429).{told}",
+            f"Wait {when} and call again.",
+            Recovery.RETRY_LATER,
+        )
+    if status >= 500:
+        return ToolError(
+            f"the API failed (HTTP {status}).{told}",
+            "Wait and retry later; if it keeps failing, tell the user the API is unavailable.",
+            Recovery.RETRY_LATER,
+        )
+    return ToolError(
+        f"the API answered HTTP {status}.{told}",
+        "Check the arguments and call again.",
+        Recovery.FIX_INPUT,
+    )
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _upstream_message(response: httpx.Response) -> str:
+    body = _json_or_none(response)
+    if isinstance(body, dict):
+        for key in _MESSAGE_KEYS:
+            value = body.get(key)
+            if isinstance(value, str) and value.strip():
+                field = body.get("field") or body.get("param")
+                return value.strip() + (
+                    f" (field: {field})" if isinstance(field, str) else ""
+                )
+            if isinstance(value, dict):
+                nested = value.get("message")
+                if isinstance(nested, str):
+                    return nested.strip()
+        return ""
+    text = response.text.strip()
+    return text[:300] if text and not text.startswith("<") else ""
+
+
+def success_result(data: dict[str, Any]) -> types.CallToolResult:
+    text = json.dumps(data, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=data
+    )
+
+
+def error_result(
+    error: ToolError, secrets: tuple[str, ...] = ()
+) -> types.CallToolResult:
+    text = redact(error.text(), secrets)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], is_error=True
+    )
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """No secret value ever leaves the server in a message (E5)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
