@@ -134,13 +134,6 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
     ) -> types.CallToolResult:
-        try:
-            self.scopes.check(name, caller)  # every call, listed or not (P3)
-        except ToolError as exc:
-            return error_result(exc)
-        confirmed = self.confirmed.get(name)
-        if confirmed is not None:
-            return await self._confirmed_call(name, confirmed, arguments, caller)
         kind = self.discovery.meta.get(name)
         if kind is not None:
             try:
@@ -149,6 +142,13 @@ class Dispatcher:
                 name, arguments = self.discovery.unwrap(arguments)
             except ToolError as exc:
                 return error_result(exc, secrets=self._secrets())
+        try:
+            self.scopes.check(name, caller)  # every call, listed or not (P3)
+        except ToolError as exc:
+            return error_result(exc)
+        confirmed = self.confirmed.get(name)
+        if confirmed is not None:
+            return await self._confirmed_call(name, confirmed, arguments, caller)
         validator = self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
