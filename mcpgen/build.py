@@ -307,6 +307,15 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         if default is not UNSET:
             defaults.append((built.arg_name, default))
     diagnostics += _check_arg_names(params, operation)
+    if rule.confirm_param and any(p.arg_name == "confirm" for p in params):
+        diagnostics.append(
+            error(
+                "M223",
+                f"{operation.key} has a parameter that would be called 'confirm', the name confirm_param uses",
+                rule.source,
+                hint="rename that parameter in the action's params",
+            )
+        )
     if has_errors(diagnostics):
         return None, diagnostics
     return (
@@ -322,6 +331,7 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             body_encoding=body_encoding,
             source=rule.source,
             operation_source=operation.source,
+            confirm_value=rule.confirm_param,
         ),
         diagnostics,
     )
@@ -652,6 +662,17 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
             users.setdefault(param.arg_name, []).append(action.name)
             if param.required:
                 needers.setdefault(param.arg_name, []).append(action.name)
+    confirming = [a for a in actions if a.confirm_value]
+    if confirming:
+        # Last, so the model fills it after everything else (a reminder, not a protection).
+        value = confirming[0].confirm_value
+        names = ", ".join(a.name for a in confirming)
+        properties["confirm"] = {
+            "type": "string",
+            "enum": [value],
+            "description": f"Write {value} to confirm that you mean it: {names} cannot be undone.",
+        }
+        users["confirm"] = needers["confirm"] = [a.name for a in confirming]
     if len(actions) > 1:
         for arg_name, used_by in users.items():
             note = _usage_note(used_by, needers.get(arg_name, []), action_names)

@@ -90,10 +90,12 @@ class ActionSpec:
     operation_fingerprint: OperationFingerprint | None = None
     mapping_fingerprint: Fingerprint | None = None
     preview: PreviewSpec | None = None
+    confirm_value: str | None = None  # e.g. CONFIRM_DELETE, required as the argument 'confirm'
 
     @property
     def required_args(self) -> tuple[str, ...]:
-        return tuple(p.arg_name for p in self.params if p.required)
+        confirm = ("confirm",) if self.confirm_value else ()
+        return tuple(p.arg_name for p in self.params if p.required) + confirm
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -78,6 +78,7 @@ class ActionRule:
     source: SourceRef
     operation_source: SourceRef
     preview: PreviewRule | None = None  # set when the action says confirm: preview
+    confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -335,6 +336,17 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                         hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
                     )
                 )
+            first_confirm = next((x["confirm_param"] for x in actions if "confirm_param" in x), None)
+            if "confirm_param" in action and action["confirm_param"] != first_confirm:
+                found.append(
+                    error(
+                        "M124",
+                        f"tool '{tool['name']}' asks for two confirm values ({first_confirm} and "
+                        f"{action['confirm_param']}); its one 'confirm' parameter can hold one",
+                        document.locate(f"{pointer}/confirm_param"),
+                        hint=f"use {first_confirm} here too, or move the action to a tool of its own",
+                    )
+                )
             for key, rule in (action.get("params") or {}).items():
                 for knob in ("max_increase_pct", "current"):
                     if knob in rule and not previewed:
@@ -410,6 +422,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         source=document.locate(pointer),
         operation_source=document.locate(f"{pointer}/operation"),
         preview=_read_preview(action, pointer, document),
+        confirm_param=action.get("confirm_param"),
     )
 
 

@@ -256,6 +256,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("body", action.body_encoding))
     if action.preview:
         kwargs.append(("preview", _preview_call(action.preview)))
+    if action.confirm_value:
+        kwargs.append(("confirm", action.confirm_value))
     return Call("Action", tuple(kwargs))
 
 

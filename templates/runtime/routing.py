@@ -39,10 +39,14 @@ class Action:
     fixed: tuple[Fixed, ...] = ()
     body: Literal["json", "form"] | None = None
     preview: Preview | None = None  # confirm: preview, see preview.py (S1)
+    # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
+    confirm: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        return tuple(p.arg for p in self.params)
+        return tuple(p.arg for p in self.params) + (
+            ("confirm",) if self.confirm else ()
+        )
 
     @property
     def idempotent(self) -> bool:

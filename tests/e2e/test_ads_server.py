@@ -25,7 +25,8 @@ CALLS: list[tuple[str, dict[str, Any], str, str, dict[str, list[str]], Any]] = [
      "POST", "/campaigns", {}, {"name": "Year End", "daily_budget": 250000, "objective": "traffic"}),
     ("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_005"}, "POST", "/campaigns/cmp_005/pause", {}, None),
     ("ads_campaign_change", {"action": "resume", "campaign_id": "cmp_004"}, "POST", "/campaigns/cmp_004/resume", {}, None),
-    ("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006"}, "DELETE", "/campaigns/cmp_006", {}, None),
+    ("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006", "confirm": "CONFIRM_DELETE"},
+     "DELETE", "/campaigns/cmp_006", {}, None),
     ("ads_reports", {"action": "campaign_stats", "campaign_id": "cmp_007", "from_date": "2026-11-01", "to_date": "2026-11-30"},
      "GET", "/campaigns/cmp_007/stats", {"from_date": ["2026-11-01"], "to_date": ["2026-11-30"]}, None),
     ("ads_reports", {"action": "account"}, "GET", "/account", {}, None),
@@ -94,12 +95,20 @@ async def test_per_action_requirements_are_named(ads_server: InstalledServer, ad
         missing = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic"})
         foreign = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001", "query": "x"})
         unknown_action = await client.call_tool("ads_reports", {"action": "forecast"})
+        unconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001"})
+        misconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001",
+                                                                      "confirm": "yes"})
+        confirm_elsewhere = await client.call_tool("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_001",
+                                                                           "confirm": "CONFIRM_DELETE"})
         wrong_type = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic",
                                                                     "daily_budget_krw": "lots"})
     assert missing.is_error and "action 'create' needs daily_budget_krw (integer)" in result_text(missing)
     assert foreign.is_error and "'query' is not used by action 'get' (it is used by: search)" in result_text(foreign)
     assert unknown_action.is_error and "campaign_stats, account" in result_text(unknown_action)
     assert wrong_type.is_error and "daily_budget_krw: 'lots' is not of type 'integer'" in result_text(wrong_type)
+    assert unconfirmed.is_error and "action 'delete' needs confirm (string one of \"CONFIRM_DELETE\")" in result_text(unconfirmed)
+    assert misconfirmed.is_error and "confirm: 'yes' is not one of ['CONFIRM_DELETE']" in result_text(misconfirmed)
+    assert confirm_elsewhere.is_error and "'confirm' is not used by action 'pause'" in result_text(confirm_elsewhere)
     assert ads_upstream.requests == []  # nothing invalid reaches the upstream
 
 

@@ -62,7 +62,8 @@ async def client_with(url: str, bearer: str) -> AsyncIterator[Client]:
             yield client
 
 
-ROLLBACK_ARGS = {"action": "start", "deployment_id": "dep_104", "reason": "Checkout errors since the release"}
+ROLLBACK_ARGS = {"action": "start", "deployment_id": "dep_104", "reason": "Checkout errors since the release",
+                 "confirm": "CONFIRM_ROLLBACK"}
 
 
 @pytest.mark.anyio

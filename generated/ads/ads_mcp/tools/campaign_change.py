@@ -44,7 +44,8 @@ TOOL = Tool(
             path="/campaigns/{campaign_id}",
             operation_id="deleteCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
-            required=("campaign_id",),
+            required=("campaign_id", "confirm"),
+            confirm="CONFIRM_DELETE",
         ),
     ),
 )
