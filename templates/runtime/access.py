@@ -17,7 +17,10 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import anyio.to_thread
 import jwt
@@ -63,15 +66,23 @@ class JwtVerifier:
     def __init__(self, access: Access, secret: str | None, jwks_url: str | None):
         self.access = access
         self._secret = secret
-        self._jwks = jwt.PyJWKClient(jwks_url) if jwks_url else None
+        self._jwks: jwt.PyJWKClient | None = None
+        self._key_set: jwt.PyJWKSet | None = None
+        if jwks_url and jwks_url.startswith("file://"):
+            self._key_set = _key_set_file(jwks_url)  # read once, at start-up
+        elif jwks_url:
+            self._jwks = jwt.PyJWKClient(jwks_url)  # fetched and cached by PyJWT
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            if self._jwks is not None:
+            if self._key_set is not None:
+                key: Any = _by_kid(self._key_set, token).key
+                algorithms = _ASYMMETRIC
+            elif self._jwks is not None:
                 signing_key = await anyio.to_thread.run_sync(
                     self._jwks.get_signing_key_from_jwt, token
                 )
-                key: Any = signing_key.key
+                key = signing_key.key
                 algorithms = _ASYMMETRIC
             else:
                 key, algorithms = self._secret, ["HS256"]
@@ -83,7 +94,7 @@ class JwtVerifier:
                 issuer=self.access.issuer,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except (jwt.PyJWTError, OSError) as exc:
+        except (jwt.PyJWTError, OSError, KeyError) as exc:
             # The reason, never the token (E5).
             log.info("refused a bearer token: %s", type(exc).__name__)
             return None
@@ -102,6 +113,24 @@ class JwtVerifier:
                 if k in ("iss", "sub", "aud", "exp", "iat")
             },
         )
+
+
+def _key_set_file(url: str) -> jwt.PyJWKSet:
+    path = Path(url2pathname(urlsplit(url).path))
+    try:
+        return jwt.PyJWKSet.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, jwt.PyJWTError) as exc:
+        raise SystemExit(
+            f"{JWKS_ENV} names {path}, which is not a readable JWKS ({type(exc).__name__})."
+        ) from None
+
+
+def _by_kid(key_set: jwt.PyJWKSet, token: str) -> jwt.PyJWK:
+    """The key the token's header names; with one key and no kid, that key."""
+    kid = jwt.get_unverified_header(token).get("kid")
+    if kid is None and len(key_set.keys) == 1:
+        return key_set.keys[0]
+    return key_set[kid]  # KeyError for an unknown kid
 
 
 def _scopes(claims: Mapping[str, Any]) -> list[str]:

@@ -144,3 +144,30 @@ async def test_stdio_serves_its_one_user_every_tool(deploy_server: InstalledServ
         found: Any = await client.call_tool("deploy_deployments_find", {"action": "get", "deployment_id": "dep_109"})
     assert [t.name for t in listing.tools] == ["deploy_deployments_find", "deploy_rollback"]
     assert found.structured_content["status"] == "failed"
+
+
+@pytest.mark.anyio
+async def test_tokens_signed_with_a_key_from_the_issuers_jwks(deploy_server: InstalledServer,
+                                                              deploy_upstream: DeployUpstream, tmp_path) -> None:
+    """MCP_AUTH_JWKS_URL: the issuer publishes its public keys; the server never holds a signing secret."""
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(private_key.public_key()))
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [{**public_jwk, "kid": "issuer-key-1", "use": "sig", "alg": "RS256"}]}))
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "dana@example.com", "scope": READ, "exp": now + 600}
+    signed = jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": "issuer-key-1"})
+    env = _env(deploy_upstream, MCP_AUTH_JWKS_URL=jwks.as_uri())
+    with http_server(deploy_server.command, env) as url:
+        async with client_with(url, signed) as client:
+            listing = await client.list_tools()
+        forged = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                            headers={"authorization": f"Bearer {token(READ)}",  # HS256: not the issuer's key
+                                     "accept": "application/json, text/event-stream",
+                                     "mcp-protocol-version": "2026-07-28"})
+    assert [t.name for t in listing.tools] == ["deploy_deployments_find"]
+    assert forged.status_code == 401

@@ -126,10 +126,11 @@ class Previews:
                 Recovery.FIX_INPUT,
             )
         if record.status == "applying":
+            # Still claimed after the longest an apply can take: it was cut off, outcome unknown (E4).
             raise ToolError(
-                "another apply of this preview_id is still waiting for the API, so its outcome is not known yet.",
-                f"Do not preview again. Check the current state with a read tool, or call {tool.name}_apply "
-                "with the same preview_id in a little while: it returns the result once there is one.",
+                "an earlier apply of this preview_id has not finished, so whether the change was made is unknown.",
+                "Check the current state with a read tool before anything else. If the change is not there, "
+                f"call {tool.name}_preview again and apply the new preview_id.",
                 Recovery.CHECK_OUTCOME,
             )
         raise ToolError(
