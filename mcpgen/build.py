@@ -146,7 +146,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        previewed, found = _previewed(spec, rule.actions[0], actions[0])
+        previewed, found = _previewed(spec, rule, actions[0])
         diagnostics += found
         actions = [previewed]
     if has_errors(diagnostics):
@@ -176,8 +176,9 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     return tool, diagnostics
 
 
-def _previewed(spec: Spec, rule: ActionRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
+    rule = tool.actions[0]
     preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
     read_rule = ActionRule(
         name="read",
@@ -187,8 +188,7 @@ def _previewed(spec: Spec, rule: ActionRule, action: ActionSpec) -> tuple[Action
         source=preview_rule.read_source,
         operation_source=preview_rule.read_source,
     )
-    read, diagnostics = _build_action(spec, ToolRule(name="read", title=None, description="", actions=(),
-                                                     source=preview_rule.read_source), read_rule)
+    read, diagnostics = _build_action(spec, tool, read_rule)
     if read is None:
         return action, diagnostics
     if read.method not in _READ_METHODS:

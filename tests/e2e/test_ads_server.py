@@ -118,6 +118,11 @@ async def test_unknown_tool_is_a_protocol_error(ads_server: InstalledServer, ads
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         with pytest.raises(MCPError, match="Unknown tool"):
             await client.call_tool("ads_nothing", {})
+        # The previewed action is reachable only through preview and apply (S1), not by the tool's own name.
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("ads_budget_change", {"action": "set", "campaign_id": "cmp_001",
+                                                         "new_daily_budget_krw": 5000})
+    assert ads_upstream.requests == []
 
 
 async def test_missing_credentials_are_reported_at_call_time(ads_server: InstalledServer, ads_upstream, tmp_path: Path) -> None:

@@ -149,7 +149,9 @@ class Dispatcher:
         confirmed = self.confirmed.get(name)
         if confirmed is not None:
             return await self._confirmed_call(name, confirmed, arguments, caller)
-        validator = self.validators.get(name)
+        # A previewed tool is served only as its preview/apply pair: never straight by its own name.
+        split = any(t.name == name for t in self.confirmed.values())
+        validator = None if split else self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
