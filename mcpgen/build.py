@@ -46,6 +46,7 @@ _FORM_TYPES = ("application/x-www-form-urlencoded",)
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 _NUMERIC = ("integer", "number")
+_IDEMPOTENCY_KEY = "idempotency-key"
 DEFAULT_APPROVAL = (
     "Ask a person who may approve it to review the change and make it themselves, outside this tool."
 )
@@ -276,6 +277,9 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         return None, [_unknown_operation(spec, rule)]
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
+    # An idempotency key the spec declares is the server's to send (E4), not a question for the agent.
+    idempotency = [p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY]
+    operation_params = [p for p in operation_params if p not in idempotency]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
@@ -332,6 +336,7 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             source=rule.source,
             operation_source=operation.source,
             confirm_value=rule.confirm_param,
+            idempotency_header=idempotency[0].wire_name if idempotency else None,
         ),
         diagnostics,
     )

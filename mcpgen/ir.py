@@ -91,6 +91,7 @@ class ActionSpec:
     mapping_fingerprint: Fingerprint | None = None
     preview: PreviewSpec | None = None
     confirm_value: str | None = None  # e.g. CONFIRM_DELETE, required as the argument 'confirm'
+    idempotency_header: str | None = None  # the spec declares one: the server fills it, the agent never sees it
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -258,6 +258,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("preview", _preview_call(action.preview)))
     if action.confirm_value:
         kwargs.append(("confirm", action.confirm_value))
+    if action.idempotency_header:
+        kwargs.append(("idempotency_header", action.idempotency_header))
     return Call("Action", tuple(kwargs))
 
 

@@ -4,6 +4,7 @@ calling the Ads API on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,20 @@ def _variant(tmp_path: Path) -> Path:
     assert "idempotency_key" in mapping
     (tmp_path / "mapping.yaml").write_text(mapping, encoding="utf-8")
     (tmp_path / "ads.openapi.yaml").write_bytes((SPECS / "ads" / "ads.openapi.yaml").read_bytes())
+    out = tmp_path / "out"
+    write_package(tmp_path / "ads.openapi.yaml", tmp_path / "mapping.yaml", out)
+    return out
+
+
+def _spec_declares_the_header(tmp_path: Path) -> Path:
+    """specs/ads unchanged but for createCampaign declaring an Idempotency-Key header."""
+    spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
+    anchor = "      operationId: createCampaign\n"
+    assert anchor in spec
+    spec = spec.replace(anchor, anchor + "      parameters:\n        - {name: Idempotency-Key, in: header, "
+                        "description: Makes a retried request apply once., schema: {type: string}}\n")
+    (tmp_path / "ads.openapi.yaml").write_text(spec, encoding="utf-8")
+    (tmp_path / "mapping.yaml").write_bytes((SPECS / "ads" / "mapping.yaml").read_bytes())
     out = tmp_path / "out"
     write_package(tmp_path / "ads.openapi.yaml", tmp_path / "mapping.yaml", out)
     return out
@@ -81,3 +96,19 @@ def test_a_post_that_times_out_twice_says_check_before_repeating(served) -> None
     text = result_text(unknown)
     assert unknown.is_error and "did not answer within 1 s" in text and "unknown whether 'create' took effect" in text
     assert "Do not repeat the call" in text  # E4: an unknown outcome is not "retry"
+
+
+def test_a_key_the_spec_declares_is_filled_by_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = _spec_declares_the_header(tmp_path)
+    contract = json.loads((out / "ads_mcp" / "tools.json").read_text(encoding="utf-8"))
+    change = next(t for t in contract if t["name"] == "ads_campaign_change")
+    assert not any("idempotency" in name for name in change["inputSchema"]["properties"])  # not the agent's to invent
+    with AdsUpstream(token=TOKEN) as upstream:
+        monkeypatch.setenv("ADS_BASE_URL", upstream.base_url)
+        monkeypatch.setenv("ADS_API_TOKEN", TOKEN)
+        [created, paused] = _calls(out, [("ads_campaign_change", CREATE),
+                                         ("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_001"})])
+    assert not created.is_error and not paused.is_error
+    create, pause = upstream.requests
+    assert len(create.headers["idempotency-key"]) >= 16
+    assert "idempotency-key" not in pause.headers  # its operation declares none, and no mapping-wide key is set

@@ -41,6 +41,8 @@ class Action:
     preview: Preview | None = None  # confirm: preview, see preview.py (S1)
     # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
     confirm: str | None = None
+    # The spec says this operation reads an idempotency key from this header; the server sends one.
+    idempotency_header: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

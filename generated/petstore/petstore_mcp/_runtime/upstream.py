@@ -85,10 +85,9 @@ def build_request(
         else:
             whole_body = value
     _apply_auth(upstream, headers, query)
-    if upstream.idempotency_header and action.method == "POST":
-        headers[upstream.idempotency_header.lower()] = (
-            idempotency_key or uuid.uuid4().hex
-        )
+    key_header = _idempotency_header(upstream, action)
+    if key_header:
+        headers[key_header] = idempotency_key or uuid.uuid4().hex
     url = upstream.base_url() + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -103,6 +102,16 @@ def build_request(
 
 
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
+
+
+def _idempotency_header(upstream: Upstream, action: Action) -> str:
+    """Where this action's idempotency key goes: the header its operation declares, or for a POST the
+    server-wide one of the mapping; '' when it sends none."""
+    if action.idempotency_header:
+        return action.idempotency_header.lower()
+    if upstream.idempotency_header and action.method == "POST":
+        return upstream.idempotency_header.lower()
+    return ""
 
 
 def _path_segment(value: Any) -> str:
@@ -157,10 +166,7 @@ async def send(
     try:
         return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
-        if (
-            upstream.idempotency_header
-            and upstream.idempotency_header.lower() in request.headers
-        ):
+        if _idempotency_header(upstream, action) in request.headers:
             with contextlib.suppress(httpx.TransportError):
                 return await _send_within_limit(client, upstream, request)
         if action.idempotent:
