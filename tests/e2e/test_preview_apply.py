@@ -145,3 +145,20 @@ def _store(kind: str, tmp_path: Path):
     from contextlib import nullcontext
 
     return nullcontext(f"sqlite://{tmp_path / 'shared.db'}")
+
+
+@pytest.mark.parametrize(("store_url", "expected"), [
+    ("redis://127.0.0.1:{closed_port}/0", "the preview store (Redis) is not available: ConnectionError"),
+    ("postgres://127.0.0.1/previews", "MCP_STORE_URL is set to an address this server cannot use"),
+])
+async def test_a_store_it_cannot_use_is_a_tool_error_at_call_time(ads_server: InstalledServer,
+                                                                   ads_upstream: AdsUpstream, store_url: str,
+                                                                   expected: str) -> None:
+    from tests.support.processes import free_port
+
+    env = server_env(ads_upstream, MCP_STORE_URL=store_url.format(closed_port=free_port()))
+    async with stdio_client(ads_server.command, env) as client:
+        assert len((await client.list_tools()).tools) == 5  # starts and lists without its store (E3)
+        refused = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 110_000})
+    assert refused.is_error and expected in result_text(refused), result_text(refused)
+    assert _patches(ads_upstream) == []

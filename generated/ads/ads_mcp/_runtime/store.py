@@ -68,6 +68,15 @@ def open_store(package: str) -> PreviewStore:
     return SqliteStore(_default_sqlite_path(package))
 
 
+def _unavailable(where: str, exc: Exception) -> ToolError:
+    return ToolError(
+        f"the preview store ({where}) is not available: {type(exc).__name__}.",
+        f"Wait a few seconds and call again; if it keeps failing, ask the user to check {STORE_URL_ENV} "
+        "and that the store is running and writable.",
+        Recovery.RETRY_LATER,
+    )
+
+
 def _default_sqlite_path(package: str) -> Path:
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state) / package / "previews.sqlite3"
@@ -99,7 +108,10 @@ class SqliteStore:
             finally:
                 connection.close()
 
-        return await anyio.to_thread.run_sync(in_thread)
+        try:
+            return await anyio.to_thread.run_sync(in_thread)
+        except (sqlite3.Error, OSError) as exc:
+            raise _unavailable(str(self.path), exc) from None
 
     async def signing_key(self) -> bytes:
         def work(db: sqlite3.Connection) -> bytes:
@@ -233,6 +245,9 @@ class RedisStore:
                 "and restart it.",
                 Recovery.NEEDS_HUMAN,
             ) from None
+        from redis.exceptions import RedisError
+
+        self._errors = (RedisError, OSError)
         self._redis = redis_asyncio.from_url(url, decode_responses=True)
         self._prefix = prefix
         self._claim = self._redis.register_script(_CLAIM_SCRIPT)
@@ -241,12 +256,24 @@ class RedisStore:
     def _key(self, preview_id: str) -> str:
         return f"{self._prefix}:{preview_id}"
 
+    async def _guarded(self, work: Any) -> Any:
+        try:
+            return await work
+        except self._errors as exc:
+            raise _unavailable("Redis", exc) from None
+
     async def signing_key(self) -> bytes:
+        return await self._guarded(self._signing_key())
+
+    async def _signing_key(self) -> bytes:
         key = f"{self._prefix}:signing_key"
         await self._redis.set(key, secrets.token_hex(32), nx=True)
         return bytes.fromhex(await self._redis.get(key))
 
     async def put(self, record: PreviewRecord) -> None:
+        await self._guarded(self._put(record))
+
+    async def _put(self, record: PreviewRecord) -> None:
         key = self._key(record.id)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(
@@ -264,7 +291,7 @@ class RedisStore:
             await pipe.execute()
 
     async def get(self, preview_id: str) -> PreviewRecord | None:
-        found = await self._redis.hgetall(self._key(preview_id))
+        found = await self._guarded(self._redis.hgetall(self._key(preview_id)))
         if not found:
             return None
         return PreviewRecord(
@@ -279,14 +306,19 @@ class RedisStore:
         )
 
     async def claim(self, preview_id: str, now: float) -> Claim:
-        return await self._claim(keys=[self._key(preview_id)], args=[repr(now)])
+        return await self._guarded(
+            self._claim(keys=[self._key(preview_id)], args=[repr(now)])
+        )
 
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
-        await self._settle(
-            keys=[self._key(preview_id)], args=["done", "result", json.dumps(result)]
+        await self._guarded(
+            self._settle(
+                keys=[self._key(preview_id)],
+                args=["done", "result", json.dumps(result)],
+            )
         )
 
     async def release(self, preview_id: str, error: str) -> None:
-        await self._settle(
-            keys=[self._key(preview_id)], args=["pending", "error", error]
+        await self._guarded(
+            self._settle(keys=[self._key(preview_id)], args=["pending", "error", error])
         )
