@@ -80,11 +80,12 @@ async def test_unknown_tampered_and_expired_ids_say_preview_again(ads_server: In
         flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
         tampered = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce}.{flipped}"})
         other_nonce = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce[:-1]}x.{signature}"})
+        non_ascii = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce}.{signature[:-1]}é"})
         extra = await client.call_tool(APPLY, {"preview_id": preview_id, "new_daily_budget_krw": 1})
         with sqlite3.connect(store) as db:  # the store is the boundary: age the preview there
             db.execute("UPDATE previews SET expires_at = 1000")
         expired = await client.call_tool(APPLY, {"preview_id": preview_id})
-    for refused in (unknown, tampered, other_nonce):
+    for refused in (unknown, tampered, other_nonce, non_ascii):
         text = result_text(refused)
         assert refused.is_error and "is not one this server issued to you" in text, text
         assert f"Call {PREVIEW} with the change you want" in text

@@ -194,7 +194,8 @@ def _signed_by(key: bytes, preview_id: str, tool: str, subject: str) -> bool:
     parts = preview_id.split(".")
     if len(parts) != 3 or parts[0] != "pv" or not parts[1]:
         return False
-    return hmac.compare_digest(parts[2], _signature(key, parts[1], tool, subject))
+    expected = _signature(key, parts[1], tool, subject)
+    return hmac.compare_digest(parts[2].encode(), expected.encode())
 
 
 def _signature(key: bytes, nonce: str, tool: str, subject: str) -> str:
