@@ -13,17 +13,20 @@ from .discovery import check_discovery_names
 from .fingerprints import Canonicalizer, fingerprint_tools, mapping_fingerprint, spec_operation_fingerprints
 from .guidance import with_guidance
 from .ir import (
+    AccessSpec,
     ActionSpec,
     AuthSpec,
     FixedValue,
+    GuardSpec,
     JsonSchema,
     ParamSpec,
+    PreviewSpec,
     ServerSpec,
     ToolHints,
     ToolSpec,
     UnitSpec,
 )
-from .mapping import UNSET, ActionRule, Mapping, ParamRule, ToolRule, UnitRule, did_you_mean
+from .mapping import UNSET, ActionRule, Mapping, ParamRule, PreviewRule, ToolRule, UnitRule, did_you_mean
 from .naming import (
     ARG_NAME_PATTERN,
     RESERVED_ARGS,
@@ -48,6 +51,11 @@ _JSON_TYPES = ("application/json",)
 _FORM_TYPES = ("application/x-www-form-urlencoded",)
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+_NUMERIC = ("integer", "number")
+_IDEMPOTENCY_KEY = "idempotency-key"
+DEFAULT_APPROVAL = (
+    "Ask a person who may approve it to review the change and make it themselves, outside this tool."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +90,9 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
     if mapping.server.server_info:
-        diagnostics += check_server_info_name(mapping.server.name, [t.name for t in tools], mapping.server.source)
+        diagnostics += check_server_info_name(
+            mapping.server.name, [t.name for t in tools], mapping.server.source
+        )
     discovery = mapping.server.discovery == "search_tools"
     if discovery:
         diagnostics += check_discovery_names(
@@ -120,6 +130,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         discovery=discovery,
         server_info=server_rule.server_info,
         max_result_tokens=server_rule.max_result_tokens,
+        access=_access(mapping),
+        idempotency_header=server_rule.idempotency_header,
     )
     return BuildResult(server, tuple(diagnostics))
 
@@ -146,25 +158,133 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
+    if len(actions) == 1 and rule.actions[0].preview is not None:
+        previewed, found = _previewed(spec, rule, actions[0])
+        diagnostics += found
+        actions = [previewed]
     if has_errors(diagnostics):
         return None, diagnostics
-    properties = _tool_properties(actions)
+    if actions[0].preview is not None:
+        description = _preview_description(rule, actions[0])
+        input_schema = _preview_input_schema(actions[0])
+    else:
+        description = _tool_description(rule, actions)
+        input_schema = {
+            "type": "object",
+            "properties": _tool_properties(actions),
+            "required": ["action"],
+            "additionalProperties": False,
+        }
     tool = ToolSpec(
         name=name,
         module_name=python_identifier(rule.name),
         title=rule.title or rule.name.replace("_", " ").capitalize(),
-        description=_tool_description(rule, actions),
+        description=description,
         actions=tuple(actions),
-        input_schema={
-            "type": "object",
-            "properties": properties,
-            "required": ["action"],
-            "additionalProperties": False,
-        },
-        hints=_hints(actions),
+        input_schema=input_schema,
+        hints=_hints(actions, rule.destructive),
         source=rule.source,
+        scopes=rule.scopes,
     )
     return tool, diagnostics
+
+
+def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+    """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
+    rule = tool.actions[0]
+    preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
+    read_rule = ActionRule(
+        name="read",
+        operation=preview_rule.read,
+        description=None,
+        params=(),
+        source=preview_rule.read_source,
+        operation_source=preview_rule.read_source,
+    )
+    read, diagnostics = _build_action(spec, tool, read_rule)
+    if read is None:
+        return action, diagnostics
+    if read.method not in _READ_METHODS:
+        diagnostics.append(
+            error(
+                "M230",
+                f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
+                preview_rule.read_source,
+                hint="name a GET operation that returns the thing the action changes",
+            )
+        )
+    given = {p.arg_name for p in action.params}
+    for name in read.required_args:
+        if name not in given:
+            diagnostics.append(
+                error(
+                    "M231",
+                    f"preview.read {read.method} {read.path} needs '{name}', which action '{action.name}' does not take",
+                    preview_rule.read_source,
+                    hint=f"the read operation's parameters are filled from the action's: {', '.join(sorted(given)) or 'none'}",
+                )
+            )
+    rules = {r.name or r.wire_name: r for r in rule.params}
+    compared: list[tuple[str, str]] = []
+    guards: list[GuardSpec] = []
+    for param in action.params:
+        param_rule = rules.get(param.arg_name) or next(
+            (r for r in rule.params if r.wire_name == param.wire_name), None
+        )
+        current = (param_rule.current if param_rule else None) or param.wire_name
+        if param.location in ("body", "query") or (param_rule and param_rule.current):
+            compared.append((param.arg_name, current))
+        if param_rule is None or param_rule.max_increase_pct is None:
+            continue
+        if json_type_of(param.schema) not in _NUMERIC:
+            diagnostics.append(
+                error(
+                    "M232",
+                    f"max_increase_pct needs a number, but '{param.arg_name}' is {json_type_of(param.schema)}",
+                    param_rule.source,
+                    hint="put the guard on a numeric parameter, e.g. a budget or a quantity",
+                )
+            )
+            continue
+        guards.append(
+            GuardSpec(
+                arg_name=param.arg_name, current_field=current, max_increase_pct=param_rule.max_increase_pct
+            )
+        )
+    preview = PreviewSpec(
+        read=read,
+        ttl_minutes=preview_rule.ttl_minutes,
+        approval=preview_rule.approval or DEFAULT_APPROVAL,
+        compared=tuple(compared),
+        guards=tuple(guards),
+    )
+    return replace(action, preview=preview), diagnostics
+
+
+def _preview_input_schema(action: ActionSpec) -> JsonSchema:
+    """The action's parameters without `action`: the preview tool does one thing (S1)."""
+    properties = {p.arg_name: dict(p.schema) for p in action.params}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(action.required_args),
+        "additionalProperties": False,
+    }
+
+
+def _preview_description(rule: ToolRule, action: ActionSpec) -> str:
+    preview: PreviewSpec = action.preview  # type: ignore[assignment]
+    lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
+    lines.append(
+        "It reads the current state and returns the values before and after the change, and a preview_id "
+        f"valid for {preview.ttl_minutes} minutes. Nothing changes until the apply tool is called with that id."
+    )
+    for guard in preview.guards:
+        lines.append(
+            f"A {guard.arg_name} more than {guard.max_increase_pct:g}% above the current value is refused "
+            "and needs approval."
+        )
+    return "\n".join(lines)
 
 
 def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
@@ -173,6 +293,11 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         return None, [_unknown_operation(spec, rule)]
     diagnostics: list[Diagnostic] = []
     operation_params, body_encoding, found = _operation_params(spec, operation)
+    # An idempotency key the spec declares is the server's to send (E4), not a question for the agent.
+    idempotency = [
+        p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY
+    ]
+    operation_params = [p for p in operation_params if p not in idempotency]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
         replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
@@ -209,6 +334,15 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     diagnostics += results.diagnostics
     params, defaults = list(results.params), list(results.defaults)
     diagnostics += _check_arg_names(params, operation)
+    if rule.confirm_param and any(p.arg_name == "confirm" for p in params):
+        diagnostics.append(
+            error(
+                "M233",
+                f"{operation.key} has a parameter that would be called 'confirm', the name confirm_param uses",
+                rule.source,
+                hint="rename that parameter in the action's params",
+            )
+        )
     if has_errors(diagnostics):
         return None, diagnostics
     return (
@@ -227,6 +361,8 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             shape=results.shape,
             paging=results.paging,
             server_params=results.server_params,
+            confirm_value=rule.confirm_param,
+            idempotency_header=idempotency[0].wire_name if idempotency else None,
         ),
         diagnostics,
     )
@@ -484,7 +620,9 @@ def _param_spec(
     )
 
 
-def _unit_spec(param: _OperationParam, rule: UnitRule, arg_name: str) -> tuple[UnitSpec | None, list[Diagnostic]]:
+def _unit_spec(
+    param: _OperationParam, rule: UnitRule, arg_name: str
+) -> tuple[UnitSpec | None, list[Diagnostic]]:
     """A declared conversion applies to a number, and the name the agent sees carries its unit (T5)."""
     if not is_numeric(param.schema):
         return None, [
@@ -638,6 +776,17 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
             if param.required:
                 needed.add(param.arg_name)
     properties = merge_limit_properties(properties, actions)
+    confirming = [a for a in actions if a.confirm_value]
+    if confirming:
+        # Last, so the model fills it after everything else (a reminder, not a protection).
+        value = confirming[0].confirm_value
+        names = ", ".join(a.name for a in confirming)
+        properties["confirm"] = {
+            "type": "string",
+            "enum": [value],
+            "description": f"Write {value} to confirm that you mean it: {names} cannot be undone.",
+        }
+        needed.add("confirm")
     # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;
     # per-parameter "used by"/"required for" lists repeated it (T3). The server still names the
     # parameters an action needs or does not take when a call gets them wrong (T2).
@@ -720,14 +869,21 @@ def _first_sentence(text: str) -> str:
     return text
 
 
-def _hints(actions: list[ActionSpec]) -> ToolHints:
+def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
     methods = {a.method for a in actions}
     read_only = methods <= _READ_METHODS
     return ToolHints(
         read_only=read_only,
-        destructive=not read_only and "DELETE" in methods,
+        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
         idempotent=methods <= _IDEMPOTENT_METHODS,
     )
+
+
+def _access(mapping: Mapping) -> AccessSpec | None:
+    rule = mapping.server.access
+    if rule is None:
+        return None
+    return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
 
 
 def _auth(mapping: Mapping) -> AuthSpec | None:

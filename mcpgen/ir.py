@@ -92,6 +92,26 @@ class PagingSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GuardSpec:
+    """A business limit checked against the current value before a change is previewed (S2)."""
+
+    arg_name: str
+    current_field: str  # key of the preview's read result
+    max_increase_pct: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreviewSpec:
+    """confirm: preview (S1): the tool becomes <tool>_preview and <tool>_apply(preview_id)."""
+
+    read: ActionSpec  # the read operation; its arguments come from the previewed action's
+    ttl_minutes: int
+    approval: str  # where a change that breaks a guard goes instead (S2)
+    compared: tuple[tuple[str, str], ...]  # (arg_name, field of the read result) shown before/after
+    guards: tuple[GuardSpec, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -115,10 +135,16 @@ class ActionSpec:
     # Arguments the server handles itself, never sent as they are: response_format, and `page` or
     # `cursor` when the API pages by offset or Link header.
     server_params: tuple[ParamSpec, ...] = ()
+    preview: PreviewSpec | None = None
+    confirm_value: str | None = None  # e.g. CONFIRM_DELETE, required as the argument 'confirm'
+    idempotency_header: str | None = (
+        None  # the spec declares one: the server fills it, the agent never sees it
+    )
 
     @property
     def required_args(self) -> tuple[str, ...]:
-        return tuple(p.arg_name for p in self.params if p.required)
+        confirm = ("confirm",) if self.confirm_value else ()
+        return tuple(p.arg_name for p in self.params if p.required) + confirm
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +168,19 @@ class ToolSpec:
     hints: ToolHints
     source: SourceRef
     mapping_fingerprint: Fingerprint | None = None  # the tool rule without its actions
+    scopes: tuple[str, ...] = ()  # a caller's token needs them to see and call the tool over HTTP (P3)
+
+    @property
+    def preview(self) -> PreviewSpec | None:
+        """Set when the tool's one action says confirm: preview."""
+        return self.actions[0].preview if len(self.actions) == 1 else None
+
+    @property
+    def served_names(self) -> tuple[str, ...]:
+        """The MCP tool names this tool is served as: itself, or its preview and apply pair (S1)."""
+        if self.preview is None:
+            return (self.name,)
+        return (f"{self.name}_preview", f"{self.name}_apply")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +189,15 @@ class AuthSpec:
     env: str
     location: Literal["header", "query"] | None
     param_name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessSpec:
+    """Incoming bearer tokens over HTTP (P3): JWTs from `issuer` for `audience`, with `scopes`."""
+
+    issuer: str
+    audience: str
+    scopes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,6 +223,8 @@ class ServerSpec:
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
     max_result_tokens: int = 20_000  # size budget of one result (R4)
+    access: AccessSpec | None = None
+    idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ LOCK_VERSION = 1
 def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[str, Any]:
     """`contract` is every tool definition as tools.json holds it (a provider profile applied, the
     discovery meta-tools included); the meta-tools come from no action or rule of their own."""
-    specs = {tool.name: tool for tool in server.tools}
+    specs = {name: tool for tool in server.tools for name in tool.served_names}
     tools = []
     for entry in contract:
         tool = specs.get(entry["name"])

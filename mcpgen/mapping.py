@@ -67,6 +67,8 @@ class ParamRule:
     required: bool | None
     source: SourceRef
     unit: UnitRule | None = None
+    max_increase_pct: float | None = None  # guard rule (S2)
+    current: str | None = None  # field of the preview's read result with the current value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,6 +99,16 @@ class PaginationRule:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PreviewRule:
+    """confirm: preview (S1): the read operation showing the current state, and how long an id lives."""
+
+    read: str
+    ttl_minutes: int
+    approval: str | None
+    read_source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionRule:
     name: str
     operation: str
@@ -106,6 +118,8 @@ class ActionRule:
     operation_source: SourceRef
     response: ResponseRule | None = None
     pagination: PaginationRule | None = None
+    preview: PreviewRule | None = None  # set when the action says confirm: preview
+    confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +135,8 @@ class ToolRule:
     returns: str | None = None
     does_not_return: str | None = None
     list_actions: bool = True
+    scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
+    destructive: bool | None = None  # S4 override
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,6 +148,15 @@ class AuthRule:
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessRule:
+    """Incoming bearer tokens over HTTP (P3): issued by `issuer` for `audience`, with `scopes`."""
+
+    issuer: str
+    audience: str
+    scopes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,6 +173,8 @@ class ServerRule:
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
     server_info: bool = False  # add the '<name>_server_info' diagnostic tool
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
+    access: AccessRule | None = None
+    idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +185,7 @@ class Mapping:
 
 
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 
 @cache
@@ -192,6 +220,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
         found.extend(_check_auth(document))
         found.extend(_check_units(document))
         found.extend(_check_limits(document))
+        found.extend(_check_previews(document))
     return found
 
 
@@ -380,6 +409,66 @@ def _check_units(document: Document) -> list[Diagnostic]:
     return found
 
 
+def _check_previews(document: Document) -> list[Diagnostic]:
+    """confirm: preview needs its read operation and a tool of its own; guard rules need a preview (S1, S2)."""
+    found: list[Diagnostic] = []
+    for t, tool in enumerate(document.data["tools"]):
+        actions = tool["actions"]
+        for a, action in enumerate(actions):
+            pointer = f"/tools/{t}/actions/{a}"
+            previewed = action.get("confirm") == "preview"
+            if previewed and "preview" not in action:
+                found.append(
+                    error(
+                        "M130",
+                        f"action '{action['name']}' says confirm: preview but not how to read the current state",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="add  preview: {read: <operationId of the read operation>}",
+                    )
+                )
+            if "preview" in action and not previewed:
+                found.append(
+                    error(
+                        "M131",
+                        f"action '{action['name']}' has 'preview' settings but no confirm: preview",
+                        document.locate(f"{pointer}/preview"),
+                        hint="add  confirm: preview  to the action, or remove 'preview'",
+                    )
+                )
+            if previewed and len(actions) > 1:
+                found.append(
+                    error(
+                        "M132",
+                        f"tool '{tool['name']}' has other actions besides '{action['name']}', which says confirm: preview",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
+                    )
+                )
+            first_confirm = next((x["confirm_param"] for x in actions if "confirm_param" in x), None)
+            if "confirm_param" in action and action["confirm_param"] != first_confirm:
+                found.append(
+                    error(
+                        "M134",
+                        f"tool '{tool['name']}' asks for two confirm values ({first_confirm} and "
+                        f"{action['confirm_param']}); its one 'confirm' parameter can hold one",
+                        document.locate(f"{pointer}/confirm_param"),
+                        hint=f"use {first_confirm} here too, or move the action to a tool of its own",
+                    )
+                )
+            for key, rule in (action.get("params") or {}).items():
+                for knob in ("max_increase_pct", "current"):
+                    if knob in rule and not previewed:
+                        found.append(
+                            error(
+                                "M133",
+                                f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
+                                document.locate(join_pointer(pointer, "params", key, knob)),
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                            )
+                        )
+    return found
+
+
 def _read(document: Document) -> Mapping:
     data = document.data
     server = data["server"]
@@ -401,9 +490,19 @@ def _read(document: Document) -> Mapping:
             discovery=server.get("discovery", "none"),
             server_info=bool(server.get("server_info", False)),
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
+            access=_read_access(server.get("access")),
+            idempotency_header=(server.get("idempotency_key") or {}).get("header"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
+    )
+
+
+def _read_access(access: dict[str, Any] | None) -> AccessRule | None:
+    if not access:
+        return None
+    return AccessRule(
+        issuer=access["issuer"], audience=access["audience"], scopes=tuple(access.get("scopes") or ())
     )
 
 
@@ -421,6 +520,8 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
         returns=_text(tool.get("returns")),
         does_not_return=_text(tool.get("does_not_return")),
         list_actions=tool.get("list_actions", True),
+        scopes=tuple(tool.get("scopes") or ()),
+        destructive=tool.get("destructive"),
     )
 
 
@@ -445,6 +546,8 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         pagination=_read_pagination(action["pagination"], f"{pointer}/pagination", document)
         if "pagination" in action
         else None,
+        preview=_read_preview(action, pointer, document),
+        confirm_param=action.get("confirm_param"),
     )
 
 
@@ -473,6 +576,18 @@ def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> 
     )
 
 
+def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> PreviewRule | None:
+    preview = action.get("preview")
+    if action.get("confirm") != "preview" or not preview:
+        return None
+    return PreviewRule(
+        read=preview["read"],
+        ttl_minutes=int(preview.get("ttl_minutes", DEFAULT_PREVIEW_TTL_MINUTES)),
+        approval=preview.get("approval"),
+        read_source=document.locate(f"{pointer}/preview/read"),
+    )
+
+
 def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
     location, dot, wire = key.partition(".")
     if not dot or location not in PARAM_LOCATIONS:
@@ -489,6 +604,8 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         required=rule.get("required"),
         source=document.locate(pointer),
         unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
+        max_increase_pct=rule.get("max_increase_pct"),
+        current=rule.get("current"),
     )
 
 
@@ -496,7 +613,9 @@ def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) ->
     if unit is None:
         return None
     factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
-    return UnitRule(agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer))
+    return UnitRule(
+        agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer)
+    )
 
 
 _PLACES = {"tools": "tool", "actions": "action", "params": "parameter"}
@@ -513,7 +632,9 @@ def _describe(path: Any, data: Any = None) -> str:
         child = _step(node, token)
         if token in _PLACES and i + 1 < len(tokens):
             entry = _step(child, tokens[i + 1])
-            label = entry.get("name") if isinstance(entry, dict) and isinstance(entry.get("name"), str) else None
+            label = (
+                entry.get("name") if isinstance(entry, dict) and isinstance(entry.get("name"), str) else None
+            )
             key = tokens[i + 1]
             shown = f"'{label}'" if label else (f"'{key}'" if isinstance(key, str) else f"number {key + 1}")
             owners.append(f"{_PLACES[token]} {shown}")

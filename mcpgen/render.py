@@ -12,7 +12,17 @@ from typing import Any
 import jinja2
 
 from .discovery import discovery_tools
-from .ir import ActionSpec, PagingSpec, ParamSpec, RenderedFile, ResultShape, ServerSpec, ToolSpec
+from .ir import (
+    ActionSpec,
+    PagingSpec,
+    ParamSpec,
+    PreviewSpec,
+    RenderedFile,
+    ResultShape,
+    ServerSpec,
+    ToolHints,
+    ToolSpec,
+)
 from .lockfile import LOCK_FILE, lock_json
 from .naming import hook_names
 from .profiles import Profile, apply_profile
@@ -62,9 +72,13 @@ def render_server(
         return env.get_template(template).render(**common, **extra)
 
     files = [
-        RenderedFile("pyproject.toml", page("package/pyproject.toml.jinja", description=_summary(server))),
         RenderedFile(
-            "README.md", page("package/README.md.jinja", env_rows=_env_rows(server), unit_rows=_unit_rows(server))
+            "pyproject.toml",
+            page("package/pyproject.toml.jinja", description=_summary(server), extras=_extras(server)),
+        ),
+        RenderedFile(
+            "README.md",
+            page("package/README.md.jinja", env_rows=_env_rows(server), unit_rows=_unit_rows(server)),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, contract(server, profile))),
         RenderedFile(f"{pkg}/__init__.py", page("package/__init__.py.jinja")),
@@ -98,7 +112,7 @@ def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[st
 
     With discovery on, the two meta-tools are among them, and they are all tools/list serves.
     """
-    tools = [_tool_entry(tool) for tool in server.tools]
+    tools = sorted((entry for tool in server.tools for entry in _tool_entries(tool)), key=lambda t: t["name"])
     if server.server_info:
         tools = sorted([*tools, server_info_tool(server)], key=lambda t: t["name"])
     if server.discovery:
@@ -124,33 +138,113 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def _tool_entry(tool: ToolSpec) -> dict[str, Any]:
-    hints = tool.hints
-    annotations: dict[str, Any] = {"title": tool.title, "readOnlyHint": hints.read_only}
+def _tool_entries(tool: ToolSpec) -> list[dict[str, Any]]:
+    """A tool's tools/list entries: itself, or its preview and apply pair (S1)."""
+    preview = tool.preview
+    if preview is None:
+        return [_tool_entry(tool.name, tool.title, tool.description, tool.input_schema, tool.hints)]
+    preview_name, apply_name = tool.served_names
+    action = tool.actions[0]
+    apply_description = (
+        f"Make a change previewed with {preview_name} ({action.description.rstrip('.')}), exactly as "
+        "previewed. It takes only the preview_id; "
+        f"an id is valid for {preview.ttl_minutes} minutes after the preview and only for the caller who made "
+        "it. Applying the same id again changes nothing and returns the first result, so after a timeout "
+        "call it again with the same id rather than previewing anew. An expired or unknown id is an error: "
+        "preview again. Returns the API's answer to the change."
+    )
+    apply_schema = {
+        "type": "object",
+        "properties": {
+            "preview_id": {
+                "type": "string",
+                "description": f'The preview_id returned by {preview_name}. Example: "pv.3q2x...".',
+            }
+        },
+        "required": ["preview_id"],
+        "additionalProperties": False,
+    }
+    reads = ToolHints(read_only=True, destructive=False, idempotent=True)
+    applies = ToolHints(read_only=False, destructive=tool.hints.destructive, idempotent=True)
+    return [
+        _tool_entry(preview_name, f"{tool.title}: preview", tool.description, tool.input_schema, reads),
+        _tool_entry(apply_name, f"{tool.title}: apply", apply_description, apply_schema, applies),
+    ]
+
+
+def _tool_entry(
+    name: str, title: str, description: str, input_schema: dict[str, Any], hints: ToolHints
+) -> dict[str, Any]:
+    annotations: dict[str, Any] = {"title": title, "readOnlyHint": hints.read_only}
     if not hints.read_only:
         annotations["destructiveHint"] = hints.destructive
         annotations["idempotentHint"] = hints.idempotent
     annotations["openWorldHint"] = hints.open_world
     return {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": input_schema,
         "annotations": annotations,
     }
 
 
 def _tool_module(tool: ToolSpec) -> dict[str, Any]:
-    uses_fixed = any(a.fixed for a in tool.actions)
-    uses_units = any(p.unit for a in tool.actions for p in a.params)
-    names = ["Action", *(["Fixed"] if uses_fixed else []), "Param", "Tool", *(["Unit"] if uses_units else [])]
-    table = Call("Tool", (("name", tool.name), ("actions", tuple(_action_call(a) for a in tool.actions))))
+    actions = [*tool.actions, *(a.preview.read for a in tool.actions if a.preview)]
+    uses_fixed = any(a.fixed for a in actions)
+    uses_params = any(a.params for a in actions)
+    uses_units = any(p.unit for a in actions for p in a.params)
+    preview = tool.preview
+    names = [
+        "Action",
+        *(["Fixed"] if uses_fixed else []),
+        *(["Guard"] if preview and preview.guards else []),
+        *(["Param"] if uses_params else []),
+        *(["Preview"] if preview else []),
+        "Tool",
+        *(["Unit"] if uses_units else []),
+    ]
+    kwargs: list[tuple[str, Any]] = [
+        ("name", tool.name),
+        ("actions", tuple(_action_call(a) for a in tool.actions)),
+    ]
+    if tool.scopes:
+        kwargs.append(("scopes", tool.scopes))
+    table = Call("Tool", tuple(kwargs))
     imports = [f"from .._runtime.routing import {', '.join(names)}"]
-    if any(a.paging for a in tool.actions):
+    if any(a.paging for a in actions):
         imports.insert(0, "from .._runtime.pagination import Paging")
-    if any(a.shape for a in tool.actions):
+    if any(a.shape for a in actions):
         imports.append("from .._runtime.shaping import Shape")
     return {"tool": tool, "imports": "\n".join(imports), "tool_table": assignment("TOOL", table)}
+
+
+def _preview_call(preview: PreviewSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [
+        ("read", _action_call(preview.read)),
+        ("ttl_minutes", preview.ttl_minutes),
+        ("approval", preview.approval),
+    ]
+    if preview.compared:
+        kwargs.append(("compared", dict(preview.compared)))
+    if preview.guards:
+        kwargs.append(
+            (
+                "guards",
+                tuple(
+                    Call(
+                        "Guard",
+                        (
+                            ("arg", g.arg_name),
+                            ("current", g.current_field),
+                            ("max_increase_pct", g.max_increase_pct),
+                        ),
+                    )
+                    for g in preview.guards
+                ),
+            )
+        )
+    return Call("Preview", tuple(kwargs))
 
 
 def _action_call(action: ActionSpec) -> Call:
@@ -188,11 +282,21 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("shape", _shape_call(action.shape)))
     if action.paging is not None:
         kwargs.append(("paging", _paging_call(action.paging)))
+    if action.preview:
+        kwargs.append(("preview", _preview_call(action.preview)))
+    if action.confirm_value:
+        kwargs.append(("confirm", action.confirm_value))
+    if action.idempotency_header:
+        kwargs.append(("idempotency_header", action.idempotency_header))
     return Call("Action", tuple(kwargs))
 
 
 def _param_call(param: ParamSpec) -> Call:
-    kwargs: list[tuple[str, Any]] = [("arg", param.arg_name), ("wire", param.wire_name), ("at", param.location)]
+    kwargs: list[tuple[str, Any]] = [
+        ("arg", param.arg_name),
+        ("wire", param.wire_name),
+        ("at", param.location),
+    ]
     if param.unit is not None:
         unit = param.unit
         kwargs.append(
@@ -256,8 +360,16 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("default_base_url", server.default_base_url),
             ("auth", auth_call),
             ("timeout_s", server.timeout_s),
+            *((("idempotency_header", server.idempotency_header),) if server.idempotency_header else ()),
         ),
     )
+    access = server.access
+    access_kwargs: tuple[tuple[str, Any], ...] = ()
+    if access is not None:
+        fields: list[tuple[str, Any]] = [("issuer", access.issuer), ("audience", access.audience)]
+        if access.scopes:
+            fields.append(("scopes", access.scopes))
+        access_kwargs = (("access", Call("Access", tuple(fields))),)
     config = Call(
         "ServerConfig",
         (
@@ -269,11 +381,13 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("upstream", upstream),
             *([("server_info", True)] if server.server_info else []),
             ("max_result_tokens", server.max_result_tokens),
+            *access_kwargs,
         ),
     )
     return {
         "config": assignment("CONFIG", config),
         "upstream_imports": "Auth, Upstream" if auth is not None else "Upstream",
+        "uses_access": access is not None,
     }
 
 
@@ -287,6 +401,23 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     if server.auth is not None:
         rows.append(
             (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
+        )
+    if server.access is not None:
+        rows.append(
+            (
+                "MCP_AUTH_JWT_SECRET",
+                f"HTTP only: HS256 key of the bearer tokens callers present (issuer `{server.access.issuer}`, "
+                f"audience `{server.access.audience}`); or set `MCP_AUTH_JWKS_URL`",
+            )
+        )
+        rows.append(("MCP_AUTH_JWKS_URL", "HTTP only: the token issuer's JWKS (https:// or file://)"))
+    if any(t.preview for t in server.tools):
+        rows.append(
+            (
+                "MCP_STORE_URL",
+                "where previews live: unset for a SQLite file in `$XDG_STATE_HOME`, `sqlite:///path`, or "
+                "`redis://host:port/db` to share previews between replicas (install the `redis` extra)",
+            )
         )
     return rows
 
@@ -305,6 +436,11 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
         for param in action.params
         if param.unit is not None
     ]
+
+
+def _extras(server: ServerSpec) -> list[tuple[str, str]]:
+    """Optional dependencies: the Redis client, for previews shared between replicas."""
+    return [("redis", "redis>=5,<9")] if any(t.preview for t in server.tools) else []
 
 
 def _summary(server: ServerSpec) -> str:

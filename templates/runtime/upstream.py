@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+import anyio
 import httpx
 
 from .errors import Recovery, ToolError
@@ -34,6 +37,8 @@ class Upstream:
     default_base_url: str
     auth: Auth | None
     timeout_s: float
+    # The API reads an idempotency key from this header on POST (E4); None when it has none.
+    idempotency_header: str | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -52,7 +57,10 @@ class Upstream:
 
 
 def build_request(
-    upstream: Upstream, action: Action, values: Mapping[str, Any]
+    upstream: Upstream,
+    action: Action,
+    values: Mapping[str, Any],
+    idempotency_key: str | None = None,
 ) -> httpx.Request:
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
@@ -84,6 +92,9 @@ def build_request(
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
+    key_header = _idempotency_header(upstream, action)
+    if key_header:
+        headers[key_header] = idempotency_key or uuid.uuid4().hex
     url = upstream.base_url() + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -118,6 +129,16 @@ def to_upstream_units(param: Param, value: Any) -> Any:
             Recovery.FIX_INPUT,
         )
     return sent
+
+
+def _idempotency_header(upstream: Upstream, action: Action) -> str:
+    """Where this action's idempotency key goes: the header its operation declares, or for a POST the
+    server-wide one of the mapping; '' when it sends none."""
+    if action.idempotency_header:
+        return action.idempotency_header.lower()
+    if upstream.idempotency_header and action.method == "POST":
+        return upstream.idempotency_header.lower()
+    return ""
 
 
 def _path_segment(value: Any) -> str:
@@ -179,9 +200,27 @@ async def send(
 ) -> httpx.Response:
     """Send with the configured timeout; network failures and refusals become errors that say what
     to do next (E2, E4)."""
+    response = await _exchange(client, upstream, request, action)
+    if response.status_code >= 400:
+        raise http_error(response, action, upstream.auth.env if upstream.auth else None)
+    return response
+
+
+async def _exchange(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    request: httpx.Request,
+    action: Action,
+) -> httpx.Response:
+    """One exchange within the timeout. A request that carries an idempotency key is sent once more
+    after a timeout, with the same key: the API applies it at most once (E4).
+    """
     try:
-        response = await client.send(request)
+        return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
+        if _idempotency_header(upstream, action) in request.headers:
+            with contextlib.suppress(httpx.TransportError):
+                return await _send_within_limit(client, upstream, request)
         if action.idempotent:
             raise ToolError(
                 f"the API did not answer within {upstream.timeout_s:g} s.",
@@ -215,6 +254,15 @@ async def send(
             f"{upstream.base_url_env} points at it.",
             Recovery.RETRY_LATER,
         ) from None
-    if response.status_code >= 400:
-        raise http_error(response, action, upstream.auth.env if upstream.auth else None)
-    return response
+
+
+async def _send_within_limit(
+    client: httpx.AsyncClient, upstream: Upstream, request: httpx.Request
+) -> httpx.Response:
+    """httpx's timeout bounds each connect and read; this bounds the whole exchange, however slowly
+    the API trickles its answer (P5)."""
+    with anyio.move_on_after(upstream.timeout_s):
+        return await client.send(request)
+    raise httpx.ReadTimeout(
+        "the exchange took longer than the timeout", request=request
+    )

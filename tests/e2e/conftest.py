@@ -23,21 +23,38 @@ class InstalledServer:
 
 
 @pytest.fixture(scope="session")
-def ads_server(tmp_path_factory: pytest.TempPathFactory) -> InstalledServer:
+def mcpgen_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """mcpgen installed from this checkout (non-editable, so the wheel must carry its templates) into a
-    fresh venv generates specs/ads into a temp dir, and the generated package is installed beside it."""
-    root = tmp_path_factory.mktemp("ads")
-    out = root / "ads"
-    python = fresh_venv(root / "venv")
+    fresh venv; returns its python. The examples are generated and installed beside it."""
+    python = fresh_venv(tmp_path_factory.mktemp("mcpgen") / "venv")
     pip_install(python, ROOT)
+    return python
+
+
+def generate_and_install(python: Path, root: Path, example: str, extras: str = "") -> Path:
+    out = root / example
+    spec = next((SPECS / example).glob("*.openapi.*"))
     generated = subprocess.run(
-        [str(python.parent / "mcpgen"), "generate", str(SPECS / "ads" / "ads.openapi.yaml"),
-         "-m", str(SPECS / "ads" / "mapping.yaml"), "-o", str(out)],
+        [str(python.parent / "mcpgen"), "generate", str(spec), "-m", str(SPECS / example / "mapping.yaml"),
+         "-o", str(out)],
         capture_output=True, text=True, cwd=root, timeout=120,
     )
     assert generated.returncode == 0, generated.stderr
-    pip_install(python, out)
-    return InstalledServer(out, python, [str(python.parent / "ads-mcp")])
+    pip_install(python, f"{out}{extras}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def ads_server(mcpgen_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> InstalledServer:
+    """specs/ads generated into a temp dir by the installed mcpgen, and installed with its redis extra."""
+    out = generate_and_install(mcpgen_venv, tmp_path_factory.mktemp("ads"), "ads", "[redis]")
+    return InstalledServer(out, mcpgen_venv, [str(mcpgen_venv.parent / "ads-mcp")])
+
+
+@pytest.fixture(scope="session")
+def deploy_server(mcpgen_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> InstalledServer:
+    out = generate_and_install(mcpgen_venv, tmp_path_factory.mktemp("deploy"), "deploy")
+    return InstalledServer(out, mcpgen_venv, [str(mcpgen_venv.parent / "deploy-mcp")])
 
 
 @pytest.fixture

@@ -24,11 +24,10 @@ CALLS: list[tuple[str, dict[str, Any], str, str, dict[str, list[str]], Any]] = [
     ("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_002"}, "GET", "/campaigns/cmp_002", {}, None),
     ("ads_campaign_change", {"action": "create", "name": "Year End", "daily_budget_krw": 250000, "objective": "traffic"},
      "POST", "/campaigns", {}, {"name": "Year End", "daily_budget": 250000, "objective": "traffic"}),
-    ("ads_campaign_change", {"action": "set_budget", "campaign_id": "cmp_003", "daily_budget_krw": 300000},
-     "PATCH", "/campaigns/cmp_003/budget", {}, {"daily_budget": 300000}),
     ("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_005"}, "POST", "/campaigns/cmp_005/pause", {}, None),
     ("ads_campaign_change", {"action": "resume", "campaign_id": "cmp_004"}, "POST", "/campaigns/cmp_004/resume", {}, None),
-    ("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006"}, "DELETE", "/campaigns/cmp_006", {}, None),
+    ("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006", "confirm": "CONFIRM_DELETE"},
+     "DELETE", "/campaigns/cmp_006", {}, None),
     ("ads_reports", {"action": "campaign_stats", "campaign_id": "cmp_007", "from_date": "2026-11-01", "to_date": "2026-11-30"},
      "GET", "/campaigns/cmp_007/stats", {"from_date": ["2026-11-01"], "to_date": ["2026-11-30"]}, None),
     ("ads_reports", {"action": "account"}, "GET", "/account", {}, None),
@@ -45,11 +44,12 @@ async def test_lists_the_contract_verbatim_in_name_order(ads_server: InstalledSe
         listing = await client.list_tools()
     tools = tool_dicts(listing)
     assert tools == _expected_contract()
-    assert [t["name"] for t in tools] == ["ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+    assert [t["name"] for t in tools] == ["ads_budget_change_apply", "ads_budget_change_preview", "ads_campaign_change",
+                                          "ads_campaigns_find", "ads_reports"]
     change = next(t for t in tools if t["name"] == "ads_campaign_change")
     schema = change["inputSchema"]
     assert schema["additionalProperties"] is False and schema["required"] == ["action"]  # T2, T6
-    assert schema["properties"]["action"]["enum"] == ["create", "set_budget", "pause", "resume", "delete"]
+    assert schema["properties"]["action"]["enum"] == ["create", "pause", "resume", "delete"]
     assert schema["properties"]["daily_budget_krw"]["type"] == "integer"  # T5: unit in the name
     assert "daily_budget" not in schema["properties"]
     assert not any(k in json.dumps(schema) for k in ('"$ref"', '"oneOf"', '"anyOf"', '"allOf"'))
@@ -94,15 +94,23 @@ async def test_path_values_never_change_the_path(ads_server: InstalledServer, ad
 
 async def test_per_action_requirements_are_named(ads_server: InstalledServer, ads_upstream) -> None:
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
-        missing = await client.call_tool("ads_campaign_change", {"action": "set_budget", "campaign_id": "cmp_001"})
+        missing = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic"})
         foreign = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001", "query": "x"})
         unknown_action = await client.call_tool("ads_reports", {"action": "forecast"})
-        wrong_type = await client.call_tool("ads_campaign_change",
-                                            {"action": "set_budget", "campaign_id": "cmp_001", "daily_budget_krw": "lots"})
-    assert missing.is_error and "action 'set_budget' needs daily_budget_krw (integer)" in result_text(missing)
+        unconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001"})
+        misconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001",
+                                                                      "confirm": "yes"})
+        confirm_elsewhere = await client.call_tool("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_001",
+                                                                           "confirm": "CONFIRM_DELETE"})
+        wrong_type = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic",
+                                                                    "daily_budget_krw": "lots"})
+    assert missing.is_error and "action 'create' needs daily_budget_krw (integer)" in result_text(missing)
     assert foreign.is_error and "'query' is not used by action 'get' (it is used by: search)" in result_text(foreign)
     assert unknown_action.is_error and "campaign_stats, account" in result_text(unknown_action)
     assert wrong_type.is_error and "daily_budget_krw: 'lots' is not of type 'integer'" in result_text(wrong_type)
+    assert unconfirmed.is_error and "action 'delete' needs confirm (string one of \"CONFIRM_DELETE\")" in result_text(unconfirmed)
+    assert misconfirmed.is_error and "confirm: 'yes' is not one of ['CONFIRM_DELETE']" in result_text(misconfirmed)
+    assert confirm_elsewhere.is_error and "'confirm' is not used by action 'pause'" in result_text(confirm_elsewhere)
     assert ads_upstream.requests == []  # nothing invalid reaches the upstream
 
 
@@ -112,13 +120,18 @@ async def test_unknown_tool_is_a_protocol_error(ads_server: InstalledServer, ads
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         with pytest.raises(MCPError, match="Unknown tool"):
             await client.call_tool("ads_nothing", {})
+        # The previewed action is reachable only through preview and apply (S1), not by the tool's own name.
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("ads_budget_change", {"action": "set", "campaign_id": "cmp_001",
+                                                         "new_daily_budget_krw": 5000})
+    assert ads_upstream.requests == []
 
 
 async def test_missing_credentials_are_reported_at_call_time(ads_server: InstalledServer, ads_upstream, tmp_path: Path) -> None:
     env = {"ADS_BASE_URL": ads_upstream.base_url}
     stderr = tmp_path / "stderr.log"
     async with stdio_client(ads_server.command, env, stderr_file=stderr) as client:
-        assert len((await client.list_tools()).tools) == 3  # the server starts and lists without them
+        assert len((await client.list_tools()).tools) == 5  # the server starts and lists without them
         result = await client.call_tool("ads_reports", {"action": "account"})
     assert result.is_error and "ADS_API_TOKEN is not set" in result_text(result)
     assert ads_upstream.requests == []

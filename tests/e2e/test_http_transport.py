@@ -50,7 +50,8 @@ async def test_http_lists_and_calls(http_server: str, ads_upstream) -> None:
         assert client.protocol_version == "2026-07-28"  # P1: the stateless revision
         listing = await client.list_tools()
         result = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_010"})
-    assert [t.name for t in listing.tools] == ["ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+    assert [t.name for t in listing.tools] == ["ads_budget_change_apply", "ads_budget_change_preview",
+                                               "ads_campaign_change", "ads_campaigns_find", "ads_reports"]
     assert result.structured_content["id"] == "cmp_010"
 
 

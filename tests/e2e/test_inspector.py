@@ -32,7 +32,8 @@ def _inspector(server: InstalledServer, env: dict[str, str], *method: str) -> di
 def test_inspector_lists_the_tools(ads_server: InstalledServer, ads_upstream) -> None:
     listed = _inspector(ads_server, server_env(ads_upstream), "--method", "tools/list")
     tools = listed.get("result", listed)["tools"]
-    assert [t["name"] for t in tools] == ["ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+    assert [t["name"] for t in tools] == ["ads_budget_change_apply", "ads_budget_change_preview", "ads_campaign_change",
+                                          "ads_campaigns_find", "ads_reports"]
 
 
 def test_inspector_calls_a_tool(ads_server: InstalledServer, ads_upstream) -> None:

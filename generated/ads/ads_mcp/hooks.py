@@ -18,6 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 
+def before_budget_change__set(args: dict[str, Any]) -> dict[str, Any]:
+    """ads_budget_change, action `set` (PATCH /campaigns/{campaign_id}/budget): before the request is sent."""
+    return args
+
+
+def after_budget_change__set(result: dict[str, Any]) -> dict[str, Any]:
+    """ads_budget_change, action `set` (PATCH /campaigns/{campaign_id}/budget): the result, before the agent sees it."""
+    return result
+
+
 def before_campaign_change__create(args: dict[str, Any]) -> dict[str, Any]:
     """ads_campaign_change, action `create` (POST /campaigns): before the request is sent."""
     return args
@@ -25,16 +35,6 @@ def before_campaign_change__create(args: dict[str, Any]) -> dict[str, Any]:
 
 def after_campaign_change__create(result: dict[str, Any]) -> dict[str, Any]:
     """ads_campaign_change, action `create` (POST /campaigns): the result, before the agent sees it."""
-    return result
-
-
-def before_campaign_change__set_budget(args: dict[str, Any]) -> dict[str, Any]:
-    """ads_campaign_change, action `set_budget` (PATCH /campaigns/{campaign_id}/budget): before the request is sent."""
-    return args
-
-
-def after_campaign_change__set_budget(result: dict[str, Any]) -> dict[str, Any]:
-    """ads_campaign_change, action `set_budget` (PATCH /campaigns/{campaign_id}/budget): the result, before the agent sees it."""
     return result
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -21,13 +22,15 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
+from .access import Access, Caller, ScopeCheck, current_caller, http_auth
 from .discovery import Discovery
-from .errors import ToolError, unexpected
+from .errors import Recovery, ToolError, unexpected
 from .hooks import Hooks
 from .info import server_info
 from .live import LiveContract
+from .preview import Previews, preview_tool_schema
 from .results import Budget, error_result, interpret, success_result
-from .routing import Tool
+from .routing import Action, Tool
 from .truncation import DEFAULT_MAX_TOKENS
 from .upstream import Upstream, build_request, send
 from .validation import ToolValidator
@@ -47,6 +50,7 @@ class ServerConfig:
     # Serve the '<name>_server_info' diagnostic tool (info.py).
     server_info: bool = False
     max_result_tokens: int = DEFAULT_MAX_TOKENS  # the result size budget (R4)
+    access: Access | None = None  # bearer tokens checked over HTTP (P3)
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -71,8 +75,10 @@ class Dispatcher:
         contract: list[dict[str, Any]],
         tools: Sequence[Tool],
         input_schemas: dict[str, Any] | None = None,
+        enforce_access: bool = False,
     ):
         self.config = config
+        self.enforce_access = enforce_access
         self.discovery = Discovery(contract)
         self.listing = types.ListToolsResult(
             tools=[
@@ -81,8 +87,23 @@ class Dispatcher:
         )
         schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
         self.validators = {
-            tool.name: ToolValidator(tool, schemas[tool.name]) for tool in tools
+            tool.name: ToolValidator(tool, _validated_schema(tool, schemas))
+            for tool in tools
         }
+        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1).
+        self.confirmed = {
+            name: tool
+            for tool in tools
+            if tool.preview is not None
+            for name in tool.served_names
+        }
+        self.scopes = ScopeCheck(
+            {name: tool.scopes for tool in tools for name in tool.served_names},
+            enforced=enforce_access,
+        )
+        self.previews = Previews(
+            config.package, settle_timeout_s=config.upstream.timeout_s + 5
+        )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
 
@@ -93,9 +114,20 @@ class Dispatcher:
         input_schemas: dict[str, Any] | None,
     ) -> Dispatcher:
         """The same server with a new contract, tool tables and hooks; keeps the HTTP client."""
-        fresh = Dispatcher(self.config, contract, tools, input_schemas)
+        fresh = Dispatcher(
+            self.config, contract, tools, input_schemas, self.enforce_access
+        )
         fresh._client = self._client
+        fresh.previews = self.previews
         return fresh
+
+    def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
+        """The contract less the tools the caller's token has no scope for (P2, P3)."""
+        if not self.enforce_access:
+            return self.listing
+        return types.ListToolsResult(
+            tools=[t for t in self.listing.tools if self.scopes.visible(t.name, caller)]
+        )
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -106,7 +138,7 @@ class Dispatcher:
         return self._client
 
     async def call(
-        self, name: str, arguments: dict[str, Any] | None
+        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
     ) -> types.CallToolResult:
         kind = self.discovery.meta.get(name)
         if kind is not None:
@@ -116,13 +148,22 @@ class Dispatcher:
                 name, arguments = self.discovery.unwrap(arguments)
             except ToolError as exc:
                 return error_result(exc, secrets=self._secrets())
+        try:
+            self.scopes.check(name, caller)  # every call, listed or not (P3)
+        except ToolError as exc:
+            return error_result(exc)
+        confirmed = self.confirmed.get(name)
+        if confirmed is not None:
+            return await self._confirmed_call(name, confirmed, arguments, caller)
+        # A previewed tool is served only as its preview/apply pair: never straight by its own name.
+        split = any(t.name == name for t in self.confirmed.values())
         config = self.config  # server_info is found and run like a catalog tool
         if config.server_info and name == f"{config.name}_server_info":
             info = await server_info(
                 config.name, config.version, config.upstream, self.client()
             )
             return success_result(info)
-        validator = self.validators.get(name)
+        validator = None if split else self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
@@ -162,19 +203,97 @@ class Dispatcher:
         )
         return result
 
+    async def _confirmed_call(
+        self,
+        name: str,
+        tool: Tool,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None,
+    ) -> types.CallToolResult:
+        """`<tool>_preview` or `<tool>_apply` (S1); the preview is bound to the caller (S3)."""
+        started = time.monotonic()
+        subject = caller.subject if caller is not None else ""
+        try:
+            if name.endswith("_preview"):
+                action = tool.actions[0]
+                _, values = self.validators[tool.name].check(
+                    {**(arguments or {}), "action": action.name}
+                )
+                values = await self.hooks.before(tool.name, action.name, values)
+                answer = await self.previews.preview(tool, values, subject, self._read)
+            else:
+                answer = await self.previews.apply(
+                    tool,
+                    _preview_id(name, arguments),
+                    subject,
+                    lambda action, values, key: self._execute(
+                        tool, action, values, key
+                    ),
+                )
+            result = success_result(answer)
+            outcome = "ok"
+        except ToolError as exc:
+            result = error_result(exc, secrets=self._secrets())
+            outcome = f"error ({exc.recovery.name.lower()})"
+        log.info(
+            "%s -> %s in %.0f ms", name, outcome, (time.monotonic() - started) * 1000
+        )
+        return result
+
+    async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
+        upstream = self.config.upstream
+        request = build_request(upstream, action, values)
+        response = await send(self.client(), upstream, request, action)
+        # The preview compares whole records: no concise view, no paging shape (S1).
+        return interpret(response, dataclasses.replace(action, shape=None, paging=None))
+
+    async def _execute(
+        self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
+    ) -> dict[str, Any]:
+        upstream = self.config.upstream
+        request = build_request(upstream, action, values, idempotency_key)
+        response = await send(self.client(), upstream, request, action)
+        return await self.hooks.after(
+            tool.name, action.name, interpret(response, action, values)
+        )
+
     def _secrets(self) -> tuple[str, ...]:
         secret = self.config.upstream.secret()
         return (secret,) if secret else ()
 
 
+def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
+    if tool.preview is not None:
+        return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
+    return schemas[tool.name]
+
+
+def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
+    extra = sorted(set(arguments or {}) - {"preview_id"})
+    if extra or not (arguments or {}).get("preview_id"):
+        raise ToolError(
+            f"{name} takes only preview_id"
+            + (f"; it got {', '.join(extra)}." if extra else ", and it is missing."),
+            f"Pass the preview_id that {name.removesuffix('_apply')}_preview returned, and nothing else.",
+            Recovery.FIX_INPUT,
+        )
+    return arguments["preview_id"]  # type: ignore[index]
+
+
 def build_server(
-    config: ServerConfig, tools: Sequence[Tool], *, contract_poll_s: float = 0.0
+    config: ServerConfig,
+    tools: Sequence[Tool],
+    *,
+    contract_poll_s: float = 0.0,
+    enforce_access: bool = False,
 ) -> Server[Any]:
+    """`enforce_access`: serving HTTP with `config.access`, so every call has a verified caller."""
     dispatcher = Dispatcher(
         config,
         load_contract(config.package),
         tools,
         load_input_schemas(config.package),
+        enforce_access,
     )
 
     def reload(contract: list[dict[str, Any]], fresh: Sequence[Tool]) -> None:
@@ -188,12 +307,13 @@ def build_server(
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return dispatcher.listing  # the contract, verbatim and in name order (P2)
+        # The contract, verbatim and in name order (P2), less what the caller may not use (P3).
+        return dispatcher.listing_for(current_caller())
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        return await dispatcher.call(params.name, params.arguments)
+        return await dispatcher.call(params.name, params.arguments, current_caller())
 
     # A tools-only server still answers the other list requests, with nothing: clients that ask
     # every server for prompts and resources get an empty list instead of "method not found".
@@ -226,9 +346,13 @@ def build_server(
         on_list_resource_templates=list_resource_templates,
         on_subscriptions_listen=live.listen,
         lifespan=live.lifespan,
-        # The lists depend on nothing but this package's contract, so every caller may share them (P2).
+        # prompts and resources lists depend on nothing but this package's contract, so every caller
+        # may share them; tools/list does too unless access checks make it depend on the caller's
+        # scopes (P2).
         cache_hints={
-            "tools/list": unchanging,
+            "tools/list": CacheHint(
+                ttl_ms=300_000, scope="private" if config.access else "public"
+            ),
             "prompts/list": unchanging,
             "resources/list": unchanging,
             "resources/templates/list": unchanging,
@@ -246,7 +370,9 @@ async def _serve_stdio(server: Server[Any]) -> None:
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
-def _serve_http(server: Server[Any], host: str, port: int) -> None:
+def _serve_http(
+    server: Server[Any], host: str, port: int, access: Access | None
+) -> None:
     import uvicorn
 
     # Host and Origin are always checked (DNS rebinding); a non-loopback bind names its own host.
@@ -261,6 +387,7 @@ def _serve_http(server: Server[Any], host: str, port: int) -> None:
         stateless_http=True,
         json_response=True,
         transport_security=security,
+        **(http_auth(access) if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -304,8 +431,13 @@ def run(
     )
     # httpx logs full request URLs, which can carry an api key in the query (E5).
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    server = build_server(config, tools, contract_poll_s=args.contract_poll_s)
+    server = build_server(
+        config,
+        tools,
+        contract_poll_s=args.contract_poll_s,
+        enforce_access=args.http and config.access is not None,
+    )
     if args.http:
-        _serve_http(server, args.host, args.port)
+        _serve_http(server, args.host, args.port, config.access)
     else:
         anyio.run(_serve_stdio, server)

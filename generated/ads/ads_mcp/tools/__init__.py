@@ -2,8 +2,9 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Every tool of this server, in name order."""
 
+from .budget_change import TOOL as BUDGET_CHANGE
 from .campaign_change import TOOL as CAMPAIGN_CHANGE
 from .campaigns_find import TOOL as CAMPAIGNS_FIND
 from .reports import TOOL as REPORTS
 
-TOOLS = (CAMPAIGN_CHANGE, CAMPAIGNS_FIND, REPORTS)
+TOOLS = (BUDGET_CHANGE, CAMPAIGN_CHANGE, CAMPAIGNS_FIND, REPORTS)

@@ -52,23 +52,28 @@ class Action:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: tuple[Fixed, ...] = ()
     body: Literal["json", "form"] | None = None
-    # Where error messages send the agent next (E2, E4); decided by the generator.
-    find_with: str | None = (
-        None  # finds the `finds` argument's value: "ads_campaigns_find action list"
-    )
+    # Where error messages send the agent next (E2, E4), decided by the generator: `find_with` finds
+    # the `finds` argument's value ("ads_campaigns_find action list"), `check_with` shows whether a
+    # change took effect ("ads_campaigns_find action get").
+    find_with: str | None = None
     finds: str | None = None
-    check_with: str | None = (
-        None  # shows whether a change took effect: "ads_campaigns_find action get"
-    )
+    check_with: str | None = None
     shape: Shape | None = None  # set on read actions: they take response_format (R2)
     paging: Paging | None = None  # set on list actions (R3)
+    preview: Preview | None = None  # confirm: preview, see preview.py (S1)
+    # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
+    confirm: str | None = None
+    # The spec says this operation reads an idempotency key from this header; the server sends one.
+    idempotency_header: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        """Every argument the action takes: the API's parameters and those the server handles itself."""
+        """Every argument the action takes: the API's parameters, those the server handles itself,
+        and the confirmation reminder."""
         own = ("response_format",) if self.shape is not None else ()
         virtual = self.paging.virtual_args if self.paging is not None else ()
-        return tuple(p.arg for p in self.params) + virtual + own
+        confirm = ("confirm",) if self.confirm else ()
+        return tuple(p.arg for p in self.params) + virtual + own + confirm
 
     def arg_for(self, wire: str) -> str | None:
         """The agent-facing name of an upstream field, so messages never name the wire name."""
@@ -80,9 +85,43 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Guard:
+    """Refuse a new value more than `max_increase_pct` above the current one (S2)."""
+
+    arg: str
+    current: str  # field of the preview's read result
+    max_increase_pct: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Preview:
+    """How a previewed action reads the current state, and what it compares (S1)."""
+
+    read: Action
+    ttl_minutes: int
+    approval: str
+    compared: Mapping[str, str] = field(
+        default_factory=dict
+    )  # argument -> field of the read result
+    guards: tuple[Guard, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tool:
     name: str
     actions: tuple[Action, ...]
+    scopes: tuple[str, ...] = ()  # a caller's token needs them over HTTP (P3)
+
+    @property
+    def preview(self) -> Preview | None:
+        return self.actions[0].preview if len(self.actions) == 1 else None
+
+    @property
+    def served_names(self) -> tuple[str, ...]:
+        """tools/list names: the tool itself, or its `_preview` and `_apply` pair (S1)."""
+        if self.preview is None:
+            return (self.name,)
+        return (f"{self.name}_preview", f"{self.name}_apply")
 
     def action(self, name: str) -> Action | None:
         return next((a for a in self.actions if a.name == name), None)

@@ -1,0 +1,443 @@
+"""The MCP server itself: serves the contract in `tools.json` and dispatches calls (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import anyio
+import httpx
+import mcp_types as types
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+
+from .access import Access, Caller, ScopeCheck, current_caller, http_auth
+from .discovery import Discovery
+from .errors import Recovery, ToolError, unexpected
+from .hooks import Hooks
+from .info import server_info
+from .live import LiveContract
+from .preview import Previews, preview_tool_schema
+from .results import Budget, error_result, interpret, success_result
+from .routing import Action, Tool
+from .truncation import DEFAULT_MAX_TOKENS
+from .upstream import Upstream, build_request, send
+from .validation import ToolValidator
+
+# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6).
+log = logging.getLogger("mcp_server")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerConfig:
+    name: str
+    package: str  # the generated package, whose tools.json is the contract
+    title: str
+    version: str
+    instructions: str
+    upstream: Upstream
+    # Serve the '<name>_server_info' diagnostic tool (info.py).
+    server_info: bool = False
+    max_result_tokens: int = DEFAULT_MAX_TOKENS  # the result size budget (R4)
+    access: Access | None = None  # bearer tokens checked over HTTP (P3)
+
+
+def load_contract(package: str) -> list[dict[str, Any]]:
+    return json.loads(
+        resources.files(package).joinpath("tools.json").read_text(encoding="utf-8")
+    )
+
+
+def load_input_schemas(package: str) -> dict[str, Any] | None:
+    """The untransformed inputSchemas, present when tools.json serves a provider profile's
+    (`mcpgen generate --profile`): those drop constraints the server must still check."""
+    found = resources.files(package).joinpath("input_schemas.json")
+    return json.loads(found.read_text(encoding="utf-8")) if found.is_file() else None
+
+
+class Dispatcher:
+    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        contract: list[dict[str, Any]],
+        tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None = None,
+        enforce_access: bool = False,
+    ):
+        self.config = config
+        self.enforce_access = enforce_access
+        self.discovery = Discovery(contract)
+        self.listing = types.ListToolsResult(
+            tools=[
+                types.Tool.model_validate(t) for t in self.discovery.listed(contract)
+            ]
+        )
+        schemas = input_schemas or {t["name"]: t["inputSchema"] for t in contract}
+        self.validators = {
+            tool.name: ToolValidator(tool, _validated_schema(tool, schemas))
+            for tool in tools
+        }
+        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1).
+        self.confirmed = {
+            name: tool
+            for tool in tools
+            if tool.preview is not None
+            for name in tool.served_names
+        }
+        self.scopes = ScopeCheck(
+            {name: tool.scopes for tool in tools for name in tool.served_names},
+            enforced=enforce_access,
+        )
+        self.previews = Previews(
+            config.package, settle_timeout_s=config.upstream.timeout_s + 5
+        )
+        self.hooks = Hooks.load(config.package, config.name)
+        self._client: httpx.AsyncClient | None = None
+
+    def reloaded(
+        self,
+        contract: list[dict[str, Any]],
+        tools: Sequence[Tool],
+        input_schemas: dict[str, Any] | None,
+    ) -> Dispatcher:
+        """The same server with a new contract, tool tables and hooks; keeps the HTTP client."""
+        fresh = Dispatcher(
+            self.config, contract, tools, input_schemas, self.enforce_access
+        )
+        fresh._client = self._client
+        fresh.previews = self.previews
+        return fresh
+
+    def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
+        """The contract less the tools the caller's token has no scope for (P2, P3)."""
+        if not self.enforce_access:
+            return self.listing
+        return types.ListToolsResult(
+            tools=[t for t in self.listing.tools if self.scopes.visible(t.name, caller)]
+        )
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # Every upstream call has a timeout (P5); the SDK never sees the upstream's credentials.
+            self._client = httpx.AsyncClient(
+                timeout=self.config.upstream.timeout_s, follow_redirects=False
+            )
+        return self._client
+
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
+    ) -> types.CallToolResult:
+        kind = self.discovery.meta.get(name)
+        if kind is not None:
+            try:
+                if kind == "search":
+                    return success_result(self.discovery.search(arguments))
+                name, arguments = self.discovery.unwrap(arguments)
+            except ToolError as exc:
+                return error_result(exc, secrets=self._secrets())
+        try:
+            self.scopes.check(name, caller)  # every call, listed or not (P3)
+        except ToolError as exc:
+            return error_result(exc)
+        confirmed = self.confirmed.get(name)
+        if confirmed is not None:
+            return await self._confirmed_call(name, confirmed, arguments, caller)
+        # A previewed tool is served only as its preview/apply pair: never straight by its own name.
+        split = any(t.name == name for t in self.confirmed.values())
+        config = self.config  # server_info is found and run like a catalog tool
+        if config.server_info and name == f"{config.name}_server_info":
+            info = await server_info(
+                config.name, config.version, config.upstream, self.client()
+            )
+            return success_result(info)
+        validator = None if split else self.validators.get(name)
+        if validator is None:
+            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+        started = time.monotonic()
+        action_name = (arguments or {}).get("action")
+        try:
+            action, values = validator.check(arguments)
+            values = await self.hooks.before(name, action.name, values)
+            upstream = self.config.upstream
+            request = build_request(upstream, action, values)
+            response = await send(self.client(), upstream, request, action)
+            answer = await self.hooks.after(
+                name, action.name, interpret(response, action, values)
+            )
+            budget = Budget(
+                max_tokens=self.config.max_result_tokens,
+                tool=name,
+                action=action,
+                values=values,
+            )
+            result = success_result(answer, budget)
+            outcome = f"HTTP {response.status_code}"
+        except ToolError as exc:
+            result = error_result(exc, secrets=self._secrets())
+            outcome = f"error ({exc.recovery.name.lower()})"
+        except Exception as exc:  # noqa: BLE001 - a bug must still answer as a result, without internals (E1, E5)
+            result = error_result(
+                unexpected(exc, name, action_name), secrets=self._secrets()
+            )
+            outcome = f"unexpected {type(exc).__name__}"
+        log.info(
+            "%s action=%s -> %s in %.0f ms",
+            name,
+            action_name,
+            outcome,
+            (time.monotonic() - started) * 1000,
+        )
+        return result
+
+    async def _confirmed_call(
+        self,
+        name: str,
+        tool: Tool,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None,
+    ) -> types.CallToolResult:
+        """`<tool>_preview` or `<tool>_apply` (S1); the preview is bound to the caller (S3)."""
+        started = time.monotonic()
+        subject = caller.subject if caller is not None else ""
+        try:
+            if name.endswith("_preview"):
+                action = tool.actions[0]
+                _, values = self.validators[tool.name].check(
+                    {**(arguments or {}), "action": action.name}
+                )
+                values = await self.hooks.before(tool.name, action.name, values)
+                answer = await self.previews.preview(tool, values, subject, self._read)
+            else:
+                answer = await self.previews.apply(
+                    tool,
+                    _preview_id(name, arguments),
+                    subject,
+                    lambda action, values, key: self._execute(
+                        tool, action, values, key
+                    ),
+                )
+            result = success_result(answer)
+            outcome = "ok"
+        except ToolError as exc:
+            result = error_result(exc, secrets=self._secrets())
+            outcome = f"error ({exc.recovery.name.lower()})"
+        log.info(
+            "%s -> %s in %.0f ms", name, outcome, (time.monotonic() - started) * 1000
+        )
+        return result
+
+    async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
+        upstream = self.config.upstream
+        request = build_request(upstream, action, values)
+        response = await send(self.client(), upstream, request, action)
+        # The preview compares whole records: no concise view, no paging shape (S1).
+        return interpret(response, dataclasses.replace(action, shape=None, paging=None))
+
+    async def _execute(
+        self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
+    ) -> dict[str, Any]:
+        upstream = self.config.upstream
+        request = build_request(upstream, action, values, idempotency_key)
+        response = await send(self.client(), upstream, request, action)
+        return await self.hooks.after(
+            tool.name, action.name, interpret(response, action, values)
+        )
+
+    def _secrets(self) -> tuple[str, ...]:
+        secret = self.config.upstream.secret()
+        return (secret,) if secret else ()
+
+
+def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
+    if tool.preview is not None:
+        return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
+    return schemas[tool.name]
+
+
+def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
+    extra = sorted(set(arguments or {}) - {"preview_id"})
+    if extra or not (arguments or {}).get("preview_id"):
+        raise ToolError(
+            f"{name} takes only preview_id"
+            + (f"; it got {', '.join(extra)}." if extra else ", and it is missing."),
+            f"Pass the preview_id that {name.removesuffix('_apply')}_preview returned, and nothing else.",
+            Recovery.FIX_INPUT,
+        )
+    return arguments["preview_id"]  # type: ignore[index]
+
+
+def build_server(
+    config: ServerConfig,
+    tools: Sequence[Tool],
+    *,
+    contract_poll_s: float = 0.0,
+    enforce_access: bool = False,
+) -> Server[Any]:
+    """`enforce_access`: serving HTTP with `config.access`, so every call has a verified caller."""
+    dispatcher = Dispatcher(
+        config,
+        load_contract(config.package),
+        tools,
+        load_input_schemas(config.package),
+        enforce_access,
+    )
+
+    def reload(contract: list[dict[str, Any]], fresh: Sequence[Tool]) -> None:
+        nonlocal dispatcher
+        schemas = load_input_schemas(config.package)
+        dispatcher = dispatcher.reloaded(contract, fresh, schemas)
+
+    # Announces a regenerated contract to subscribed clients (see live.py for what it cannot do).
+    live = LiveContract(config.package, reload, contract_poll_s)
+
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        # The contract, verbatim and in name order (P2), less what the caller may not use (P3).
+        return dispatcher.listing_for(current_caller())
+
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await dispatcher.call(params.name, params.arguments, current_caller())
+
+    # A tools-only server still answers the other list requests, with nothing: clients that ask
+    # every server for prompts and resources get an empty list instead of "method not found".
+    async def list_prompts(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
+
+    async def list_resources(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def list_resource_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    unchanging = CacheHint(ttl_ms=300_000, scope="public")
+
+    return Server(
+        config.name,
+        version=config.version,
+        title=config.title,
+        instructions=config.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_subscriptions_listen=live.listen,
+        lifespan=live.lifespan,
+        # prompts and resources lists depend on nothing but this package's contract, so every caller
+        # may share them; tools/list does too unless access checks make it depend on the caller's
+        # scopes (P2).
+        cache_hints={
+            "tools/list": CacheHint(
+                ttl_ms=300_000, scope="private" if config.access else "public"
+            ),
+            "prompts/list": unchanging,
+            "resources/list": unchanging,
+            "resources/templates/list": unchanging,
+        },
+    )
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(
+            read_stream, write_stream, server.create_initialization_options()
+        )
+
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _serve_http(
+    server: Server[Any], host: str, port: int, access: Access | None
+) -> None:
+    import uvicorn
+
+    # Host and Origin are always checked (DNS rebinding); a non-loopback bind names its own host.
+    hosts = list(dict.fromkeys((*_LOOPBACK_HOSTS, host)))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts],
+        allowed_origins=[f"http://{h}:*" for h in hosts],
+    )
+    app = server.streamable_http_app(
+        host=host,
+        stateless_http=True,
+        json_response=True,
+        transport_security=security,
+        **(http_auth(access) if access is not None else {}),
+    )
+    log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=config.package.replace("_", "-"),
+        description=f"{config.title}: MCP server (stdio by default). "
+        f"Upstream API: ${config.upstream.base_url_env} or {config.upstream.default_base_url or 'unset'}.",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="HTTP port (default: 8000)"
+    )
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    parser.add_argument(
+        "--contract-poll-s",
+        type=float,
+        default=2.0,
+        help="seconds between checks of tools.json for a regenerated contract; 0 turns it off",
+    )
+    return parser.parse_args(argv)
+
+
+def run(
+    config: ServerConfig, tools: Sequence[Tool], argv: Sequence[str] | None = None
+) -> None:
+    args = parse_args(config, argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=args.log_level,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    # httpx logs full request URLs, which can carry an api key in the query (E5).
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    server = build_server(
+        config,
+        tools,
+        contract_poll_s=args.contract_poll_s,
+        enforce_access=args.http and config.access is not None,
+    )
+    if args.http:
+        _serve_http(server, args.host, args.port, config.access)
+    else:
+        anyio.run(_serve_stdio, server)

@@ -1,0 +1,76 @@
+"""Calls the package's own `hooks.py` around each action: custom logic without editing generated code.
+
+`hooks.py` belongs to the package's author: mcpgen creates it once and afterwards only adds stubs.
+For action `get` of tool `petstore_pets_find` the hooks are `before_pets_find__get(args)` and
+`after_pets_find__get(result)` (mcpgen's `naming.hook_names` makes the same names). Either may be
+missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from types import ModuleType
+from typing import Any
+
+from .errors import Recovery, ToolError
+
+log = logging.getLogger("mcp_server")
+
+
+class Hooks:
+    def __init__(self, module: ModuleType | None, server_name: str):
+        self.module = module
+        self.server_name = server_name
+
+    @classmethod
+    def load(cls, package: str, server_name: str) -> Hooks:
+        try:
+            module = importlib.import_module(f"{package}.hooks")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.hooks":
+                raise  # hooks.py exists but imports something missing: its author needs to know
+            module = None  # a package generated before hooks existed
+        return cls(module, server_name)
+
+    async def before(
+        self, tool: str, action: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        return await self._run("before", tool, action, args)
+
+    async def after(
+        self, tool: str, action: str, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        return await self._run("after", tool, action, result)
+
+    async def _run(
+        self, when: str, tool: str, action: str, value: dict[str, Any]
+    ) -> dict[str, Any]:
+        name = f"{when}_{tool.removeprefix(self.server_name + '_')}__{action}"
+        hook = getattr(self.module, name, None)
+        if hook is None:
+            return value
+        try:
+            returned = hook(value)
+            if inspect.isawaitable(returned):
+                returned = await returned
+        except ToolError:
+            raise
+        except (
+            Exception
+        ) as exc:  # the author's code: any failure becomes a result, not a crash (E1)
+            # Type and message only: no traceback in logs (E5).
+            log.error("hooks.%s raised %s: %s", name, type(exc).__name__, exc)
+            raise _broken(name, f"raised {type(exc).__name__}") from None
+        if not isinstance(returned, dict):
+            raise _broken(name, f"returned {type(returned).__name__}, not a dict")
+        return returned
+
+
+def _broken(name: str, what: str) -> ToolError:
+    return ToolError(
+        f"the server's custom hook {name} {what}.",
+        "Tell the user that this server's hooks.py needs fixing; retrying will not help.",
+        Recovery.NEEDS_HUMAN,
+    )

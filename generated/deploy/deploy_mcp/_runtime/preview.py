@@ -1,0 +1,284 @@
+"""Preview, then apply (S1): `<tool>_preview` computes the change and hands out an opaque id,
+`<tool>_apply(preview_id)` makes exactly that change, once.
+
+A preview id is `pv.<nonce>.<signature>`: the nonce is random (unguessable), the signature an HMAC
+over the nonce, the tool and the caller (tamper-evident, and bound to whoever previewed it when the
+transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3).
+Guard rules (S2) are checked against the current value when the preview is made.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import math
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from .errors import Recovery, ToolError
+from .routing import Action, Guard, Preview, Tool
+from .store import PreviewRecord, PreviewStore, open_store
+
+# (action, arguments) -> the upstream's answer as a dict; raises ToolError.
+Read = Callable[[Action, dict[str, Any]], Awaitable[dict[str, Any]]]
+# (action, arguments, idempotency key) -> the call's result; raises ToolError.
+Execute = Callable[[Action, dict[str, Any], str], Awaitable[dict[str, Any]]]
+
+PREVIEW_ID_PATTERN = r"^pv\.[A-Za-z0-9_-]{20,64}\.[A-Za-z0-9_-]{16,64}$"
+_POLL_S = 0.05
+
+
+def preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema the validator checks `<tool>_preview` arguments with: the contract's, plus the
+    `action` the validator expects (the preview tool has exactly one)."""
+    action = {"type": "string", "enum": [tool.actions[0].name]}
+    return {
+        **preview_schema,
+        "properties": {"action": action, **preview_schema.get("properties", {})},
+    }
+
+
+class Previews:
+    def __init__(self, package: str, settle_timeout_s: float):
+        self.package = package
+        # How long a concurrent apply waits for the one that holds the claim.
+        self.settle_timeout_s = settle_timeout_s
+        self._store: PreviewStore | None = None
+
+    def store(self) -> PreviewStore:
+        if self._store is None:
+            # Opened at the first preview, never at start-up (E3).
+            self._store = open_store(self.package)
+        return self._store
+
+    async def preview(
+        self, tool: Tool, values: dict[str, Any], subject: str, read: Read
+    ) -> dict[str, Any]:
+        action = tool.actions[0]
+        preview: Preview = action.preview  # type: ignore[assignment]
+        read_args = {
+            p.arg: values[p.arg] for p in preview.read.params if p.arg in values
+        }
+        current = await read(preview.read, read_args)
+        for guard in preview.guards:
+            _check_guard(guard, values, current, preview.approval)
+        store = self.store()
+        preview_id = _issue_id(await store.signing_key(), tool.name, subject)
+        expires_at = time.time() + preview.ttl_minutes * 60
+        await store.put(
+            PreviewRecord(
+                id=preview_id,
+                tool=tool.name,
+                subject=subject,
+                payload={"action": action.name, "arguments": values},
+                expires_at=expires_at,
+            )
+        )
+        changes = [
+            _change(arg, field, _field(current, field), values[arg])
+            for arg, field in preview.compared.items()
+            if arg in values
+        ]
+        until = _utc(expires_at)
+        return {
+            "preview_id": preview_id,
+            "expires_at": until,
+            "valid_minutes": preview.ttl_minutes,
+            "target": {k: v for k, v in values.items() if k not in preview.compared},
+            "changes": changes,
+            "impact": [_impact(c) for c in changes],
+            "next_step": f"Nothing has changed yet. To make exactly this change, call {tool.name}_apply with "
+            f"this preview_id before {until}. To change something else, preview again.",
+        }
+
+    async def apply(
+        self, tool: Tool, preview_id: Any, subject: str, execute: Execute
+    ) -> dict[str, Any]:
+        store = self.store()
+        if not isinstance(preview_id, str) or not _signed_by(
+            await store.signing_key(), preview_id, tool.name, subject
+        ):
+            raise _unknown(
+                tool,
+                "is not one this server issued to you: it is unknown, altered, or another caller's",
+            )
+        claim = await store.claim(preview_id, time.time())
+        if claim == "claimed":
+            return await self._execute(tool, preview_id, store, execute)
+        record = (
+            await self._settled(store, preview_id)
+            if claim == "applying"
+            else await store.get(preview_id)
+        )
+        if record is None or record.subject != subject or record.tool != tool.name:
+            raise _unknown(tool, "is unknown to this server")
+        if record.status == "done" and record.result is not None:
+            return record.result  # the first apply's result: one id, one effect (S1)
+        if claim == "expired" or record.expires_at <= time.time():
+            raise ToolError(
+                f"preview_id expired at {_utc(record.expires_at)}; nothing was changed.",
+                f"Call {tool.name}_preview again to see the current values, then apply the new preview_id.",
+                Recovery.FIX_INPUT,
+            )
+        if record.status == "applying":
+            # Still claimed after the longest an apply can take: it was cut off, outcome unknown (E4).
+            raise ToolError(
+                "an earlier apply of this preview_id has not finished, so whether the change was made is unknown.",
+                "Check the current state with a read tool before anything else. If the change is not there, "
+                f"call {tool.name}_preview again and apply the new preview_id.",
+                Recovery.CHECK_OUTCOME,
+            )
+        raise ToolError(
+            f"the apply of this preview that was running at the same time failed: {record.error}",
+            f"The preview is valid until {_utc(record.expires_at)}; call {tool.name}_apply with the same "
+            "preview_id again when the problem is solved.",
+            Recovery.RETRY_LATER,
+        )
+
+    async def _execute(
+        self, tool: Tool, preview_id: str, store: PreviewStore, execute: Execute
+    ) -> dict[str, Any]:
+        record = await store.get(preview_id)
+        assert record is not None  # we hold its claim
+        action = tool.action(record.payload["action"])
+        if action is None:  # the contract changed since the preview
+            await store.release(preview_id, "the action no longer exists")
+            raise _unknown(tool, "was made for an action this server no longer has")
+        try:
+            # The same key on every apply of one preview: a retry after a timeout stays one change (E4).
+            result = await execute(
+                action, dict(record.payload["arguments"]), _idempotency_key(preview_id)
+            )
+        except ToolError as exc:
+            await store.release(preview_id, exc.what)
+            if exc.recovery is not Recovery.CHECK_OUTCOME:
+                exc.how += (
+                    f" The preview stays valid until {_utc(record.expires_at)}: apply the same preview_id "
+                    "again once that is done."
+                )
+            raise
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await store.release(preview_id, "the apply was interrupted")
+            raise
+        await store.finish(preview_id, result)
+        return result
+
+    async def _settled(
+        self, store: PreviewStore, preview_id: str
+    ) -> PreviewRecord | None:
+        """Wait, bounded, for the apply holding the claim to finish or give it back."""
+        deadline = time.monotonic() + self.settle_timeout_s
+        while True:
+            record = await store.get(preview_id)
+            if (
+                record is None
+                or record.status != "applying"
+                or time.monotonic() >= deadline
+            ):
+                return record
+            await anyio.sleep(_POLL_S)
+
+
+def _issue_id(key: bytes, tool: str, subject: str) -> str:
+    nonce = secrets.token_urlsafe(18)
+    return f"pv.{nonce}.{_signature(key, nonce, tool, subject)}"
+
+
+def _signed_by(key: bytes, preview_id: str, tool: str, subject: str) -> bool:
+    parts = preview_id.split(".")
+    if len(parts) != 3 or parts[0] != "pv" or not parts[1]:
+        return False
+    expected = _signature(key, parts[1], tool, subject)
+    return hmac.compare_digest(parts[2].encode(), expected.encode())
+
+
+def _signature(key: bytes, nonce: str, tool: str, subject: str) -> str:
+    digest = hmac.new(
+        key, f"{nonce}\n{tool}\n{subject}".encode(), hashlib.sha256
+    ).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
+def _idempotency_key(preview_id: str) -> str:
+    return hashlib.sha256(f"apply\n{preview_id}".encode()).hexdigest()[:32]
+
+
+def _unknown(tool: Tool, why: str) -> ToolError:
+    return ToolError(
+        f"this preview_id {why}; nothing was changed.",
+        f"Call {tool.name}_preview with the change you want, then call {tool.name}_apply with the "
+        "preview_id it returns.",
+        Recovery.FIX_INPUT,
+    )
+
+
+def _check_guard(
+    guard: Guard, values: dict[str, Any], current: dict[str, Any], approval: str
+) -> None:
+    if guard.arg not in values:
+        return
+    new = values[guard.arg]
+    old = _field(current, guard.current)
+    if not _is_number(old):
+        raise ToolError(
+            f"the current value of {guard.arg} is unknown, so the limit of +{guard.max_increase_pct:g}% "
+            "cannot be checked.",
+            approval,
+            Recovery.NEEDS_HUMAN,
+        )
+    if new <= old * (1 + guard.max_increase_pct / 100):
+        return
+    rise = "an increase from 0" if old == 0 else f"{(new - old) / old * 100:.0f}% above"
+    raise ToolError(
+        f"{guard.arg} {new} is {rise} the current {old}; changes of more than "
+        f"+{guard.max_increase_pct:g}% need approval and are not made by this tool.",
+        approval,
+        Recovery.NEEDS_HUMAN,
+    )
+
+
+def _field(record: dict[str, Any], path: str) -> Any:
+    """`a.b` reads record['a']['b']; a missing field is None."""
+    value: Any = record
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _change(arg: str, field: str, before: Any, after: Any) -> dict[str, Any]:
+    change: dict[str, Any] = {
+        "parameter": arg,
+        "field": field,
+        "before": before,
+        "after": after,
+    }
+    if _is_number(before) and _is_number(after):
+        change["difference"] = after - before
+        if before:
+            change["difference_pct"] = round((after - before) / before * 100, 1)
+    return change
+
+
+def _impact(change: dict[str, Any]) -> str:
+    what = f"{change['field']}: {change['before']} -> {change['after']}"
+    if "difference_pct" in change:
+        return f"{what} ({change['difference_pct']:+g}%)"
+    return what
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
+
+
+def _utc(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))

@@ -1,0 +1,80 @@
+"""Records as the agent reads them: concise by default, detailed on request, never the noise (R1, R2).
+
+Paths are dotted ('owner.email'); for a list action they apply to each record of the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ResponseFormat = Literal["concise", "detailed"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("concise", "detailed")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shape:
+    """How one read action's records are shown.
+
+    `items` is the dotted path of the record list in the upstream body ("" when the body is the list,
+    None when the body is one record). `concise` lists the fields response_format=concise keeps
+    (empty: all of them); `drop` the low-level fields no format shows.
+    """
+
+    items: str | None = None
+    concise: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+
+
+def response_format(values: Mapping[str, Any]) -> ResponseFormat:
+    return "detailed" if values.get("response_format") == "detailed" else "concise"
+
+
+def shape_record(record: Any, shape: Shape, form: ResponseFormat) -> Any:
+    """One record in the requested format; anything that is not an object passes unchanged."""
+    if not isinstance(record, dict):
+        return record
+    kept = _without(record, shape.drop)
+    if form == "concise" and shape.concise:
+        return _only(kept, shape.concise)
+    return kept
+
+
+def lookup(data: Any, path: str) -> Any:
+    """The value at a dotted path, or None when any step is missing."""
+    node = data
+    for key in path.split(".") if path else ():
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def _only(record: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
+    # In the order the mapping names them: the agent reads the important fields first (R1).
+    out: dict[str, Any] = {}
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if head not in record:
+            continue
+        if not rest:
+            out[head] = record[head]
+        elif isinstance(record[head], dict):
+            inner = _only(record[head], (rest,))
+            if inner:
+                out[head] = {**out.get(head, {}), **inner}
+    return out
+
+
+def _without(record: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
+    out = dict(record)
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if head not in out:
+            continue
+        if not rest:
+            del out[head]
+        elif isinstance(out[head], dict):
+            out[head] = _without(out[head], (rest,))
+    return out

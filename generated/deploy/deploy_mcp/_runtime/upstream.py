@@ -1,0 +1,268 @@
+"""Turn a validated action call into one HTTP request to the upstream API, and send it (P3, P5)."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote
+
+import anyio
+import httpx
+
+from .errors import Recovery, ToolError
+from .pagination import merge_query, page_query
+from .results import http_error
+from .routing import Action, Param
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Auth:
+    """Credentials the server sends upstream, read from its own environment (P3, stdio)."""
+
+    kind: Literal["bearer", "api_key", "basic"]
+    env: str
+    at: Literal["header", "query"] | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Upstream:
+    base_url_env: str
+    default_base_url: str
+    auth: Auth | None
+    timeout_s: float
+    # The API reads an idempotency key from this header on POST (E4); None when it has none.
+    idempotency_header: str | None = None
+
+    def base_url(self) -> str:
+        url = os.environ.get(self.base_url_env) or self.default_base_url
+        if not url:
+            raise ToolError(
+                f"the server does not know where the API is: {self.base_url_env} is not set.",
+                f"Ask the user to set {self.base_url_env} to the API's base URL (for example "
+                f"https://api.example.com) in this MCP server's environment, then call again.",
+                Recovery.NEEDS_HUMAN,
+            )
+        return url.rstrip("/")
+
+    def secret(self) -> str | None:
+        """The credential's value, for redaction; None when there is no auth or it is unset."""
+        return os.environ.get(self.auth.env) if self.auth else None
+
+
+def build_request(
+    upstream: Upstream,
+    action: Action,
+    values: Mapping[str, Any],
+    idempotency_key: str | None = None,
+) -> httpx.Request:
+    path_values: dict[str, str] = {}
+    query: list[tuple[str, str]] = []
+    headers: dict[str, str] = {"accept": "application/json"}
+    cookies: dict[str, str] = {}
+    body: dict[str, Any] = {}
+    whole_body: Any = None
+    placed = [
+        (p.wire, p.at, to_upstream_units(p, values[p.arg]))
+        for p in action.params
+        if p.arg in values
+    ]
+    placed += [(f.wire, f.at, f.value) for f in action.fixed]
+    for wire, at, value in placed:
+        if at == "path":
+            path_values[wire] = _path_segment(value)
+        elif at == "query":
+            query.extend(
+                (wire, _scalar(item))
+                for item in (value if isinstance(value, list) else [value])
+            )
+        elif at == "header":
+            headers[wire.lower()] = _scalar(value)
+        elif at == "cookie":
+            cookies[wire] = _scalar(value)
+        elif at == "body":
+            body[wire] = value
+        else:
+            whole_body = value
+    query = merge_query(query, page_query(action.paging, values))
+    _apply_auth(upstream, headers, query)
+    key_header = _idempotency_header(upstream, action)
+    if key_header:
+        headers[key_header] = idempotency_key or uuid.uuid4().hex
+    url = upstream.base_url() + _PATH_PARAM.sub(
+        lambda m: path_values[m.group(1)], action.path
+    )
+    content: dict[str, Any] = {}
+    if action.body == "json" and (body or whole_body is not None):
+        content["json"] = body if whole_body is None else whole_body
+    elif action.body == "form" and body:
+        content["data"] = {k: _scalar(v) for k, v in body.items()}
+    if cookies:
+        headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    return httpx.Request(action.method, url, params=query, headers=headers, **content)
+
+
+_PATH_PARAM = re.compile(r"\{([^{}]+)\}")
+
+
+def to_upstream_units(param: Param, value: Any) -> Any:
+    """weight_kg=1.5 is sent as weight=1500 when the API counts grams (T5)."""
+    unit = param.unit
+    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    sent = value * unit.factor
+    whole = round(sent)
+    if abs(sent - whole) < 1e-9 * max(1.0, abs(sent)):
+        return whole
+    if unit.integer:
+        step = 1 / unit.factor
+        raise ToolError(
+            f"{param.arg}={value:g} is finer than the API accepts: it takes whole {unit.upstream}, "
+            f"and 1 {unit.upstream} is {step:g} {unit.agent}.",
+            f"Round {param.arg} to a multiple of {step:g} and call again.",
+            Recovery.FIX_INPUT,
+        )
+    return sent
+
+
+def _idempotency_header(upstream: Upstream, action: Action) -> str:
+    """Where this action's idempotency key goes: the header its operation declares, or for a POST the
+    server-wide one of the mapping; '' when it sends none."""
+    if action.idempotency_header:
+        return action.idempotency_header.lower()
+    if upstream.idempotency_header and action.method == "POST":
+        return upstream.idempotency_header.lower()
+    return ""
+
+
+def _path_segment(value: Any) -> str:
+    # Encode everything, '/' included, so a value can never change which path is called;
+    # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
+    segment = quote(_scalar(value), safe="")
+    return segment.replace(".", "%2E") if segment in (".", "..") else segment
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _apply_auth(
+    upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
+) -> None:
+    auth = upstream.auth
+    if auth is None:
+        return
+    secret = os.environ.get(auth.env)
+    if not secret:
+        raise missing_credential(auth)
+    if auth.kind == "bearer":
+        headers["authorization"] = f"Bearer {secret}"
+    elif auth.kind == "basic":
+        headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
+    elif auth.at == "query":
+        query.append((auth.name or "api_key", secret))
+    else:
+        headers[(auth.name or "x-api-key").lower()] = secret
+
+
+def missing_credential(auth: Auth) -> ToolError:
+    """Reported when a tool is called, not at start-up: the server still starts and lists its tools (E3)."""
+    article, what = _CREDENTIAL_WORDS[auth.kind]
+    return ToolError(
+        f"no credentials: the environment variable {auth.env} is not set, so the server cannot call the API.",
+        f"This needs the user: 1. get {article} {what} for the API; 2. set {auth.env} to it in this MCP "
+        f'server\'s environment (for example in the client\'s server config: "env": {{"{auth.env}": '
+        f'"<your {what}>"}}); 3. restart the server and call again.',
+        Recovery.NEEDS_PERMISSION,
+    )
+
+
+_CREDENTIAL_WORDS = {
+    "bearer": ("an", "access token"),
+    "api_key": ("an", "API key"),
+    "basic": ("a", "user:password pair"),
+}
+
+
+async def send(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    request: httpx.Request,
+    action: Action,
+) -> httpx.Response:
+    """Send with the configured timeout; network failures and refusals become errors that say what
+    to do next (E2, E4)."""
+    response = await _exchange(client, upstream, request, action)
+    if response.status_code >= 400:
+        raise http_error(response, action, upstream.auth.env if upstream.auth else None)
+    return response
+
+
+async def _exchange(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    request: httpx.Request,
+    action: Action,
+) -> httpx.Response:
+    """One exchange within the timeout. A request that carries an idempotency key is sent once more
+    after a timeout, with the same key: the API applies it at most once (E4).
+    """
+    try:
+        return await _send_within_limit(client, upstream, request)
+    except httpx.TimeoutException:
+        if _idempotency_header(upstream, action) in request.headers:
+            with contextlib.suppress(httpx.TransportError):
+                return await _send_within_limit(client, upstream, request)
+        if action.idempotent:
+            raise ToolError(
+                f"the API did not answer within {upstream.timeout_s:g} s.",
+                "Wait a few seconds and call again.",
+                Recovery.RETRY_LATER,
+            ) from None
+        # A change that timed out may still have happened (E4): never tell the agent to retry it.
+        check = action.check_with or "a read action of this server"
+        raise ToolError(
+            f"the API did not answer within {upstream.timeout_s:g} s, so the outcome of "
+            f"'{action.name}' is unknown: it may or may not have taken effect.",
+            f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened, "
+            "and only if it did not, call again.",
+            Recovery.CHECK_OUTCOME,
+        ) from None
+    except httpx.TransportError as exc:
+        port = f":{request.url.port}" if request.url.port else ""
+        where = f"{request.url.scheme}://{request.url.host}{port}"  # never the userinfo (E5)
+        if not action.idempotent and not isinstance(exc, httpx.ConnectError):
+            # The request may have arrived before the connection broke (E4).
+            check = action.check_with or "a read action of this server"
+            raise ToolError(
+                f"the connection to the API at {where} broke ({type(exc).__name__}), so the outcome of "
+                f"'{action.name}' is unknown: it may or may not have taken effect.",
+                f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened.",
+                Recovery.CHECK_OUTCOME,
+            ) from None
+        raise ToolError(
+            f"cannot reach the API at {where} ({type(exc).__name__}).",
+            f"Wait and retry; if it keeps failing, ask the user to check that the API is up and that "
+            f"{upstream.base_url_env} points at it.",
+            Recovery.RETRY_LATER,
+        ) from None
+
+
+async def _send_within_limit(
+    client: httpx.AsyncClient, upstream: Upstream, request: httpx.Request
+) -> httpx.Response:
+    """httpx's timeout bounds each connect and read; this bounds the whole exchange, however slowly
+    the API trickles its answer (P5)."""
+    with anyio.move_on_after(upstream.timeout_s):
+        return await client.send(request)
+    raise httpx.ReadTimeout(
+        "the exchange took longer than the timeout", request=request
+    )
