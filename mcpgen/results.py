@@ -363,10 +363,10 @@ def _derived_style(
 ) -> PagingStyle | None:
     if cursor is not None and next_cursor is not None:
         return "cursor"
+    if page is not None:  # an API with both takes the page number as it is
+        return "page"
     if offset is not None and limit is not None:
         return "offset"
-    if page is not None:
-        return "page"
     if link:
         return "link"
     if limit is not None:

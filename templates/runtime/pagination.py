@@ -36,9 +36,7 @@ class Paging:
     style: Style
     limit: str | None = None  # the agent argument that carries the page size
     offset: str | None = None  # offset style: the API's offset query parameter
-    next_cursor: str | None = (
-        None  # cursor style: dotted path of the next cursor in the body
-    )
+    next_cursor: str | None = None  # cursor style: body path of the next cursor
     has_more: str | None = None  # dotted path of the API's own "more to come" flag
     total: str | None = None  # dotted path of the total count
     echoed: tuple[str, ...] = ()  # body fields that only repeat the paging; never shown

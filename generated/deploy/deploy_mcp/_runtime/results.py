@@ -17,7 +17,7 @@ import mcp_types as types
 from .errors import Recovery, ToolError
 from .pagination import page_info
 from .routing import Action, Param
-from .shaping import lookup, response_format, shape_record
+from .shaping import Shape, lookup, response_format, shape_record
 from .truncation import fit
 
 _MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
@@ -41,7 +41,7 @@ def interpret(
             "text": response.text[:2000],
         }
     if action.shape is not None:
-        return present(body, response, action, values or {})
+        return present(body, response, action, action.shape, values or {})
     if isinstance(body, dict):
         return body
     if isinstance(body, list):
@@ -50,12 +50,14 @@ def interpret(
 
 
 def present(
-    body: Any, response: httpx.Response, action: Action, values: Mapping[str, Any]
+    body: Any,
+    response: httpx.Response,
+    action: Action,
+    shape: Shape,
+    values: Mapping[str, Any],
 ) -> dict[str, Any]:
     """A read action's answer: records in the requested format (R1, R2) and, for a list, one paging
     shape whatever the API's (R3): items, has_more, next_page or next_cursor, total_count."""
-    shape = action.shape
-    assert shape is not None
     form = response_format(values)
     records = lookup(body, shape.items) if shape.items is not None else body
     if not isinstance(records, list):
