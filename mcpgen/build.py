@@ -165,7 +165,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     if has_errors(diagnostics):
         return None, diagnostics
     if actions[0].preview is not None:
-        description = _preview_description(rule, actions[0])
+        description = _preview_description(rule, actions[0], f"{name}_apply")
         input_schema = _preview_input_schema(actions[0])
     else:
         description = _tool_description(rule, actions)
@@ -272,12 +272,12 @@ def _preview_input_schema(action: ActionSpec) -> JsonSchema:
     }
 
 
-def _preview_description(rule: ToolRule, action: ActionSpec) -> str:
+def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) -> str:
     preview: PreviewSpec = action.preview  # type: ignore[assignment]
     lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
     lines.append(
         "It reads the current state and returns the values before and after the change, and a preview_id "
-        f"valid for {preview.ttl_minutes} minutes. Nothing changes until the apply tool is called with that id."
+        f"valid for {preview.ttl_minutes} minutes. Nothing changes until {apply_name} is called with that id."
     )
     for guard in preview.guards:
         lines.append(

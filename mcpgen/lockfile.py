@@ -68,7 +68,11 @@ def _action(action: ActionSpec) -> dict[str, Any]:
         "params": [
             {"arg": p.arg_name, "wire": p.wire_name, "in": p.location, "required": p.required}
             for p in action.params
-        ],
+        ]
+        # confirm_param: required from the agent, never sent upstream.
+        + (
+            [{"arg": "confirm", "wire": None, "in": "none", "required": True}] if action.confirm_value else []
+        ),
         "fixed": [{"wire": f.wire_name, "in": f.location, "value": f.value} for f in action.fixed],
         "mapping": _fingerprint(action.mapping_fingerprint),
         "operation": _operation(action.operation_fingerprint),

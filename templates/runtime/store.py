@@ -26,8 +26,9 @@ STORE_URL_ENV = "MCP_STORE_URL"
 # Records outlive their preview by a day, so a late second apply still gets the first result.
 RETAIN_S = 86_400.0
 
-Status = Literal["pending", "applying", "done"]
-Claim = Literal["claimed", "missing", "expired", "applying", "done"]
+# 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4).
+Status = Literal["pending", "applying", "done", "unknown"]
+Claim = Literal["claimed", "missing", "expired", "applying", "done", "unknown"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,7 +50,9 @@ class PreviewStore(Protocol):
     async def get(self, preview_id: str) -> PreviewRecord | None: ...
     async def claim(self, preview_id: str, now: float) -> Claim: ...
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None: ...
-    async def release(self, preview_id: str, error: str) -> None: ...
+    async def release(
+        self, preview_id: str, error: str, status: Status = "pending"
+    ) -> None: ...
 
 
 def open_store(package: str) -> PreviewStore:
@@ -192,11 +195,13 @@ class SqliteStore:
             )
         )
 
-    async def release(self, preview_id: str, error: str) -> None:
+    async def release(
+        self, preview_id: str, error: str, status: Status = "pending"
+    ) -> None:
         await self._run(
             lambda db: db.execute(
-                "UPDATE previews SET status = 'pending', error = ? WHERE id = ? AND status = 'applying'",
-                (error, preview_id),
+                "UPDATE previews SET status = ?, error = ? WHERE id = ? AND status = 'applying'",
+                (status, error, preview_id),
             )
         )
 
@@ -318,7 +323,9 @@ class RedisStore:
             )
         )
 
-    async def release(self, preview_id: str, error: str) -> None:
+    async def release(
+        self, preview_id: str, error: str, status: Status = "pending"
+    ) -> None:
         await self._guarded(
-            self._settle(keys=[self._key(preview_id)], args=["pending", "error", error])
+            self._settle(keys=[self._key(preview_id)], args=[status, "error", error])
         )

@@ -112,3 +112,30 @@ def test_a_key_the_spec_declares_is_filled_by_the_server(tmp_path: Path, monkeyp
     create, pause = upstream.requests
     assert len(create.headers["idempotency-key"]) >= 16
     assert "idempotency-key" not in pause.headers  # its operation declares none, and no mapping-wide key is set
+
+
+def test_an_apply_that_timed_out_is_never_sent_again(served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """E4 for previews: the PATCH may have taken effect, so the id is spent; the agent checks first."""
+    out, upstream = served
+    monkeypatch.setenv("MCP_STORE_URL", f"sqlite://{tmp_path / 'p.db'}")
+
+    async def run() -> list[Any]:
+        with imported(out, "ads_mcp") as server_module:
+            from ads_mcp._runtime.app import build_server  # type: ignore[import-not-found]
+
+            async with Client(build_server(server_module.CONFIG, server_module.TOOLS)) as client:
+                preview = await client.call_tool("ads_budget_change_preview",
+                                                 {"campaign_id": "cmp_003", "new_daily_budget_krw": 110_000})
+                upstream.fail_next(200, {"id": "cmp_003"}, delay_s=3.0)  # both tries answer too late
+                upstream.fail_next(200, {"id": "cmp_003"}, delay_s=3.0)
+                preview_id = preview.structured_content["preview_id"]
+                first = await client.call_tool("ads_budget_change_apply", {"preview_id": preview_id})
+                again = await client.call_tool("ads_budget_change_apply", {"preview_id": preview_id})
+                return [first, again]
+
+    first, again = anyio.run(run)
+    assert first.is_error and "unknown whether 'set' took effect" in result_text(first)
+    assert "(check the outcome before doing anything else)" in result_text(first)
+    assert again.is_error and "this id is not sent again" in result_text(again)
+    assert "call ads_budget_change_preview again" in result_text(again)
+    assert [r.method for r in upstream.requests].count("PATCH") == 1

@@ -109,7 +109,7 @@ class Previews:
             )
         claim = await store.claim(preview_id, time.time())
         if claim == "claimed":
-            return await self._execute(tool, preview_id, store, execute)
+            return await self._execute(tool, preview_id, subject, store, execute)
         record = (
             await self._settled(store, preview_id)
             if claim == "applying"
@@ -117,6 +117,14 @@ class Previews:
         )
         if record is None or record.subject != subject or record.tool != tool.name:
             raise _unknown(tool, "is unknown to this server")
+        if record.status == "unknown":
+            raise ToolError(
+                f"an earlier apply of this preview_id got no answer in time ({record.error}), so whether "
+                "the change was made is unknown; this id is not sent again.",
+                "Check the current state with a read tool before anything else. If the change is not there, "
+                f"call {tool.name}_preview again and apply the new preview_id.",
+                Recovery.CHECK_OUTCOME,
+            )
         if record.status == "done" and record.result is not None:
             return record.result  # the first apply's result: one id, one effect (S1)
         if claim == "expired" or record.expires_at <= time.time():
@@ -141,10 +149,20 @@ class Previews:
         )
 
     async def _execute(
-        self, tool: Tool, preview_id: str, store: PreviewStore, execute: Execute
+        self,
+        tool: Tool,
+        preview_id: str,
+        subject: str,
+        store: PreviewStore,
+        execute: Execute,
     ) -> dict[str, Any]:
         record = await store.get(preview_id)
         assert record is not None  # we hold its claim
+        if (
+            record.subject != subject or record.tool != tool.name
+        ):  # the signature says so too
+            await store.release(preview_id, "applied by another caller")
+            raise _unknown(tool, "is unknown to this server")
         action = tool.action(record.payload["action"])
         if action is None:  # the contract changed since the preview
             await store.release(preview_id, "the action no longer exists")
@@ -155,12 +173,18 @@ class Previews:
                 action, dict(record.payload["arguments"]), _idempotency_key(preview_id)
             )
         except ToolError as exc:
-            await store.release(preview_id, exc.what)
-            if exc.recovery is not Recovery.CHECK_OUTCOME:
+            if exc.recovery is Recovery.CHECK_OUTCOME:
+                # It may have taken effect: this id is never sent again (E4).
+                await store.release(preview_id, exc.what, status="unknown")
                 exc.how += (
-                    f" The preview stays valid until {_utc(record.expires_at)}: apply the same preview_id "
-                    "again once that is done."
+                    f" If the change is not there, call {tool.name}_preview again."
                 )
+                raise
+            await store.release(preview_id, exc.what)
+            exc.how += (
+                f" The preview stays valid until {_utc(record.expires_at)}: apply the same preview_id "
+                "again once that is done."
+            )
             raise
         except BaseException:
             with anyio.CancelScope(shield=True):
