@@ -78,7 +78,7 @@ def test_spec_and_mapping_pairs_name_the_exact_place(
 def test_markdown_for_pull_requests(two_petstores: tuple[Path, Path]) -> None:
     old, new = two_petstores
     code, out = run(str(old), str(new), "-f", "markdown")
-    assert out.startswith("### Tool contract of `petstore`: 1 breaking, 4 behaviour-affecting\n")
+    assert out.startswith("### Tool contract of `petstore`: 1 breaking, 3 behaviour-affecting\n")
     assert "#### Breaking (1)" in out and "Suggested version: **0.2.0**" in out
 
 

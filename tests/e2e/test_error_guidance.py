@@ -43,7 +43,7 @@ CASES: dict[str, tuple[dict[str, Any] | None, dict[str, str], str, dict[str, Any
     "403 names the scope the API asks for": (
         {"status": 403, "body": {"message": f"token {TOKEN} may not delete campaigns"},
          "headers": {"www-authenticate": 'Bearer error="insufficient_scope", scope="campaigns:delete"'}},
-        {}, "ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006"},
+        {}, "ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006", "confirm": "CONFIRM_DELETE"},
         ["the credentials in ADS_API_TOKEN may not run 'delete' (HTTP 403). It needs the scope campaigns:delete.",
          "token [redacted] may not delete campaigns",
          "Next step (needs credentials or permission): This needs the user: ask them to grant the scope "

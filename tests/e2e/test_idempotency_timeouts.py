@@ -94,8 +94,8 @@ def test_a_post_that_times_out_twice_says_check_before_repeating(served) -> None
     upstream.fail_next(503, delay_s=3.0, times=2)
     [unknown] = _calls(out, [("ads_campaign_change", CREATE)])
     text = result_text(unknown)
-    assert unknown.is_error and "did not answer within 1 s" in text and "unknown whether 'create' took effect" in text
-    assert "Do not repeat the call" in text  # E4: an unknown outcome is not "retry"
+    assert unknown.is_error and "did not answer within 1 s" in text and "the outcome of 'create' is unknown" in text
+    assert "Do not repeat 'create' yet" in text  # E4: an unknown outcome is not "retry"
 
 
 def test_a_key_the_spec_declares_is_filled_by_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,7 +134,7 @@ def test_an_apply_that_timed_out_is_never_sent_again(served, tmp_path: Path, mon
                 return [first, again]
 
     first, again = anyio.run(run)
-    assert first.is_error and "unknown whether 'set' took effect" in result_text(first)
+    assert first.is_error and "the outcome of 'set' is unknown" in result_text(first)
     assert "(check the outcome before doing anything else)" in result_text(first)
     assert again.is_error and "this id is not sent again" in result_text(again)
     assert "call ads_budget_change_preview again" in result_text(again)

@@ -55,7 +55,7 @@ async def test_agent_units_reach_the_upstream_in_its_units(ship_package: Path, s
                            "pickup_at": "2026-11-02T09:30:00+09:00"}
     assert isinstance(create.json["weight"], int)  # a whole number of grams, not 2500.0
     assert listing.query == {"max_transit": ["86400000"]}
-    assert [s["id"] for s in result_json(listed)["shipments"]] == ["shp_001", "shp_003"]
+    assert [s["id"] for s in result_json(listed)["items"]] == ["shp_001", "shp_003"]
 
 
 async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping: ShippingUpstream) -> None:
