@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
 
@@ -245,7 +244,7 @@ class Dispatcher:
         request = build_request(upstream, action, values)
         response = await send(self.client(), upstream, request, action)
         # The preview compares whole records: no concise view, no paging shape (S1).
-        return interpret(response, dataclasses.replace(action, shape=None, paging=None))
+        return interpret(response, replace(action, shape=None, paging=None))
 
     async def _execute(
         self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
