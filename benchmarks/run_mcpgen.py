@@ -134,6 +134,38 @@ def mcpgen_generate(mcpgen: str, name: str, spec: Path, timeout: float) -> Gener
     )
 
 
+@dataclass
+class Timing:
+    """generate and FastMCP build+list, taken in turns so both see the same load; medians."""
+
+    name: str
+    generate_runs: list[float]
+    fastmcp_runs: list[float]
+
+    @property
+    def generate_s(self) -> float:
+        return statistics.median(self.generate_runs)
+
+    @property
+    def fastmcp_s(self) -> float:
+        return statistics.median(self.fastmcp_runs)
+
+
+def timing(mcpgen: str, name: str, spec: Path, first: Generated, peer: BuildList, repeat: int) -> Timing:
+    """Starts from the first run's two numbers and adds `repeat - 1` more pairs."""
+    work = WORK / name
+    t = Timing(name, [first.generate_s or 0.0], [peer.seconds or 0.0])
+    for _ in range(max(0, min(repeat, 20) - 1)):  # bounded
+        out = work / "pkg"
+        subprocess.run(["rm", "-rf", str(out)], check=True)
+        argv = [mcpgen, "generate", str(spec), "-m", str(work / "mapping.yaml"), "-o", str(out), "-q"]
+        t.generate_runs.append(_timed(argv, 300))
+        again = fastmcp_build_and_list(spec, tokens=False)
+        if again.seconds is not None:
+            t.fastmcp_runs.append(again.seconds)
+    return t
+
+
 # ---- peak RSS -----------------------------------------------------------------------------------
 
 
@@ -283,16 +315,25 @@ def token_table(gens: list[Generated], peers: dict[str, BuildList]) -> list[str]
     return rows
 
 
-def time_table(gens: list[Generated], peers: dict[str, BuildList]) -> list[str]:
+def time_table(gens: list[Generated], timings: dict[str, Timing]) -> list[str]:
     rows = [
-        "| spec | mcpgen init s | mcpgen generate s | FastMCP build+list s | generate faster by |",
-        "|---|---:|---:|---:|---:|",
+        "| spec | mcpgen init s | mcpgen generate s (median) | FastMCP build+list s (median) | "
+        "generate faster by | runs: generate / FastMCP s |",
+        "|---|---:|---:|---:|---:|---|",
     ]
     for g in gens:
-        p = peers.get(g.name)
+        t = timings.get(g.name)
+        if t is None:
+            rows.append(f"| {g.name} | {g.status} | | | | |")
+            continue
+        runs = (
+            ", ".join(f"{x:.1f}" for x in t.generate_runs)
+            + " / "
+            + ", ".join(f"{x:.1f}" for x in t.fastmcp_runs)
+        )
         rows.append(
-            f"| {g.name} | {_n(g.init_s, '.2f')} | {_n(g.generate_s, '.2f')} | "
-            f"{_n(p and p.seconds, '.2f')} | {_x(g.generate_s, p and p.seconds)} |"
+            f"| {g.name} | {_n(g.init_s, '.2f')} | {t.generate_s:.2f} | {t.fastmcp_s:.2f} | "
+            f"{_x(t.generate_s, t.fastmcp_s)} | {runs} |"
         )
     return rows
 
@@ -304,6 +345,9 @@ def main() -> None:
     )
     p.add_argument("--runs", type=int, default=5, help="cold-start spawns per server (median)")
     p.add_argument("--calls", type=int, default=200, help="timed calls per side for the overhead")
+    p.add_argument(
+        "--repeat", type=int, default=3, help="generate vs FastMCP build+list pairs per spec (median)"
+    )
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--mcpgen", default=str(ROOT / ".venv" / "bin" / "mcpgen"))
     p.add_argument("--out", type=Path, default=HERE / "results" / "mcpgen.json")
@@ -321,7 +365,14 @@ def main() -> None:
         g = gens[-1]
         print(f"{name}: mcpgen {g.status} {g.error or ''} | FastMCP {peers[name].status}", file=sys.stderr)
 
-    print("\n".join(["", *token_table(gens, peers), "", *time_table(gens, peers)]), flush=True)
+    print("\n".join(["", *token_table(gens, peers)]), flush=True)
+    timings: dict[str, Timing] = {}
+    for g in gens:
+        if g.status == "ok" and peers[g.name].status == "ok":
+            timings[g.name] = timing(
+                a.mcpgen, g.name, SPECS_DIR / f"{g.name}.json", g, peers[g.name], a.repeat
+            )
+    print("\n".join(["", *time_table(gens, timings)]), flush=True)
 
     cold_gen = next((g for g in gens if g.name == COLD_SPEC and g.status == "ok"), None)
     colds: list[ColdStart] = []
@@ -370,6 +421,10 @@ def main() -> None:
         "machine": machine(),
         "generated": [asdict(g) for g in gens],
         "fastmcp": [asdict(p) for p in peers.values()],
+        "timing": [
+            {**asdict(t), "generate_median_s": t.generate_s, "fastmcp_median_s": t.fastmcp_s}
+            for t in timings.values()
+        ],
         "cold_start": [asdict(c) for c in colds],
         "peak_rss_mb": rss,
         "call_overhead": asdict(overhead),

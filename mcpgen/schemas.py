@@ -213,7 +213,7 @@ def short_text(text: str, limit: int) -> str:
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')]))\s+")
 _POINTER_SENTENCE = re.compile(
-    r"^(for more (information|details)|for details|to learn more|see also|see the)\b", re.I
+    r"^(for more (information|details)|for details|to learn more|see also)\b", re.I
 )
 
 
@@ -222,4 +222,4 @@ def lean_text(text: str, limit: int) -> str:
     in a call: link targets (the link text stays) and 'For more information, see ...' sentences."""
     clean = _MARKDOWN_LINK.sub(r"\1", _SPACE.sub(" ", _TAGS.sub("", text)).strip())
     kept = [s for s in _SENTENCE_END.split(clean) if s and not _POINTER_SENTENCE.match(s)]
-    return short_text(" ".join(kept), limit)
+    return short_text(" ".join(kept) or clean, limit)  # a description that is only a pointer stays
