@@ -19,7 +19,8 @@ from mcpgen.render import contract
 from mcpgen.tokens import TokenCounter, load_counter
 
 ROOT = Path(__file__).resolve().parents[2]
-PETSTORE = ROOT / "specs" / "petstore"
+SPECS = ROOT / "specs"
+PETSTORE = SPECS / "petstore"
 
 
 def _checks(tools: list[Any], **kwargs: Any) -> dict[str, Level]:
@@ -114,8 +115,10 @@ def test_lint_flags_the_endpoint_wrapper_style() -> None:
     assert any(f.pointer.endswith("/inputSchema/properties/body") for f in refs)  # the nested body
 
 
-def test_mcpgen_petstore_example_lints_clean() -> None:
-    result = generate(PETSTORE / "petstore.openapi.json", PETSTORE / "mapping.yaml")
+@pytest.mark.parametrize("example", ["petstore/petstore.openapi.json", "ads/ads.openapi.yaml", "deploy/deploy.openapi.yaml"])
+def test_mcpgen_examples_lint_clean(example: str) -> None:
+    spec = SPECS / example
+    result = generate(spec, spec.parent / "mapping.yaml")
     assert result.ok and result.server is not None
     report = lint_tools(contract(result.server))
     assert [f for f in report.findings if f.level >= Level.WARNING] == []

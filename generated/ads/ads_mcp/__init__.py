@@ -2,4 +2,4 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Ads campaigns: an MCP server with 4 task tools over Ads Campaigns API."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

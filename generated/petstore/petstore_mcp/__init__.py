@@ -2,4 +2,4 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Petstore: an MCP server with 3 task tools over Swagger Petstore."""
 
-__version__ = "0.1.0"
+__version__ = "0.1.1"
