@@ -204,6 +204,8 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     read, diagnostics = _build_action(spec, tool, read_rule)
     if read is None:
         return action, diagnostics
+    # The preview compares whole records, so its read has no concise view and no paging (S1).
+    read = replace(read, shape=None, paging=None, server_params=())
     if read.method not in _READ_METHODS:
         diagnostics.append(
             error(

@@ -3,7 +3,6 @@
 """ads_budget_change: how each action reaches the upstream API. Its contract is in ../tools.json."""
 
 from .._runtime.routing import Action, Guard, Param, Preview, Tool
-from .._runtime.shaping import Shape
 
 TOOL = Tool(
     name="ads_budget_change",
@@ -30,16 +29,6 @@ TOOL = Tool(
                     operation_id="getCampaign",
                     params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
                     required=("campaign_id",),
-                    shape=Shape(
-                        concise=(
-                            "id",
-                            "name",
-                            "status",
-                            "start_date",
-                            "created_at",
-                            "updated_at",
-                        ),
-                    ),
                 ),
                 ttl_minutes=10,
                 approval="A rise of more than 50% needs the campaign owner's approval: ask the user to get the owner (the campaign's owner field) to approve it in the Ads console; this tool cannot.",

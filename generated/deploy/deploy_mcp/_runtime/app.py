@@ -8,7 +8,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -242,9 +242,7 @@ class Dispatcher:
     async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
         upstream = self.config.upstream
         request = build_request(upstream, action, values)
-        response = await send(self.client(), upstream, request, action)
-        # The preview compares whole records: no concise view, no paging shape (S1).
-        return interpret(response, replace(action, shape=None, paging=None))
+        return interpret(await send(self.client(), upstream, request, action), action)
 
     async def _execute(
         self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
