@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import sys
@@ -143,7 +144,8 @@ class Dispatcher:
         if kind is not None:
             try:
                 if kind == "search":
-                    return success_result(self.discovery.search(arguments))
+                    visible = functools.partial(self.scopes.visible, caller=caller)
+                    return success_result(self.discovery.search(arguments, visible))
                 name, arguments = self.discovery.unwrap(arguments)
             except ToolError as exc:
                 return error_result(exc, secrets=self._secrets())

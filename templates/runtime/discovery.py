@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import Recovery, ToolError
@@ -68,7 +68,12 @@ class Discovery:
             else contract
         )
 
-    def search(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def search(
+        self,
+        arguments: Mapping[str, Any] | None,
+        visible: Callable[[str], bool] = lambda name: True,
+    ) -> dict[str, Any]:
+        """Full definitions of the tools matching the query, among those the caller may see (P3)."""
         given = dict(arguments or {})
         query = given.get("query")
         if not isinstance(query, str) or not _words(query):
@@ -91,6 +96,8 @@ class Discovery:
         wanted = _words(query)
         scored = []
         for position, (tool, name, title, description) in enumerate(self._index):
+            if not visible(tool["name"]):
+                continue
             score = sum(
                 3 * (w in name) + 2 * (w in title) + (w in description) for w in wanted
             )

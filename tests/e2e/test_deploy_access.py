@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.e2e.conftest import InstalledServer
 from tests.support.mcp_client import result_text, stdio_client, tool_dicts
+from tests.support.paths import SPECS
 from tests.support.processes import http_server
 from tests.upstreams.deploy import DeployUpstream
 
@@ -171,3 +172,34 @@ async def test_tokens_signed_with_a_key_from_the_issuers_jwks(deploy_server: Ins
                                      "mcp-protocol-version": "2026-07-28"})
     assert [t.name for t in listing.tools] == ["deploy_deployments_find"]
     assert forged.status_code == 401
+
+
+@pytest.fixture
+def deploy_with_discovery(mcpgen_venv, deploy_server: InstalledServer, tmp_path) -> list[str]:
+    """The deploy example with on-demand discovery (T3): tools/list serves only the search and call
+    meta-tools. Generated into a temp dir and run from it, with the installed example's dependencies."""
+    mapping = tmp_path / "mapping.yaml"
+    text = (SPECS / "deploy" / "mapping.yaml").read_text(encoding="utf-8")
+    mapping.write_text(text.replace("server:\n", "server:\n  discovery: search_tools\n", 1), encoding="utf-8")
+    generated = subprocess.run(
+        [str(mcpgen_venv.parent / "mcpgen"), "generate", str(SPECS / "deploy" / "deploy.openapi.yaml"),
+         "-m", str(mapping), "-o", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert generated.returncode == 0, generated.stderr
+    return [str(mcpgen_venv), "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'out')!r}); "
+            "from deploy_mcp.server import main; main()"]
+
+
+@pytest.mark.anyio
+async def test_search_shows_only_the_tools_the_token_may_call(
+    deploy_with_discovery: list[str], deploy_upstream: DeployUpstream
+) -> None:
+    env = _env(deploy_upstream, MCP_AUTH_JWT_SECRET=SIGNING_SECRET)
+    with http_server(deploy_with_discovery, env) as url:
+        async with client_with(url, token(READ)) as client:
+            reader = await client.call_tool("deploy_search_tools", {"query": "rollback deployment"})
+        async with client_with(url, token(f"{READ} {ROLLBACK}")) as client:
+            operator = await client.call_tool("deploy_search_tools", {"query": "rollback deployment"})
+    assert [t["name"] for t in reader.structured_content["tools"]] == ["deploy_deployments_find"]
+    assert "deploy_rollback" in [t["name"] for t in operator.structured_content["tools"]]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import traceback
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -60,8 +62,15 @@ class Hooks:
         except (
             Exception
         ) as exc:  # the author's code: any failure becomes a result, not a crash (E1)
-            # Type and message only: no traceback in logs (E5).
-            log.error("hooks.%s raised %s: %s", name, type(exc).__name__, exc)
+            # Type and line only: the message may carry argument values or secrets (E5).
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            log.error(
+                "hooks.%s raised %s at %s:%d",
+                name,
+                type(exc).__name__,
+                Path(last.filename).name,
+                last.lineno,
+            )
             raise _broken(name, f"raised {type(exc).__name__}") from None
         if not isinstance(returned, dict):
             raise _broken(name, f"returned {type(returned).__name__}, not a dict")
