@@ -168,10 +168,11 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         description = _preview_description(rule, actions[0], f"{name}_apply")
         input_schema = _preview_input_schema(actions[0])
     else:
-        description = _tool_description(rule, actions)
+        properties = _tool_properties(actions)
+        description = _tool_description(rule, actions, properties)
         input_schema = {
             "type": "object",
-            "properties": _tool_properties(actions),
+            "properties": properties,
             "required": ["action"],
             "additionalProperties": False,
         }
@@ -820,7 +821,7 @@ _SECTIONS = (
 )
 
 
-def _tool_description(rule: ToolRule, actions: list[ActionSpec]) -> str:
+def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict[str, JsonSchema]) -> str:
     """The mapping's text and sections, then each action with what it needs and its defaults (T7).
 
     Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
@@ -832,7 +833,9 @@ def _tool_description(rule: ToolRule, actions: list[ActionSpec]) -> str:
     lines = [text, "", "Actions:"]
     for action in actions:
         needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
-        lines.append(f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action)}")
+        lines.append(
+            f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
+        )
     return "\n".join(lines)
 
 
@@ -847,12 +850,19 @@ def _sections(rule: ToolRule) -> list[str]:
     return sentences
 
 
-def _defaults_note(action: ActionSpec) -> str:
-    """The values an action uses when the agent leaves them out: the mapping's and the spec's."""
+def _defaults_note(action: ActionSpec, properties: dict[str, JsonSchema]) -> str:
+    """The values an action uses when the agent leaves them out (the mapping's and the spec's), less
+    those its parameter's schema already states: a tool has one flat parameter set, so a default is
+    said here only where this action's differs (T3, T7)."""
     defaults = dict(action.defaults)
     for param in action.params:
         if "default" in param.schema:
             defaults.setdefault(param.arg_name, param.schema["default"])
+    defaults = {
+        name: value
+        for name, value in defaults.items()
+        if "default" not in properties.get(name, {}) or properties[name]["default"] != value
+    }
     if not defaults:
         return ""
     return " Defaults: " + ", ".join(f"{name} {_show(value)}" for name, value in defaults.items()) + "."

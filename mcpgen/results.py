@@ -39,8 +39,8 @@ _FORMAT_PARAM_SCHEMA = {
     "type": "string",
     "enum": ["concise", "detailed"],
     "default": "concise",
-    "description": "How much of each record to return: concise (the default) keeps the fields most tasks "
-    'need, ids included; detailed returns every field. Example: "detailed".',
+    "description": "concise (the default) returns the fields most tasks need, ids included; detailed "
+    "returns every field.",
 }
 
 
