@@ -173,12 +173,7 @@ class Dispatcher:
         try:
             action, values = validator.check(arguments)
             values = await self.hooks.before(name, action.name, values)
-            upstream = self.config.upstream
-            request = build_request(upstream, action, values)
-            response = await send(self.client(), upstream, request, action)
-            answer = await self.hooks.after(
-                name, action.name, interpret(response, action, values)
-            )
+            answer, response = await self._run(name, action, values)
             budget = Budget(
                 max_tokens=self.config.max_result_tokens,
                 tool=name,
@@ -249,12 +244,24 @@ class Dispatcher:
     async def _execute(
         self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
     ) -> dict[str, Any]:
+        answer, _ = await self._run(tool.name, action, values, idempotency_key)
+        return answer
+
+    async def _run(
+        self,
+        tool_name: str,
+        action: Action,
+        values: dict[str, Any],
+        idempotency_key: str | None = None,
+    ) -> tuple[dict[str, Any], httpx.Response]:
+        """One action against the API: the request, its answer shaped for the agent, the `after` hook."""
         upstream = self.config.upstream
         request = build_request(upstream, action, values, idempotency_key)
         response = await send(self.client(), upstream, request, action)
-        return await self.hooks.after(
-            tool.name, action.name, interpret(response, action, values)
+        answer = await self.hooks.after(
+            tool_name, action.name, interpret(response, action, values)
         )
+        return answer, response
 
     def _secrets(self) -> tuple[str, ...]:
         secret = self.config.upstream.secret()

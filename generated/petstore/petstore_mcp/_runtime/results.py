@@ -28,9 +28,8 @@ def interpret(
     action: Action,
     values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A JSON object for structuredContent; non-2xx answers raise ToolError with guidance (E2, E3)."""
-    if response.status_code >= 400:
-        raise http_error(response, action)
+    """A successful answer as a JSON object for structuredContent. Refusals never get here:
+    `upstream.send` turns them into a ToolError with guidance (E2, E3)."""
     if response.status_code == 204 or not response.content:
         return {"ok": True, "status": response.status_code}
     body = _json_or_none(response)
