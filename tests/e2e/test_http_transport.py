@@ -2,46 +2,20 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
-
 import httpx
 import pytest
 from mcp import Client
 
 from tests.e2e.conftest import InstalledServer, server_env
+from tests.support import processes
 
 pytestmark = [pytest.mark.e2e]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def http_server(ads_server: InstalledServer, ads_upstream):
-    port = _free_port()
-    process = subprocess.Popen([*ads_server.command, "--http", "--port", str(port)],
-                               env={**server_env(ads_upstream), "PATH": "/usr/bin:/bin"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("the HTTP server did not start within 30 s")
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with processes.http_server(ads_server.command, server_env(ads_upstream)) as url:
+        yield url
 
 
 @pytest.mark.anyio

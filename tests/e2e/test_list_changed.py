@@ -7,10 +7,8 @@ stream, which the SDK serves as SSE even in JSON-response mode (see `_runtime/li
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -18,28 +16,9 @@ import pytest
 from mcp import Client
 
 from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, write_package
+from tests.support.processes import free_port, wait_for_port
 
 pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for(port: int, process: subprocess.Popen[bytes], timeout_s: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(
-                f"the server exited: {process.stderr.read().decode() if process.stderr else ''}"
-            )
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError("the server did not start listening")
 
 
 def test_regenerating_under_a_running_server_notifies_listeners(tmp_path: Path) -> None:
@@ -53,7 +32,7 @@ def test_regenerating_under_a_running_server_notifies_listeners(tmp_path: Path) 
         + "      - name: user\n        operation: getUserByName\n        description: Look a store user up.\n",
         encoding="utf-8",
     )
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-m",
@@ -67,7 +46,7 @@ def test_regenerating_under_a_running_server_notifies_listeners(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(out)}
     process = subprocess.Popen(command, cwd=out, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_for(port, process)
+        wait_for_port(process, port, "the MCP server", timeout_s=15.0)
 
         async def session() -> tuple[bool | None, list[str], str]:
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:

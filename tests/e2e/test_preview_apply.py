@@ -15,7 +15,7 @@ from mcp import Client
 
 from tests.e2e.conftest import InstalledServer, server_env
 from tests.support.mcp_client import result_json, result_text, stdio_client
-from tests.support.processes import http_server, redis_server
+from tests.support.processes import free_port, http_server, redis_server
 from tests.upstreams.ads import AdsUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -155,8 +155,6 @@ def _store(kind: str, tmp_path: Path):
 async def test_a_store_it_cannot_use_is_a_tool_error_at_call_time(ads_server: InstalledServer,
                                                                    ads_upstream: AdsUpstream, store_url: str,
                                                                    expected: str) -> None:
-    from tests.support.processes import free_port
-
     env = server_env(ads_upstream, MCP_STORE_URL=store_url.format(closed_port=free_port()))
     async with stdio_client(ads_server.command, env) as client:
         assert len((await client.list_tools()).tools) == 5  # starts and lists without its store (E3)

@@ -21,8 +21,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_for_port(process: subprocess.Popen, port: int, what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
+def wait_for_port(
+    process: subprocess.Popen, port: int, what: str, timeout_s: float = START_TIMEOUT_S
+) -> None:
+    """Returns once `process` listens on 127.0.0.1:`port`; fails the test if it exits or takes too long."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
@@ -33,7 +36,7 @@ def _wait_for_port(process: subprocess.Popen, port: int, what: str) -> None:
         except OSError:
             time.sleep(0.1)
     process.kill()
-    pytest.fail(f"{what} did not listen on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s")
+    pytest.fail(f"{what} did not listen on 127.0.0.1:{port} within {timeout_s:g} s")
 
 
 @contextmanager
@@ -44,7 +47,7 @@ def http_server(command: list[str], env: dict[str, str], stderr_file: Path | Non
     process = subprocess.Popen([*command, "--http", "--port", str(port)],
                                env={"PATH": "/usr/bin:/bin", **env}, stdout=subprocess.DEVNULL, stderr=stderr)
     try:
-        _wait_for_port(process, port, "the MCP server")
+        wait_for_port(process, port, "the MCP server")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
@@ -69,7 +72,7 @@ def redis_server(directory: Path) -> Iterator[str]:
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
-        _wait_for_port(process, port, "redis-server")
+        wait_for_port(process, port, "redis-server")
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         process.terminate()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from tests.support.paths import ROOT, SPECS
+from tests.support.processes import free_port
 from tests.upstreams.ads import AdsUpstream
 from tests.upstreams.deploy import DeployUpstream
 from tests.upstreams.recording import LoopbackUpstream, RecordedRequest, Reply
@@ -474,18 +474,12 @@ def test_every_deploy_operation_is_exercised() -> None:
 
 # --- standalone ------------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.mark.parametrize("module,secret_flag,headers", [
     ("tests.upstreams.ads", "--token", {"authorization": "Bearer s3"}),
     ("tests.upstreams.deploy", "--key", {"x-deploy-key": "s3"}),
 ])
 def test_runs_standalone_until_interrupted(module: str, secret_flag: str, headers: dict[str, str]) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-m", module, "--port", str(port), secret_flag, "s3"],
                                cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
