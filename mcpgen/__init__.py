@@ -4,8 +4,7 @@ The pipeline, each stage a module: load (`sources`, `openapi`, `mapping`) -> bui
 `ir`) -> render files (`render`) -> write them (`write`). Only the CLI and `write` touch the outside world.
 """
 
-__version__ = "0.1.0"
-
-from .pipeline import GenerationResult, generate  # noqa: E402
+from mcpgen.pipeline import GenerationResult, generate
+from mcpgen.version import __version__
 
 __all__ = ["GenerationResult", "__version__", "generate"]

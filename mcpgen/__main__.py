@@ -1,3 +1,3 @@
-from .cli import main
+from mcpgen.cli.app import main
 
 main()

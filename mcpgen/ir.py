@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .diagnostics import SourceRef
+from mcpgen.diagnostics import SourceRef
 
 JsonSchema = dict[str, Any]
 ParamLocation = Literal["path", "query", "header", "cookie", "body", "body_whole"]

@@ -6,13 +6,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import build_server
-from .diagnostics import Diagnostic, DiagnosticError, has_errors
-from .ir import RenderedFile, ServerSpec
-from .mapping import Mapping, load_mapping
-from .openapi import Spec, load_spec
-from .profiles import Profile
-from .render import render_server
+from mcpgen.build.contract import contract
+from mcpgen.build.server import build_server
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, has_errors
+from mcpgen.ir import RenderedFile, ServerSpec
+from mcpgen.load.mapping import Mapping, load_mapping
+from mcpgen.load.openapi import Spec, load_spec
+from mcpgen.profiles import Profile
+from mcpgen.render.package import render_server
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,8 @@ def generate(spec_path: Path, mapping_path: Path, profile: Profile | None = None
     diagnostics += built.diagnostics
     if built.server is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
-    files = render_server(built.server, api_title=spec.title, profile=profile)
+    served = contract(built.server, profile)
+    files = render_server(built.server, served, api_title=spec.title, profiled=profile is not None)
     return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
 
 

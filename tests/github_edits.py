@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 import yaml
 
-from mcpgen.contract_diff import Sources
-from mcpgen.lockfile import lock_document
+from mcpgen.build.contract import contract
+from mcpgen.contract.diff import Sources
 from mcpgen.pipeline import GenerationResult, generate
-from mcpgen.render import contract
+from mcpgen.render.lockfile import lock_document
 
 ROOT = Path(__file__).resolve().parents[1]
 # CI clones the repository to X and lays the shared material at X/../shared.

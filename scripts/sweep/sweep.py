@@ -91,13 +91,13 @@ def _refused(stage: str, diagnostics: Any) -> dict[str, Any]:
 def run_one(spec_path: Path, work: Path) -> dict[str, Any]:
     """The user's steps, in-process up to the generated server, which runs as its own process."""
     from mcpgen import __version__
-    from mcpgen.build import build_server
+    from mcpgen.authoring.draft import init_mapping
+    from mcpgen.build.server import build_server
     from mcpgen.diagnostics import DiagnosticError, has_errors
-    from mcpgen.init import init_mapping
-    from mcpgen.mapping import load_mapping
-    from mcpgen.openapi import load_spec_or_diagnostics
+    from mcpgen.load.mapping import load_mapping
+    from mcpgen.load.openapi import load_spec_or_diagnostics
     from mcpgen.pipeline import generate
-    from mcpgen.write import apply_write, plan_write
+    from mcpgen.write.plan import apply_write, plan_write
 
     started = time.monotonic()
     spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path))

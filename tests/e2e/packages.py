@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 from mcpgen.pipeline import generate
-from mcpgen.write import WritePlan, apply_write, plan_write
+from mcpgen.write.plan import WritePlan, apply_write, plan_write
 
 ROOT = Path(__file__).resolve().parents[2]
 PETSTORE_SPEC = ROOT / "specs" / "petstore" / "petstore.openapi.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mcpgen.cli import app
+from mcpgen.cli.app import app
 from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, write_package
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from mcpgen.cli import app
-from mcpgen.write import apply_write, plan_write
+from mcpgen.cli.app import app
+from mcpgen.write.plan import apply_write, plan_write
 from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, snapshot, write_package
 from tests.github_edits import variant
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.tokens import load_counter
+from mcpgen.lint.tokens import load_counter
 from tests.e2e.conftest import InstalledServer, server_env
 from tests.support.mcp_client import result_json, result_text, stdio_client
 from tests.support.paths import ROOT

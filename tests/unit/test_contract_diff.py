@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mcpgen.contract_diff import Impact, diff_contracts, schema_changes, suggest_version
-from mcpgen.diff_format import format_diff, text_change
+from mcpgen.contract.diff import Impact, diff_contracts, schema_changes, suggest_version
+from mcpgen.contract.format import format_diff, text_change
 
 
 def action(

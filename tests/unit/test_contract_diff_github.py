@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.contract_diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
 from tests.github_edits import variant
 
 LIST = "GET /repos/{owner}/{repo}/issues"

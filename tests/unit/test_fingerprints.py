@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcpgen.fingerprints import Canonicalizer, operation_fingerprint, operation_sha256
-from mcpgen.lockfile import canonical_json
-from mcpgen.openapi import Spec, find_operation, load_spec
+from mcpgen.build.fingerprints import Canonicalizer, operation_fingerprint, operation_sha256
+from mcpgen.load.openapi import Spec, find_operation, load_spec
+from mcpgen.load.refs import Located
 from mcpgen.pipeline import generate
-from mcpgen.refs import Located
+from mcpgen.render.lockfile import canonical_json
 
 ROOT = Path(__file__).resolve().parents[2]
 

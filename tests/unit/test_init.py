@@ -11,18 +11,18 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from mcpgen import init
-from mcpgen.build import build_server
-from mcpgen.cli import app
+from mcpgen.authoring import draft as init
+from mcpgen.authoring.draft import Draft, init_mapping
+from mcpgen.build.contract import contract
+from mcpgen.build.server import build_server
+from mcpgen.cli.app import app
 from mcpgen.diagnostics import Level, has_errors
-from mcpgen.init import Draft, init_mapping
-from mcpgen.lint import lint_tools
-from mcpgen.mapping import load_mapping, validate_mapping_document
-from mcpgen.naming import TOOL_NAME_PATTERN
-from mcpgen.openapi import Spec, load_spec
+from mcpgen.lint.rules import lint_tools
+from mcpgen.load.mapping import load_mapping, validate_mapping_document
+from mcpgen.load.openapi import Spec, load_spec
+from mcpgen.load.sources import load_document
+from mcpgen.names import TOOL_NAME_PATTERN
 from mcpgen.profiles import PROFILES
-from mcpgen.render import contract
-from mcpgen.sources import load_document
 
 ROOT = Path(__file__).resolve().parents[2]
 # CI clones the repository to X and lays the shared material at X/../shared.

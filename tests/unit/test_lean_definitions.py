@@ -3,9 +3,9 @@ not repeated in the action enum or in every parameter; link targets and pointer 
 
 from __future__ import annotations
 
+from mcpgen.build.contract import contract
+from mcpgen.build.schemas import lean_text
 from mcpgen.pipeline import generate
-from mcpgen.render import contract
-from mcpgen.schemas import lean_text
 from tests.support.paths import ROOT
 
 PETSTORE = ROOT / "specs" / "petstore"

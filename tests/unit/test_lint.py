@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mcpgen.cli import app
+from mcpgen.build.contract import contract
+from mcpgen.cli.app import app
 from mcpgen.diagnostics import Level
-from mcpgen.lint import lint_tools, prose_sentences, schema_depth
+from mcpgen.lint.rules import lint_tools, prose_sentences, schema_depth
+from mcpgen.lint.tokens import TokenCounter, load_counter
 from mcpgen.pipeline import generate
-from mcpgen.render import contract
-from mcpgen.tokens import TokenCounter, load_counter
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcpgen.openapi import load_spec_or_diagnostics
+from mcpgen.load.openapi import load_spec_or_diagnostics
 
 
 def test_invalid_schema_keyword_points_into_the_named_schema(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from mcpgen.diagnostics import Level
-from mcpgen.naming import hook_names
-from mcpgen.preserve import merge
+from mcpgen.names import hook_names
+from mcpgen.write.preserve import merge
 
 
 def code(text: str) -> str:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from mcpgen.build.contract import contract
 from mcpgen.diagnostics import Level
-from mcpgen.lint import lint_tools
+from mcpgen.lint.rules import lint_tools
 from mcpgen.pipeline import generate
 from mcpgen.profiles import ANTHROPIC_STRICT, OPENAI_STRICT, PROFILES, apply_profile
-from mcpgen.render import contract
-from mcpgen.write import apply_write, plan_write
+from mcpgen.write.plan import apply_write, plan_write
 
 ROOT = Path(__file__).resolve().parents[2]
 PETSTORE = ROOT / "specs" / "petstore"

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from mcpgen import generate
-from mcpgen.mapping import mapping_schema
-from mcpgen.render import contract
+from mcpgen.build.contract import contract
+from mcpgen.load.mapping import mapping_schema
 from tests.support.paths import SPECS
 
 

@@ -12,10 +12,10 @@ from types import ModuleType
 import httpx
 import pytest
 
+from mcpgen.build.contract import contract
 from mcpgen.conversions import known_factor, restate
-from mcpgen.lint import SHOUTS
+from mcpgen.lint.rules import SHOUTS
 from mcpgen.pipeline import generate
-from mcpgen.render import contract
 from tests.support.paths import GENERATED, ROOT, SPECS
 
 SHIPPING = ROOT / "tests" / "fixtures" / "units"

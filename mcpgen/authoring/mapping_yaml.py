@@ -1,0 +1,163 @@
+"""Write a `Draft` as a commented mapping file. Pure: a draft in, YAML text out.
+
+PyYAML cannot write comments, and the comments are the point of a draft (every choice says why), so
+the text is assembled here line by line. Every scalar is either plain-safe by construction or written
+as a JSON string, which YAML reads as a double-quoted scalar.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+from mcpgen.authoring.model import Draft, DraftAction, DraftTool
+
+WIDTH = 100
+# Plain scalars: a letter, digit or '_' first, nothing YAML gives a meaning to, no ': ' or ' #'.
+_PLAIN = re.compile(r"^[A-Za-z0-9_](?:[^:#{}\[\],&*!|>'\"%@`\\]|:(?! )|(?<! )#)*(?<=[^ :])$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_RESERVED_PLAIN = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
+
+
+def render_draft(draft: Draft, *, schema_ref: str | None = None) -> str:
+    lines: list[str] = []
+    if schema_ref:
+        lines.append(f"# yaml-language-server: $schema={schema_ref}")
+    lines += _header(draft)
+    lines.append("mcpgen: 1")
+    lines += _server(draft)
+    lines.append("tools:")
+    for tool in draft.tools:
+        lines += _tool(tool)
+    lines += _unmapped(draft)
+    return "\n".join(lines) + "\n"
+
+
+def _header(draft: Draft) -> list[str]:
+    source = f" from {draft.spec_label}" if draft.spec_label else ""
+    summary = (
+        f"Drafted by `mcpgen init`{source}: {draft.operation_count:,} operations -> {len(draft.tools):,} tools, "
+        f"{draft.action_count:,} actions"
+        + (f"; {len(draft.unmapped)} left unmapped (listed at the end)." if draft.unmapped else ".")
+    )
+    advice = (
+        "Every name and description is a proposal to edit: merge tools a person would use in one sitting (T1), "
+        "rewrite descriptions in your own words (T7), and delete actions agents should not have. Tools group "
+        "operations by tag (or by path), split big groups by sub-resource, and keep reads apart from changes "
+        "so read-only tools are marked as such (S4)."
+    )
+    return _comment_block(summary, "") + _comment_block(advice, "")
+
+
+def _server(draft: Draft) -> list[str]:
+    env_stem = draft.server_name.upper()
+    lines = [
+        "server:",
+        f"  name: {draft.server_name}  # service prefix of every tool name (T4); {_c(draft.server_name_why)}",
+    ]
+    lines.append(f"  title: {_scalar(draft.title)}")
+    lines.append("  version: 0.1.0")
+    lines += _folded("  ", "description", draft.description)
+    lines.append("  base_url:")
+    lines.append(
+        f"    env: {env_stem}_BASE_URL  # the environment variable wins over the default at run time"
+    )
+    if draft.base_url:
+        lines.append(f"    default: {_scalar(draft.base_url)}  # from the spec's servers")
+    else:
+        lines.append("    # default: https://api.example.com  # the spec names no concrete server URL")
+    auth = draft.auth
+    if auth is not None:
+        lines.append(f"  auth:  # {_c(auth.why)}")
+        lines.append(f"    type: {auth.type}")
+        lines.append(f"    env: {auth.env}")
+        if auth.location:
+            lines.append(f"    in: {auth.location}")
+            lines.append(f"    name: {_scalar(str(auth.name))}")
+    elif draft.auth_note:
+        lines.append(f"  # auth: {_c(draft.auth_note)}, e.g.")
+        lines.append(f"  #   auth: {{type: bearer, env: {env_stem}_TOKEN}}")
+    lines.append("  timeout_s: 30")
+    if draft.discovery:
+        lines.append(
+            f"  discovery: search_tools  # {len(draft.tools)} tools is past ~10: agents look tools up by query "
+            "instead of reading every definition (T3)"
+        )
+    return lines
+
+
+def _tool(tool: DraftTool) -> list[str]:
+    lines = ["", f"  # {_c(tool.why)}", f"  - name: {tool.name}", f"    title: {_scalar(tool.title)}"]
+    lines += _folded("    ", "description", tool.description)
+    lines.append("    actions:")
+    for action in tool.actions:
+        lines += _action(action)
+    return lines
+
+
+def _action(action: DraftAction) -> list[str]:
+    where = f"{action.method} {action.path}" + (f": {action.summary}" if action.summary else "")
+    lines = [f"      - name: {action.name}  # {_c(action.why)}"]
+    if action.destructive:
+        lines.append(
+            "        # Hard to undo: propose a preview step for it (S1), so the agent sees the effect before it runs."
+        )
+    if action.deprecated:
+        lines.append("        # Deprecated in the spec; consider leaving it out.")
+    lines.append(f"        operation: {_scalar(action.operation)}  # {_c(where)}")
+    if action.params:
+        lines.append("        params:")
+        for param in action.params:
+            lines.append(f"          {_key(param.key)}: {{name: {param.name}}}  # {_c(param.why)}")
+    return lines
+
+
+def _unmapped(draft: Draft) -> list[str]:
+    if not draft.unmapped:
+        return []
+    lines = [
+        "",
+        "# Not mapped: the generated server cannot call these operations as the spec describes them.",
+    ]
+    for item in draft.unmapped:
+        lines += _comment_block(f"- {item.operation}: {item.reason}", "", indent="  ")
+    return lines
+
+
+def _folded(indent: str, key: str, text: str) -> list[str]:
+    clean = _c(text)
+    if not clean:
+        return [f'{indent}{key}: ""']
+    body = textwrap.wrap(clean, WIDTH - len(indent) - 2, break_long_words=False, break_on_hyphens=False)
+    return [f"{indent}{key}: >-", *(f"{indent}  {line}" for line in body)]
+
+
+def _comment_block(text: str, prefix: str, indent: str = "") -> list[str]:
+    wrapped = textwrap.wrap(_c(text), WIDTH - len(prefix) - 2, break_long_words=False, break_on_hyphens=False)
+    return (
+        [f"{prefix}# {wrapped[0]}", *(f"{prefix}# {indent}{line}" for line in wrapped[1:])] if wrapped else []
+    )
+
+
+def _c(text: str) -> str:
+    """One clean line: no control characters, single spaces."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _scalar(value: str) -> str:
+    if _PLAIN.match(value) and value.lower() not in _RESERVED_PLAIN and not _resolves_to_non_string(value):
+        return value
+    return json.dumps(_c(value), ensure_ascii=False)
+
+
+def _key(value: str) -> str:
+    return _scalar(value)
+
+
+def _resolves_to_non_string(value: str) -> bool:
+    """Numbers and dates ('2010-04-01') would load as something other than a string."""
+    return bool(
+        re.fullmatch(r"[-+]?(\d[\d_]*)?\.?\d*([eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+", value)
+        or re.match(r"\d{4}-\d{1,2}-\d{1,2}", value)
+    )

@@ -1,0 +1,70 @@
+"""What `mcpgen init` drafts, as plain values: read by the drafter (`draft.py`) and the YAML writer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DraftParam:
+    key: str  # as the mapping writes it: 'petId' or 'body.id'
+    name: str  # the name the agent sees
+    why: str  # the YAML comment
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DraftAction:
+    name: str
+    operation: str  # operationId, or 'METHOD /path' when the id is missing or not unique
+    method: str
+    path: str
+    summary: str
+    params: tuple[DraftParam, ...]
+    destructive: bool
+    deprecated: bool
+    why: str  # how the name was chosen
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DraftTool:
+    name: str  # without the service prefix
+    title: str
+    description: str
+    actions: tuple[DraftAction, ...]
+    why: str  # how the operations were grouped
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unmapped:
+    operation: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DraftAuth:
+    type: str
+    env: str
+    location: str | None
+    name: str | None
+    why: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Draft:
+    spec_label: str
+    operation_count: int
+    server_name: str
+    server_name_why: str
+    grouping_why: str
+    title: str
+    description: str
+    base_url: str | None
+    auth: DraftAuth | None
+    auth_note: str | None
+    discovery: bool
+    tools: tuple[DraftTool, ...]
+    unmapped: tuple[Unmapped, ...]
+
+    @property
+    def action_count(self) -> int:
+        return sum(len(t.actions) for t in self.tools)

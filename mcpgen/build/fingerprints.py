@@ -1,0 +1,253 @@
+"""Fingerprints of the inputs each tool comes from, for tools.lock.json and `mcpgen diff` (C1).
+
+A fingerprint covers a value and everything it references: it is the sha256 of the value's canonical
+JSON (sorted keys, no whitespace, `$ref`s as written) together with, for every definition reachable
+through its references, the definition's place and the sha256 of its own canonical JSON. That is the
+value with its references resolved, bundled rather than inlined: any change to anything it reaches
+changes it, recursive schemas need no special case, and the cost grows with the number of definitions
+reached, not with the paths to them (inlining Stripe's mutually recursive schemas never ends).
+
+An operation's value is its object with `parameters` holding the effective list (path-level parameters
+merged in, as OpenAPI applies them). Besides the whole operation, each part a tool change can come
+from (a parameter, a body property, a response, the summary) gets its own fingerprint and JSON
+pointer, so a diff of two lock files can say where in the spec a change happened without the specs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from mcpgen.diagnostics import DiagnosticError
+from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ToolSpec
+from mcpgen.load.mapping import Mapping
+from mcpgen.load.openapi import Operation, Spec, find_operation
+from mcpgen.load.refs import Located, RefResolver
+from mcpgen.load.sources import join_pointer, split_pointer
+
+_Key = tuple[str, str]  # (document, pointer) of a reference target; "" is the spec's own file
+
+
+class Canonicalizer:
+    """Canonical JSON and bundle fingerprints; each definition's text and references are made once."""
+
+    def __init__(self, resolver: RefResolver):
+        self._resolver = resolver
+        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}  # sha256 of its text, its refs
+        self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
+        self._by_key: dict[_Key, Located] = {}
+
+    def text(self, located: Located) -> str:
+        """The value's own canonical JSON, references left as written."""
+        return self.local(located)[0]
+
+    def local(self, located: Located) -> tuple[str, list[_Key]]:
+        """The value's own canonical JSON and the definitions it references directly."""
+        refs: list[_Key] = []
+        return self._write(located.value, located, refs), refs
+
+    def sha256(self, *roots: Located) -> str:
+        """The roots' texts, then each reachable definition's place and digest, in sorted order."""
+        texts, pending = [], []
+        for root in roots:
+            text, refs = self.local(root)
+            texts.append(text)
+            pending += refs
+        reached: dict[_Key, str] = {}
+        while pending:
+            key = pending.pop()
+            if key not in reached:
+                reached[key], refs = self._definition(key)
+                pending += refs
+        definitions = ",".join(f"{_string(f'{d}#{p}')}:{reached[d, p]}" for d, p in sorted(reached))
+        bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
+        return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
+
+    def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
+        found = self._definitions.get(key)
+        if found is None:
+            target = self._by_key[key]
+            text, refs = self.local(target)
+            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(refs))
+            self._definitions[key] = found
+        return found
+
+    def _write(self, value: Any, where: Located, refs: list[_Key]) -> str:
+        if isinstance(value, _Text):
+            refs += value.refs
+            return str(value)
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str):
+                target = self._target(ref, where)
+                if target is not None:
+                    refs.append(self._key(target))
+            members = (_string(key) + ":" + self._write(value[key], where, refs) for key in sorted(value))
+            return "{" + ",".join(members) + "}"
+        if isinstance(value, list):
+            return "[" + ",".join(self._write(item, where, refs) for item in value) + "]"
+        return _scalar(value)
+
+    def _target(self, ref: str, where: Located) -> Located | None:
+        memo = (where.document.display_path, ref)
+        if memo not in self._targets:
+            try:
+                target = self._resolver.follow(Located(where.document, where.pointer, {"$ref": ref}))
+            except DiagnosticError:
+                # A dangling reference in a part no tool uses is not this module's to report: it is
+                # fingerprinted as written, so fixing it later still shows up as a change.
+                target = None
+            self._targets[memo] = target
+            if target is not None:
+                self._by_key.setdefault(self._key(target), target)
+        return self._targets[memo]
+
+    def _key(self, located: Located) -> _Key:
+        # The spec's own file is "", so a copy of it under another name fingerprints the same.
+        document = located.document
+        return ("" if document is self._resolver.root else document.display_path), located.pointer
+
+
+class _Text(str):
+    """Canonical JSON already made (of a value from another place), with the references it holds."""
+
+    refs: tuple[_Key, ...] = ()
+
+
+# What json.dumps(ensure_ascii=False) writes for a string, without its per-call set-up: a 13 MB spec
+# has hundreds of thousands of keys and strings.
+_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return _string(value)
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, int):
+        return int.__repr__(value)
+    return json.dumps(value)
+
+
+def operation_sha256(canon: Canonicalizer, operation: Operation) -> str:
+    return canon.sha256(_effective_operation(canon, operation))
+
+
+def operation_fingerprint(canon: Canonicalizer, spec: Spec, operation: Operation) -> OperationFingerprint:
+    return OperationFingerprint(
+        pointer=operation.located.pointer,
+        sha256=operation_sha256(canon, operation),
+        parts=tuple(
+            sorted(
+                (label, Fingerprint(pointer=located.pointer, sha256=canon.sha256(located)))
+                for label, located in operation_parts(spec, operation)
+            )
+        ),
+    )
+
+
+def spec_operation_fingerprints(canon: Canonicalizer, spec: Spec) -> tuple[tuple[str, str], ...]:
+    """Every operation of the spec, so a diff can list the spec changes no tool is built from."""
+    return tuple(sorted((op.key, operation_sha256(canon, op)) for op in spec.operations))
+
+
+def mapping_fingerprint(mapping: Mapping, pointer: str, *, drop: Iterable[str] = ()) -> Fingerprint:
+    """A rule of the mapping file as written (`drop`: members fingerprinted on their own)."""
+    value = mapping.document.data
+    for token in split_pointer(pointer):
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in set(drop)}
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return Fingerprint(pointer=pointer, sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def fingerprint_tools(
+    tools: Iterable[ToolSpec], spec: Spec, mapping: Mapping, canon: Canonicalizer
+) -> list[ToolSpec]:
+    """The tools with the fingerprints of the spec operations and mapping rules they were built from."""
+    return [
+        replace(
+            tool,
+            mapping_fingerprint=mapping_fingerprint(mapping, tool.source.pointer, drop=("actions",)),
+            actions=tuple(_fingerprint_action(action, spec, mapping, canon) for action in tool.actions),
+        )
+        for tool in tools
+    ]
+
+
+def _fingerprint_action(action: ActionSpec, spec: Spec, mapping: Mapping, canon: Canonicalizer) -> ActionSpec:
+    operation = find_operation(spec, f"{action.method} {action.path}")
+    return replace(
+        action,
+        operation_fingerprint=operation_fingerprint(canon, spec, operation) if operation else None,
+        mapping_fingerprint=mapping_fingerprint(mapping, action.source.pointer),
+    )
+
+
+def _effective_operation(canon: Canonicalizer, operation: Operation) -> Located:
+    value = dict(operation.located.value)
+    if operation.parameters:
+        value["parameters"] = [_parameter_text(canon, p) for p in operation.parameters]
+    return Located(operation.located.document, operation.located.pointer, value)
+
+
+def _parameter_text(canon: Canonicalizer, parameter: Located) -> _Text:
+    # A parameter may live in another document: its references resolve from there.
+    text, refs = canon.local(parameter)
+    made = _Text(text)
+    made.refs = tuple(refs)
+    return made
+
+
+def _deref(spec: Spec, located: Located) -> Located:
+    try:
+        return spec.resolver.deref(located)
+    except DiagnosticError:
+        return located  # fingerprinted as written; see Canonicalizer._expand_ref
+
+
+def operation_parts(spec: Spec, operation: Operation) -> list[tuple[str, Located]]:
+    """Labelled parts: 'summary', 'parameter query.state', 'body.title', 'response 200', ...
+
+    A label met twice (a body property in two media types) means its first place, as in the build.
+    """
+    op = operation.located
+    found = [
+        (key, op.child(key)) for key in op.value if key not in ("parameters", "requestBody", "responses")
+    ]
+    found += [(f"parameter {p.value.get('in')}.{p.value.get('name')}", p) for p in operation.parameters]
+    if operation.request_body is not None:
+        found.append(("requestBody", operation.request_body))
+        found += [(f"body.{name}", prop) for name, prop in _body_properties(spec, operation.request_body)]
+    responses = op.value.get("responses")
+    if isinstance(responses, dict):
+        found += [(f"response {code}", _deref(spec, op.child("responses", code))) for code in responses]
+    first: dict[str, Located] = {}
+    for label, located in found:
+        first.setdefault(label, located)
+    return list(first.items())
+
+
+def _body_properties(spec: Spec, body: Located) -> list[tuple[str, Located]]:
+    content = body.value.get("content")
+    if not isinstance(content, dict):
+        return []
+    found: list[tuple[str, Located]] = []
+    for media, entry in content.items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("schema"), dict)):
+            continue
+        schema = _deref(spec, body.child("content", media, "schema"))
+        properties = schema.value.get("properties") if isinstance(schema.value, dict) else None
+        if isinstance(properties, dict):
+            found += [(name, schema.child("properties", name)) for name in properties]
+    return found
+
+
+def operation_pointer(key: str) -> str:
+    """'/paths/~1pet~1{petId}/get' for 'GET /pet/{petId}' (where the operation sits in a plain spec)."""
+    method, _, path = key.partition(" ")
+    return join_pointer("/paths", path, method.lower())

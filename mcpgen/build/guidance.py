@@ -1,0 +1,86 @@
+"""Where an error message sends the agent next (E2, E4), decided once, at generation time.
+
+For each action: which actions of this server find the identifier its path needs (named by a 404),
+and which read action shows whether a change took effect (named by a timeout on a call that is not
+idempotent, and by a 409). Both come from the paths the server maps, so the runtime only prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mcpgen.ir import ActionSpec, ToolSpec
+
+_READS = ("GET", "HEAD")
+
+
+def with_guidance(tools: list[ToolSpec]) -> list[ToolSpec]:
+    reads = [(tool.name, action) for tool in tools for action in tool.actions if action.method in _READS]
+    return [
+        replace(tool, actions=tuple(_guided(tool.name, action, reads) for action in tool.actions))
+        for tool in tools
+    ]
+
+
+def _guided(tool: str, action: ActionSpec, reads: list[tuple[str, ActionSpec]]) -> ActionSpec:
+    find_with, finds = _finders(action, reads)
+    check_with = None if action.method in _READS else _checker(tool, action, reads)
+    return replace(action, find_with=find_with, finds=finds, check_with=check_with)
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def _is_param(segment: str) -> bool:
+    return segment.startswith("{") and segment.endswith("}")
+
+
+def _finders(action: ActionSpec, reads: list[tuple[str, ActionSpec]]) -> tuple[str | None, str | None]:
+    """For the innermost path identifier that some read action can find: those actions, and the argument.
+
+    A finder reads the collection the identifier belongs to: `GET /campaigns` (list) or a literal
+    sub-path with no identifier of its own, `GET /campaigns/search`, for `/campaigns/{campaign_id}/...`.
+    """
+    segments = _segments(action.path)
+    path_args = {p.wire_name: p.arg_name for p in action.params if p.location == "path"}
+    for index in reversed(range(len(segments))):
+        wire = segments[index][1:-1]
+        if not _is_param(segments[index]) or wire not in path_args:
+            continue
+        collection = segments[:index]
+        found = [
+            (tool, read)
+            for tool, read in reads
+            if read is not action and _finds_in(collection, _segments(read.path))
+        ]
+        if found:
+            return _name_actions(found), path_args[wire]
+    return None, None
+
+
+def _finds_in(collection: list[str], path: list[str]) -> bool:
+    if path == collection:
+        return True
+    return (
+        len(path) == len(collection) + 1 and path[: len(collection)] == collection and not _is_param(path[-1])
+    )
+
+
+def _checker(tool: str, action: ActionSpec, reads: list[tuple[str, ActionSpec]]) -> str | None:
+    """The read action on the longest prefix of this action's path: POST /x/{id}/pause -> GET /x/{id}."""
+    segments = _segments(action.path)
+    for length in reversed(range(1, len(segments) + 1)):
+        found = [(t, read) for t, read in reads if _segments(read.path) == segments[:length]]
+        if found:
+            found.sort(key=lambda pair: pair[0] != tool)  # the same tool's own read first
+            return _name_actions(found[:1])
+    return None
+
+
+def _name_actions(found: list[tuple[str, ActionSpec]]) -> str:
+    """'ads_campaigns_find action list or search', grouped by tool in the order given."""
+    by_tool: dict[str, list[str]] = {}
+    for tool, action in found:
+        by_tool.setdefault(tool, []).append(action.name)
+    return " or ".join(f"{tool} (action {' or '.join(names)})" for tool, names in by_tool.items())

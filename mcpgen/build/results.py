@@ -1,0 +1,517 @@
+"""Pure: how a read action's results reach the agent (R1-R3), decided from the spec and the mapping.
+
+A read action gets `response_format` (concise by default) and a `ResultShape`: where its records are
+and which fields each format shows. A list action also gets a `PagingSpec`: whatever the API uses
+(page/per_page, offset/limit, a cursor in the body, a Link header), the agent passes `limit` and
+`page` or `cursor` and reads one shape back. The mapping only writes what cannot be derived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
+from mcpgen.ir import ActionSpec, PagingSpec, PagingStyle, ParamSpec, ResultShape
+from mcpgen.load.mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
+from mcpgen.load.openapi import Operation, Spec
+from mcpgen.load.refs import Located
+from mcpgen.names import READ_METHODS
+
+DEFAULT_LIMIT = 20
+DEFAULT_MAX_LIMIT = 100
+WHOLE_RECORD_FIELDS = 8  # records this small are concise already
+PAGE_ARG, LIMIT_ARG, CURSOR_ARG, FORMAT_ARG = "page", "limit", "cursor", "response_format"
+
+# Names APIs use for each role, most common first.
+_PAGE_PARAMS = ("page", "page_number", "pageNumber")
+_LIMIT_PARAMS = ("per_page", "perPage", "page_size", "pageSize", "limit", "max_results", "maxResults", "size")
+_OFFSET_PARAMS = ("offset", "skip", "start")
+_CURSOR_PARAMS = ("cursor", "after", "page_token", "pageToken", "next_token", "nextToken", "starting_after")
+_TOTAL_FIELDS = ("total", "total_count", "totalCount", "total_results", "totalResults")
+_NEXT_FIELDS = ("next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_token", "nextToken")
+_MORE_FIELDS = ("has_more", "hasMore", "has_next", "hasNext")
+_WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo")  # where paging fields nest
+_KEY_NAMES = ("id", "key", "name", "title", "status", "state", "number", "slug")
+_KEY_SUFFIXES = ("_id", "_name", "_title", "_status", "_date", "_at")
+
+_FORMAT_PARAM_SCHEMA = {
+    "type": "string",
+    "enum": ["concise", "detailed"],
+    "default": "concise",
+    "description": "concise (the default) returns the fields most tasks need, ids included; detailed "
+    "returns every field.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ResultPlan:
+    params: tuple[ParamSpec, ...]  # the action's own parameters, paging ones renamed or removed
+    defaults: tuple[tuple[str, Any], ...]
+    shape: ResultShape | None
+    paging: PagingSpec | None
+    server_params: tuple[ParamSpec, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def plan_results(
+    spec: Spec,
+    operation: Operation,
+    rule: ActionRule,
+    params: list[ParamSpec],
+    defaults: list[tuple[str, Any]],
+) -> ResultPlan:
+    if operation.method not in READ_METHODS:
+        return ResultPlan(tuple(params), tuple(defaults), None, None, (), tuple(_not_a_read(operation, rule)))
+    diagnostics: list[Diagnostic] = []
+    body = _response_schema(spec, operation)
+    items, record, found = _records(spec, operation, body, rule.response)
+    diagnostics += found
+    shape, found = _shape(spec, operation, record, items, rule.response)
+    diagnostics += found
+    paging, params, defaults, server_params, found = _paging(
+        spec, operation, rule, params, defaults, body, is_list=items is not None
+    )
+    diagnostics += found
+    format_param = ParamSpec(
+        arg_name=FORMAT_ARG,
+        wire_name=FORMAT_ARG,
+        location="query",
+        required=False,
+        schema=dict(_FORMAT_PARAM_SCHEMA),
+        source=rule.source,
+    )
+    server_params = [*server_params, format_param]
+    diagnostics += _clashes(operation, params, server_params)
+    return ResultPlan(tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics))
+
+
+def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
+    return [
+        error(
+            "M214",
+            f"'{key}' of action '{rule.name}' applies to read (GET) actions; {operation.key} is not one",
+            setting.source,
+            hint=f"remove '{key}' from action '{rule.name}'",
+        )
+        for key, setting in (("response", rule.response), ("pagination", rule.pagination))
+        if setting is not None
+    ]
+
+
+# --- the response body --------------------------------------------------------------------------
+
+
+def _response_schema(spec: Spec, operation: Operation) -> Located | None:
+    """The JSON schema of the first 2xx response, dereferenced; None when the spec has none."""
+    responses = operation.located.value.get("responses")
+    if not isinstance(responses, dict):
+        return None
+    for status in responses:
+        if not str(status).startswith("2"):
+            continue
+        response = spec.resolver.deref(operation.located.child("responses", status))
+        content = response.value.get("content") if isinstance(response.value, dict) else None
+        for media in content or {}:
+            base = media.split(";")[0].strip().lower()
+            if (base == "application/json" or base.endswith("+json")) and isinstance(content[media], dict):
+                if isinstance(content[media].get("schema"), dict):
+                    return spec.resolver.deref(response.child("content", media, "schema"))
+        return None
+    return None
+
+
+def _declares_link_header(spec: Spec, operation: Operation) -> bool:
+    responses = operation.located.value.get("responses")
+    for status in responses if isinstance(responses, dict) else ():
+        if str(status).startswith("2"):
+            response = spec.resolver.deref(operation.located.child("responses", status))
+            headers = response.value.get("headers") if isinstance(response.value, dict) else None
+            if isinstance(headers, dict) and any(str(h).lower() == "link" for h in headers):
+                return True
+    return False
+
+
+def _properties(spec: Spec, schema: Located | None) -> dict[str, Located]:
+    """An object schema's properties, each dereferenced; `allOf` parts merged."""
+    if schema is None:
+        return {}
+    schema = spec.resolver.deref(schema)
+    value = schema.value
+    if not isinstance(value, dict):
+        return {}
+    found: dict[str, Located] = {}
+    for index, part in enumerate(value.get("allOf") or ()):
+        if isinstance(part, dict):
+            found.update(_properties(spec, schema.child("allOf", index)))
+    for name in value.get("properties") or {}:
+        found[name] = spec.resolver.deref(schema.child("properties", name))
+    return found
+
+
+def _is_list(schema: Located | None) -> bool:
+    return (
+        schema is not None
+        and isinstance(schema.value, dict)
+        and (schema.value.get("type") == "array" or isinstance(schema.value.get("items"), dict))
+    )
+
+
+def _list_items(spec: Spec, schema: Located) -> Located | None:
+    return spec.resolver.deref(schema.child("items")) if isinstance(schema.value.get("items"), dict) else None
+
+
+def _at(spec: Spec, schema: Located | None, path: str) -> Located | None:
+    node = schema
+    for key in path.split("."):
+        node = _properties(spec, node).get(key)
+        if node is None:
+            return None
+    return node
+
+
+def _records(
+    spec: Spec, operation: Operation, body: Located | None, rule: ResponseRule | None
+) -> tuple[str | None, Located | None, list[Diagnostic]]:
+    """(dotted path of the record list or None for one record, the schema of one record, problems)."""
+    if rule is not None and rule.items is not None:
+        found = _at(spec, body, rule.items)
+        if body is not None and not _is_list(found):
+            names = list(_properties(spec, body))
+            close = did_you_mean(rule.items, names)
+            return (
+                rule.items,
+                None,
+                [
+                    warning(
+                        "M215",
+                        f"response.items '{rule.items}' is not a list field of the response of {operation.key}",
+                        rule.source,
+                        hint=(f"did you mean {close}? " if close else "")
+                        + f"its fields are: {', '.join(names) or 'none'}",
+                    )
+                ],
+            )
+        return rule.items, _list_items(spec, found) if found is not None else None, []
+    if body is None:
+        return None, None, []
+    if _is_list(body):
+        return "", _list_items(spec, body), []
+    lists = [(name, prop) for name, prop in _properties(spec, body).items() if _is_list(prop)]
+    if len(lists) == 1:
+        name, prop = lists[0]
+        return name, _list_items(spec, prop), []
+    return None, body, []
+
+
+def _shape(
+    spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ResponseRule | None
+) -> tuple[ResultShape, list[Diagnostic]]:
+    fields = _properties(spec, record)
+    diagnostics: list[Diagnostic] = []
+    if rule is not None and fields:
+        for key, paths in (("concise", rule.concise or ()), ("drop", rule.drop)):
+            for path in paths:
+                if _at(spec, record, path) is None:
+                    close = did_you_mean(path, list(fields))
+                    diagnostics.append(
+                        warning(
+                            "M215",
+                            f"response.{key} names '{path}', which records of {operation.key} do not have",
+                            rule.source,
+                            hint=(f"did you mean {close}? " if close else "")
+                            + f"their fields are: {', '.join(fields)}",
+                        )
+                    )
+    concise = rule.concise if rule is not None and rule.concise is not None else _derived_concise(fields)
+    drop = rule.drop if rule is not None else ()
+    return ResultShape(items=items, concise=tuple(concise), drop=tuple(drop)), diagnostics
+
+
+def _derived_concise(fields: dict[str, Located]) -> tuple[str, ...]:
+    """Ids, names, titles, status and dates of records larger than a handful of fields (R1)."""
+    if len(fields) <= WHOLE_RECORD_FIELDS:
+        return ()
+    return tuple(name for name, schema in fields.items() if _is_key_field(name, schema.value))
+
+
+def _is_key_field(name: str, schema: Any) -> bool:
+    lower = name.lower()
+    if lower in _KEY_NAMES or lower.endswith(_KEY_SUFFIXES):
+        return True
+    return isinstance(schema, dict) and schema.get("format") in ("date", "date-time")
+
+
+# --- paging -------------------------------------------------------------------------------------
+
+
+def _paging(
+    spec: Spec,
+    operation: Operation,
+    rule: ActionRule,
+    params: list[ParamSpec],
+    defaults: list[tuple[str, Any]],
+    body: Located | None,
+    *,
+    is_list: bool,
+) -> tuple[PagingSpec | None, list[ParamSpec], list[tuple[str, Any]], list[ParamSpec], list[Diagnostic]]:
+    wanted = rule.pagination
+    if wanted is not None and wanted.style == "none":
+        return None, params, defaults, [], []
+    diagnostics: list[Diagnostic] = []
+    query = {p.wire_name: p for p in params if p.location == "query"}
+
+    def role(explicit: str | None, names: tuple[str, ...], key: str) -> ParamSpec | None:
+        if explicit is None:
+            return next((query[n] for n in names if n in query), None)
+        if explicit not in query:
+            assert wanted is not None
+            close = did_you_mean(explicit, list(query))
+            diagnostics.append(
+                error(
+                    "M216",
+                    f"pagination.{key} '{explicit}' is not a query parameter of {operation.key}",
+                    wanted.source,
+                    hint=(f"did you mean {close}? " if close else "")
+                    + f"its query parameters are: {', '.join(query) or 'none'}",
+                )
+            )
+        return query.get(explicit)
+
+    w = wanted or _NO_RULE
+    page = role(w.page, _PAGE_PARAMS, "page")
+    limit = role(w.limit, _LIMIT_PARAMS, "limit")
+    offset = role(w.offset, _OFFSET_PARAMS, "offset")
+    cursor = role(w.cursor, _CURSOR_PARAMS, "cursor")
+    total = w.total or _body_field(spec, body, _TOTAL_FIELDS)
+    next_cursor = w.next_cursor or _body_field(spec, body, _NEXT_FIELDS)
+    has_more = w.has_more or _body_field(spec, body, _MORE_FIELDS)
+    link = _declares_link_header(spec, operation)
+    style: PagingStyle | None = w.style or _derived_style(  # type: ignore[assignment]
+        page, limit, offset, cursor, next_cursor, link
+    )
+    if style is None or (wanted is None and not is_list) or diagnostics:
+        return None, params, defaults, [], diagnostics
+    diagnostics += _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
+    if diagnostics:
+        return None, params, defaults, [], diagnostics
+    named = {p.wire_name for p in rule.params if p.name}  # a limit the mapping names keeps its name
+    server_params: list[ParamSpec] = []
+    out: list[ParamSpec] = []
+    defaults = list(defaults)
+    for param in params:
+        if param is offset and style == "offset" or param is cursor and style == "link":
+            continue  # the server computes it from page, or takes it from the opaque cursor
+        if param is limit:
+            before = param.arg_name
+            param, default = _limit_param(param, w, dict(defaults).get(before), named)
+            defaults = [(n, v) for n, v in defaults if n not in (before, param.arg_name)]
+            defaults.append((param.arg_name, default))
+        elif param is page and style == "page":
+            param = _renamed(param, PAGE_ARG, _page_schema(param.schema))
+        elif param is cursor and style == "cursor":
+            param = _renamed(param, CURSOR_ARG, _cursor_schema())
+        out.append(param)
+    if style == "offset":
+        server_params.append(_server_param(PAGE_ARG, _page_schema({}), rule.source))
+    if style == "link":
+        server_params.append(_server_param(CURSOR_ARG, _cursor_schema(), rule.source))
+    limited = next(
+        (p for p in out if limit is not None and p.wire_name == limit.wire_name and p.location == "query"),
+        None,
+    )
+    echoed = tuple(
+        name
+        for name in _properties(spec, body)
+        if name in {p.wire_name for p in (page, limit, offset) if p is not None}
+    )
+    paging = PagingSpec(
+        style=style,
+        limit_arg=limited.arg_name if limited is not None else None,
+        offset_wire=offset.wire_name if offset is not None and style == "offset" else None,
+        next_cursor=next_cursor if style == "cursor" else None,
+        has_more=has_more,
+        total=total,
+        echoed=echoed,
+        max_limit=limited.schema.get("maximum") if limited is not None else None,
+    )
+    return paging, out, defaults, server_params, diagnostics
+
+
+_NO_RULE = PaginationRule(
+    style=None,
+    page=None,
+    limit=None,
+    offset=None,
+    cursor=None,
+    next_cursor=None,
+    has_more=None,
+    total=None,
+    default_limit=None,
+    max_limit=None,
+    source=SourceRef(file=""),
+)
+
+
+def _derived_style(
+    page: ParamSpec | None,
+    limit: ParamSpec | None,
+    offset: ParamSpec | None,
+    cursor: ParamSpec | None,
+    next_cursor: str | None,
+    link: bool,
+) -> PagingStyle | None:
+    if cursor is not None and next_cursor is not None:
+        return "cursor"
+    if page is not None:  # an API with both takes the page number as it is
+        return "page"
+    if offset is not None and limit is not None:
+        return "offset"
+    if link:
+        return "link"
+    if limit is not None:
+        return "limit"
+    return None
+
+
+def _incomplete(
+    style: str,
+    operation: Operation,
+    wanted: PaginationRule | None,
+    rule: ActionRule,
+    page: ParamSpec | None,
+    limit: ParamSpec | None,
+    offset: ParamSpec | None,
+    cursor: ParamSpec | None,
+    next_cursor: str | None,
+) -> list[Diagnostic]:
+    needs = {
+        "page": [("page", page)],
+        "offset": [("offset", offset), ("limit", limit)],
+        "cursor": [("cursor", cursor), ("next_cursor", next_cursor)],
+        "limit": [("limit", limit)],
+        "link": [],
+    }[style]
+    missing = [key for key, found in needs if found is None]
+    if not missing:
+        return []
+    return [
+        error(
+            "M216",
+            f"{style} paging of {operation.key} needs {' and '.join(missing)}, which the spec does not show",
+            (wanted.source if wanted is not None else rule.source),
+            hint="name them under pagination:, e.g.  pagination: {"
+            + ", ".join(f"{key}: ..." for key in missing)
+            + "}",
+        )
+    ]
+
+
+def _body_field(spec: Spec, body: Located | None, names: tuple[str, ...]) -> str | None:
+    """The dotted path of the first field with one of `names`, at the top or inside a paging wrapper."""
+    fields = _properties(spec, body)
+    for name in names:
+        if name in fields:
+            return name
+    for wrapper in _WRAPPERS:
+        inner = _properties(spec, fields.get(wrapper))
+        for name in names:
+            if name in inner:
+                return f"{wrapper}.{name}"
+    return None
+
+
+def _renamed(param: ParamSpec, arg_name: str, schema: dict[str, Any]) -> ParamSpec:
+    # Always `page` and `cursor`, whatever the mapping calls them: they answer next_page and next_cursor.
+    return replace(param, arg_name=arg_name, schema=schema)
+
+
+def _limit_param(
+    param: ParamSpec, rule: PaginationRule, mapped_default: Any, named: set[str]
+) -> tuple[ParamSpec, int]:
+    spec_max = param.schema.get("maximum")
+    most = rule.max_limit or (spec_max if isinstance(spec_max, int) else DEFAULT_MAX_LIMIT)
+    if rule.max_limit and isinstance(spec_max, int):
+        most = min(most, spec_max)
+    spec_default = param.schema.get("default")
+    default = (
+        rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
+    )
+    default = min(default or DEFAULT_LIMIT, most)
+    schema = {
+        **param.schema,
+        "minimum": max(int(param.schema.get("minimum", 1)), 1),
+        "maximum": most,
+        "default": default,
+        "description": f"Most items one call returns, 1 to {most}. Default: {default}.",
+    }
+    if param.wire_name in named and param.arg_name != LIMIT_ARG:
+        return replace(param, schema=schema), default
+    return replace(param, arg_name=LIMIT_ARG, schema=schema), default
+
+
+def _page_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": schema.get("type", "integer"),  # some APIs take the number as a string
+        "minimum": 1,
+        "default": 1,
+        "description": "Which page to return, starting at 1: pass next_page from the previous result. "
+        "Default: 1.",
+    }
+
+
+def _cursor_schema() -> dict[str, Any]:
+    return {
+        "type": "string",
+        "description": "Where to continue: the next_cursor of the previous result, exactly as it was. "
+        "Leave it out for the first page.",
+    }
+
+
+def _server_param(arg_name: str, schema: dict[str, Any], source: SourceRef) -> ParamSpec:
+    return ParamSpec(
+        arg_name=arg_name, wire_name=arg_name, location="query", required=False, schema=schema, source=source
+    )
+
+
+def _clashes(operation: Operation, params: list[ParamSpec], server: list[ParamSpec]) -> list[Diagnostic]:
+    own = {p.arg_name: p for p in params}
+    return [
+        error(
+            "M217",
+            f"parameter '{own[s.arg_name].wire_name}' of {operation.key} would be called '{s.arg_name}', "
+            "a name the server uses for paging or response_format",
+            own[s.arg_name].source,
+            hint=f"rename it in the mapping:  params: {{{own[s.arg_name].wire_name}: {{name: ...}}}}",
+        )
+        for s in server
+        if s.arg_name in own
+    ]
+
+
+def merge_limit_properties(properties: dict[str, Any], actions: list[ActionSpec]) -> dict[str, Any]:
+    """One `limit` property for actions whose bounds differ: the widest maximum, each action's own in words.
+
+    The tool's inputSchema is one flat set (T2); the server checks each action's own maximum (R3).
+    """
+    bounds: dict[str, list[tuple[str, Any, Any]]] = {}
+    for action in actions:
+        arg = action.paging.limit_arg if action.paging is not None else None
+        for param in action.params:
+            if arg is not None and param.arg_name == arg:
+                bounds.setdefault(arg, []).append(
+                    (action.name, param.schema.get("maximum"), param.schema.get("default"))
+                )
+    merged = dict(properties)
+    for arg, found in bounds.items():
+        if len({(most, default) for _, most, default in found}) < 2:
+            continue
+        schema = {k: v for k, v in merged[arg].items() if k != "default"}
+        schema["maximum"] = max(most for _, most, _ in found)
+        schema["description"] = (
+            "Most items one call returns, per action: "
+            + "; ".join(f"{name} 1 to {most} (default {default})" for name, most, default in found)
+            + "."
+        )
+        merged[arg] = schema
+    return merged

@@ -1,0 +1,963 @@
+"""Pure: (OpenAPI spec, mapping) -> (ServerSpec, diagnostics). Every decision about the tools is made here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcpgen.build.discovery import check_discovery_names
+from mcpgen.build.fingerprints import (
+    Canonicalizer,
+    fingerprint_tools,
+    mapping_fingerprint,
+    spec_operation_fingerprints,
+)
+from mcpgen.build.guidance import with_guidance
+from mcpgen.build.results import merge_limit_properties, plan_results
+from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
+from mcpgen.build.server_info import check_server_info_name
+from mcpgen.build.units import is_numeric
+from mcpgen.conversions import restate, spelled
+from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from mcpgen.ir import (
+    AccessSpec,
+    ActionSpec,
+    AuthSpec,
+    FixedValue,
+    GuardSpec,
+    JsonSchema,
+    ParamSpec,
+    PreviewSpec,
+    ServerSpec,
+    ToolHints,
+    ToolSpec,
+    UnitSpec,
+)
+from mcpgen.load.mapping import (
+    UNSET,
+    ActionRule,
+    Mapping,
+    ParamRule,
+    PreviewRule,
+    ToolRule,
+    UnitRule,
+    did_you_mean,
+)
+from mcpgen.load.openapi import Operation, Spec, find_operation
+from mcpgen.load.refs import Located
+from mcpgen.names import (
+    ARG_NAME_PATTERN,
+    IDEMPOTENT_METHODS,
+    READ_METHODS,
+    RESERVED_ARGS,
+    TOOL_NAME_COMFORT_LENGTH,
+    distribution_name,
+    hook_names,
+    package_name,
+    python_identifier,
+    snake_case,
+    tool_name_problem,
+)
+from mcpgen.version import __version__
+
+# Headers OpenAPI says are described elsewhere; never offered as parameters.
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_JSON_TYPES = ("application/json",)
+_FORM_TYPES = ("application/x-www-form-urlencoded",)
+_NUMERIC = ("integer", "number")
+_IDEMPOTENCY_KEY = "idempotency-key"
+DEFAULT_APPROVAL = (
+    "Ask a person who may approve it to review the change and make it themselves, outside this tool."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    server: ServerSpec | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _OperationParam:
+    """A parameter of an operation before the mapping's rules apply."""
+
+    wire_name: str
+    location: str
+    required: bool
+    schema: JsonSchema
+    description: str
+    example: Any
+    source: SourceRef
+
+
+def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
+    diagnostics: list[Diagnostic] = []
+    tools: list[ToolSpec] = []
+    used: set[str] = set()
+    for tool_rule in mapping.tools:
+        tool, found = _build_tool(spec, mapping, tool_rule)
+        diagnostics += found
+        if tool is not None:
+            tools.append(tool)
+            used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics += _check_auth(spec, mapping)
+    diagnostics += _check_hook_names(mapping.server.name, tools)
+    if mapping.server.server_info:
+        diagnostics += check_server_info_name(
+            mapping.server.name, [t.name for t in tools], mapping.server.source
+        )
+    discovery = mapping.server.discovery == "search_tools"
+    if discovery:
+        diagnostics += check_discovery_names(
+            mapping.server.name, [t.name for t in tools], mapping.server.source
+        )
+    if has_errors(diagnostics):
+        return BuildResult(None, tuple(diagnostics))
+    server_rule = mapping.server
+    base_url_default = server_rule.base_url_default or _spec_base_url(spec)
+    unmapped = tuple(
+        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
+        for op in spec.operations
+        if op.key not in used
+    )
+    canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
+    tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    server = ServerSpec(
+        name=server_rule.name,
+        package_name=package_name(server_rule.name),
+        distribution_name=distribution_name(server_rule.name),
+        title=server_rule.title or spec.title or server_rule.name,
+        version=server_rule.version,
+        description=(server_rule.description or spec.description or spec.title).strip(),
+        base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
+        default_base_url=base_url_default,
+        auth=_auth(mapping),
+        timeout_s=server_rule.timeout_s,
+        tools=tuple(sorted(tools, key=lambda t: t.name)),
+        spec_file=spec_file,
+        mapping_file=mapping_file,
+        unmapped_operations=unmapped,
+        mcpgen_version=__version__,
+        spec_operations=spec_operation_fingerprints(canon, spec),
+        mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
+        discovery=discovery,
+        server_info=server_rule.server_info,
+        max_result_tokens=server_rule.max_result_tokens,
+        access=_access(mapping),
+        idempotency_header=server_rule.idempotency_header,
+    )
+    return BuildResult(server, tuple(diagnostics))
+
+
+def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    name = f"{mapping.server.name}_{rule.name}"
+    problem = tool_name_problem(name)
+    if problem:
+        diagnostics.append(error("M208", problem, rule.source, hint="shorten the tool name"))
+    elif len(name) > TOOL_NAME_COMFORT_LENGTH:
+        diagnostics.append(
+            warning(
+                "M209",
+                f"tool name '{name}' has {len(name)} characters; clients that add a prefix may cut it past "
+                f"{TOOL_NAME_COMFORT_LENGTH} (T4)",
+                rule.source,
+            )
+        )
+    actions: list[ActionSpec] = []
+    for action_rule in rule.actions:
+        action, found = _build_action(spec, rule, action_rule)
+        diagnostics += found
+        if action is not None:
+            actions.append(action)
+    diagnostics += _check_shared_params(rule, actions)
+    if len(actions) == 1 and rule.actions[0].preview is not None:
+        previewed, found = _previewed(spec, rule, actions[0])
+        diagnostics += found
+        actions = [previewed]
+    if has_errors(diagnostics):
+        return None, diagnostics
+    if actions[0].preview is not None:
+        description = _preview_description(rule, actions[0], f"{name}_apply")
+        input_schema = _preview_input_schema(actions[0])
+    else:
+        properties = _tool_properties(actions)
+        description = _tool_description(rule, actions, properties)
+        input_schema = {
+            "type": "object",
+            "properties": properties,
+            "required": ["action"],
+            "additionalProperties": False,
+        }
+    tool = ToolSpec(
+        name=name,
+        module_name=python_identifier(rule.name),
+        title=rule.title or rule.name.replace("_", " ").capitalize(),
+        description=description,
+        actions=tuple(actions),
+        input_schema=input_schema,
+        hints=_hints(actions, rule.destructive),
+        source=rule.source,
+        scopes=rule.scopes,
+    )
+    return tool, diagnostics
+
+
+def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+    """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
+    rule = tool.actions[0]
+    preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
+    read_rule = ActionRule(
+        name="read",
+        operation=preview_rule.read,
+        description=None,
+        params=(),
+        source=preview_rule.read_source,
+        operation_source=preview_rule.read_source,
+    )
+    read, diagnostics = _build_action(spec, tool, read_rule)
+    if read is None:
+        return action, diagnostics
+    # The preview compares whole records, so its read has no concise view and no paging (S1).
+    read = replace(read, shape=None, paging=None, server_params=())
+    if read.method not in READ_METHODS:
+        diagnostics.append(
+            error(
+                "M230",
+                f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
+                preview_rule.read_source,
+                hint="name a GET operation that returns the thing the action changes",
+            )
+        )
+    given = {p.arg_name for p in action.params}
+    for name in read.required_args:
+        if name not in given:
+            diagnostics.append(
+                error(
+                    "M231",
+                    f"preview.read {read.method} {read.path} needs '{name}', which action '{action.name}' does not take",
+                    preview_rule.read_source,
+                    hint=f"the read operation's parameters are filled from the action's: {', '.join(sorted(given)) or 'none'}",
+                )
+            )
+    rules = {r.name or r.wire_name: r for r in rule.params}
+    compared: list[tuple[str, str]] = []
+    guards: list[GuardSpec] = []
+    for param in action.params:
+        param_rule = rules.get(param.arg_name) or next(
+            (r for r in rule.params if r.wire_name == param.wire_name), None
+        )
+        current = (param_rule.current if param_rule else None) or param.wire_name
+        if param.location in ("body", "query") or (param_rule and param_rule.current):
+            compared.append((param.arg_name, current))
+        if param_rule is None or param_rule.max_increase_pct is None:
+            continue
+        if json_type_of(param.schema) not in _NUMERIC:
+            diagnostics.append(
+                error(
+                    "M232",
+                    f"max_increase_pct needs a number, but '{param.arg_name}' is {json_type_of(param.schema)}",
+                    param_rule.source,
+                    hint="put the guard on a numeric parameter, e.g. a budget or a quantity",
+                )
+            )
+            continue
+        guards.append(
+            GuardSpec(
+                arg_name=param.arg_name, current_field=current, max_increase_pct=param_rule.max_increase_pct
+            )
+        )
+    preview = PreviewSpec(
+        read=read,
+        ttl_minutes=preview_rule.ttl_minutes,
+        approval=preview_rule.approval or DEFAULT_APPROVAL,
+        compared=tuple(compared),
+        guards=tuple(guards),
+    )
+    return replace(action, preview=preview), diagnostics
+
+
+def _preview_input_schema(action: ActionSpec) -> JsonSchema:
+    """The action's parameters without `action`: the preview tool does one thing (S1)."""
+    properties = {p.arg_name: dict(p.schema) for p in action.params}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(action.required_args),
+        "additionalProperties": False,
+    }
+
+
+def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) -> str:
+    preview: PreviewSpec = action.preview  # type: ignore[assignment]
+    lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
+    lines.append(
+        "It reads the current state and returns the values before and after the change, and a preview_id "
+        f"valid for {preview.ttl_minutes} minutes. Nothing changes until {apply_name} is called with that id."
+    )
+    for guard in preview.guards:
+        lines.append(
+            f"A {guard.arg_name} more than {guard.max_increase_pct:g}% above the current value is refused "
+            "and needs approval."
+        )
+    return "\n".join(lines)
+
+
+def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
+    operation = find_operation(spec, rule.operation)
+    if operation is None:
+        return None, [_unknown_operation(spec, rule)]
+    diagnostics: list[Diagnostic] = []
+    operation_params, body_encoding, found = _operation_params(spec, operation)
+    # An idempotency key the spec declares is the server's to send (E4), not a question for the agent.
+    idempotency = [
+        p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY
+    ]
+    operation_params = [p for p in operation_params if p not in idempotency]
+    # These point into the spec; say which mapping entry led there.
+    diagnostics += [
+        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+    ]
+    rules_by_param, found = _match_rules(operation, operation_params, rule)
+    diagnostics += found
+    params: list[ParamSpec] = []
+    fixed: list[FixedValue] = []
+    defaults: list[tuple[str, Any]] = []
+    for param in operation_params:
+        param_rule = rules_by_param.get((param.wire_name, param.location))
+        if param_rule is not None and param_rule.fixed is not UNSET:
+            fixed.append(
+                FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
+            )
+            continue
+        if param_rule is not None and param_rule.hidden:
+            if param.required:
+                diagnostics.append(
+                    error(
+                        "M210",
+                        f"parameter '{param.wire_name}' is required by {operation.key} and cannot be hidden",
+                        param_rule.source,
+                        hint="use 'fixed: <value>' to always send a value instead",
+                    )
+                )
+            continue
+        built, default, found = _param_spec(param, param_rule, operation)
+        diagnostics += found
+        params.append(built)
+        if default is not UNSET:
+            defaults.append((built.arg_name, default))
+    results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
+    diagnostics += results.diagnostics
+    params, defaults = list(results.params), list(results.defaults)
+    diagnostics += _check_arg_names(params, operation)
+    if rule.confirm_param and any(p.arg_name == "confirm" for p in params):
+        diagnostics.append(
+            error(
+                "M233",
+                f"{operation.key} has a parameter that would be called 'confirm', the name confirm_param uses",
+                rule.source,
+                hint="rename that parameter in the action's params",
+            )
+        )
+    if has_errors(diagnostics):
+        return None, diagnostics
+    return (
+        ActionSpec(
+            name=rule.name,
+            description=_action_description(rule, operation),
+            method=operation.method,
+            path=operation.path,
+            operation_id=operation.operation_id,
+            params=tuple(params),
+            fixed=tuple(fixed),
+            defaults=tuple(defaults),
+            body_encoding=body_encoding,
+            source=rule.source,
+            operation_source=operation.source,
+            shape=results.shape,
+            paging=results.paging,
+            server_params=results.server_params,
+            confirm_value=rule.confirm_param,
+            idempotency_header=idempotency[0].wire_name if idempotency else None,
+        ),
+        diagnostics,
+    )
+
+
+def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
+    wanted = rule.operation.strip()
+    method, _, path = wanted.partition(" ")
+    if path.startswith("/"):
+        options = [op.key for op in spec.operations]
+        close = did_you_mean(f"{method.upper()} {path}", options)
+        what = f"no operation '{method.upper()} {path}' in the spec"
+    else:
+        options = [op.operation_id for op in spec.operations if op.operation_id]
+        close = did_you_mean(wanted, options)
+        what = f"no operation with operationId '{wanted}' in the spec"
+    hint = f"did you mean {close}?" if close else "run 'mcpgen validate' to list the spec's operations"
+    return error("M201", what, rule.operation_source, hint=hint)
+
+
+def _operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    params: list[_OperationParam] = []
+    for located in operation.parameters:
+        raw = located.value
+        location = str(raw.get("in"))
+        if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
+            continue
+        schema_located = _parameter_schema(located)
+        schema = input_schema(schema_located, spec.resolver)
+        params.append(
+            _OperationParam(
+                wire_name=str(raw["name"]),
+                location=location,
+                required=bool(raw.get("required")) or location == "path",
+                schema=schema,
+                description=str(raw.get("description") or schema.get("description") or ""),
+                example=_example(raw, schema_located),
+                source=located.source,
+            )
+        )
+    body_params, encoding, diagnostics = _body_params(spec, operation)
+    return params + body_params, encoding, diagnostics
+
+
+def operation_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    """An operation's parameters before any mapping rule applies, exactly as the build sees them.
+
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    """
+    return _operation_params(spec, operation)
+
+
+def _parameter_schema(located: Located) -> Located | None:
+    raw = located.value
+    if isinstance(raw.get("schema"), dict):
+        return located.child("schema")
+    content = raw.get("content")
+    if isinstance(content, dict) and content:
+        media = next(iter(content))
+        if isinstance(content[media], dict) and isinstance(content[media].get("schema"), dict):
+            return located.child("content", media, "schema")
+    return None
+
+
+def _body_params(
+    spec: Spec, operation: Operation
+) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+    body = operation.request_body
+    if body is None:
+        return [], None, []
+    content = body.value.get("content") or {}
+    media = _pick_media_type(content)
+    if media is None:
+        kinds = ", ".join(sorted(content)) or "no content"
+        return (
+            [],
+            None,
+            [
+                error(
+                    "M211",
+                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON or form bodies only",
+                    body.source,
+                    hint="map another operation, or leave this one unmapped",
+                )
+            ],
+        )
+    encoding = "json" if media not in _FORM_TYPES else "form"
+    media_located = body.child("content", media)
+    if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
+        return [], encoding, []
+    schema_located = spec.resolver.deref(media_located.child("schema"))
+    schema = input_schema(schema_located, spec.resolver)
+    body_required = bool(body.value.get("required"))
+    properties = schema.get("properties")
+    if schema.get("type") == "object" and isinstance(properties, dict) and properties:
+        required = set(schema.get("required") or ())
+        return (
+            [
+                _OperationParam(
+                    wire_name=name,
+                    location="body",
+                    required=name in required and body_required,
+                    schema=prop,
+                    description=str(prop.get("description") or ""),
+                    example=_property_example(spec, schema_located, name),
+                    source=schema_located.source,
+                )
+                for name, prop in properties.items()
+            ],
+            encoding,
+            [],
+        )
+    whole = _OperationParam(
+        wire_name="body",
+        location="body_whole",
+        required=body_required,
+        schema=schema,
+        description=str(body.value.get("description") or schema.get("description") or "The request body."),
+        example=None,
+        source=body.source,
+    )
+    return [whole], encoding, []
+
+
+def _pick_media_type(content: dict[str, Any]) -> str | None:
+    for media in content:
+        base = media.split(";")[0].strip().lower()
+        if base in _JSON_TYPES or base.endswith("+json"):
+            return media
+    for media in content:
+        if media.split(";")[0].strip().lower() in _FORM_TYPES:
+            return media
+    return None
+
+
+def _example(raw: dict[str, Any], schema_located: Located | None) -> Any:
+    if "example" in raw:
+        return raw["example"]
+    examples = raw.get("examples")
+    if isinstance(examples, dict):
+        for value in examples.values():
+            if isinstance(value, dict) and "value" in value:
+                return value["value"]
+    if schema_located is not None and isinstance(schema_located.value, dict):
+        schema = schema_located.value
+        if "example" in schema:
+            return schema["example"]
+        if isinstance(schema.get("examples"), list) and schema["examples"]:
+            return schema["examples"][0]
+    return None
+
+
+def _property_example(spec: Spec, schema_located: Located, name: str) -> Any:
+    properties = schema_located.value.get("properties") if isinstance(schema_located.value, dict) else None
+    if not isinstance(properties, dict) or name not in properties:
+        return None
+    prop = spec.resolver.deref(schema_located.child("properties", name))
+    return _example({}, prop)
+
+
+def _match_rules(
+    operation: Operation, params: list[_OperationParam], rule: ActionRule
+) -> tuple[dict[tuple[str, str], ParamRule], list[Diagnostic]]:
+    by_param: dict[tuple[str, str], ParamRule] = {}
+    diagnostics: list[Diagnostic] = []
+    for param_rule in rule.params:
+        matches = [
+            p
+            for p in params
+            if p.wire_name == param_rule.wire_name
+            and (param_rule.location is None or _location_matches(p.location, param_rule.location))
+        ]
+        if not matches:
+            names = [p.wire_name for p in params]
+            close = did_you_mean(param_rule.wire_name, names)
+            listed = ", ".join(names) or "none"
+            diagnostics.append(
+                error(
+                    "M203",
+                    f"'{param_rule.key}' is not a parameter of {operation.key}",
+                    param_rule.source,
+                    hint=(f"did you mean {close}? " if close else "") + f"its parameters are: {listed}",
+                )
+            )
+        elif len(matches) > 1:
+            places = ", ".join(f"{m.location}.{m.wire_name}" for m in matches)
+            diagnostics.append(
+                error(
+                    "M204",
+                    f"'{param_rule.key}' names more than one parameter of {operation.key} ({places})",
+                    param_rule.source,
+                    hint="qualify the key with its location, e.g. 'query.id' or 'body.id'",
+                )
+            )
+        else:
+            by_param[(matches[0].wire_name, matches[0].location)] = param_rule
+    return by_param, diagnostics
+
+
+def _location_matches(actual: str, wanted: str) -> bool:
+    return actual == wanted or (wanted == "body" and actual == "body_whole")
+
+
+def _param_spec(
+    param: _OperationParam, rule: ParamRule | None, operation: Operation
+) -> tuple[ParamSpec, Any, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    unit_rule = rule.unit if rule else None
+    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name)
+    if unit_rule is not None and not (rule and rule.name):
+        arg_name = f"{arg_name}_{unit_rule.agent}"
+    source = rule.source if rule else param.source
+    if arg_name in RESERVED_ARGS:
+        diagnostics.append(
+            error(
+                "M205",
+                f"parameter '{param.wire_name}' of {operation.key} would be called '{arg_name}', a name every tool "
+                "already uses for its action",
+                source,
+                hint=f"rename it in the mapping:  params: {{{param.wire_name}: {{name: {arg_name}_value}}}}",
+            )
+        )
+    default = rule.default if rule else UNSET
+    required = param.required if rule is None or rule.required is None else rule.required
+    if default is not UNSET:
+        required = False
+    schema = dict(param.schema)
+    schema.pop("description", None)
+    unit = None
+    if unit_rule is not None:
+        unit, found = _unit_spec(param, unit_rule, arg_name)
+        diagnostics += found
+        if unit is not None:
+            schema = _in_agent_units(schema, unit)
+            param = replace(param, example=_to_agent_units(param.example, unit))
+    if default is not UNSET:
+        schema["default"] = default
+    schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET), unit)
+    return (
+        ParamSpec(
+            arg_name=arg_name,
+            wire_name=param.wire_name,
+            location=param.location,  # type: ignore[arg-type]
+            required=required,
+            schema=schema,
+            source=source,
+            unit=unit,
+        ),
+        default,
+        diagnostics,
+    )
+
+
+def _unit_spec(
+    param: _OperationParam, rule: UnitRule, arg_name: str
+) -> tuple[UnitSpec | None, list[Diagnostic]]:
+    """A declared conversion applies to a number, and the name the agent sees carries its unit (T5)."""
+    if not is_numeric(param.schema):
+        return None, [
+            error(
+                "M220",
+                f"parameter '{param.wire_name}' is {json_type_of(param.schema)}, so it has no unit to convert",
+                rule.source,
+                hint="remove 'unit' from this parameter",
+            )
+        ]
+    if rule.agent not in arg_name.split("_"):
+        return None, [
+            error(
+                "M221",
+                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so (T5)",
+                rule.source,
+                hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
+            )
+        ]
+    type_ = param.schema.get("type")
+    integer = "integer" in (type_ if isinstance(type_, list) else [type_])
+    return UnitSpec(agent=rule.agent, upstream=rule.upstream, factor=rule.factor, integer=integer), []
+
+
+_SCALED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default")
+
+
+def _in_agent_units(schema: JsonSchema, unit: UnitSpec) -> JsonSchema:
+    """The upstream's bounds and default, restated in the agent's unit; fractions allowed when they map
+    onto whole upstream units (1.5 kg is 1500 g)."""
+    out = dict(schema)
+    for key in _SCALED_KEYWORDS:
+        if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
+            out[key] = _to_agent_units(out[key], unit)
+    if isinstance(out.get("multipleOf"), float):
+        # A fractional multipleOf fails on float rounding (0.3 / 0.1); the API re-checks its own step.
+        del out["multipleOf"]
+    if unit.integer and unit.factor > 1:
+        out["type"] = "number"
+    return out
+
+
+def _to_agent_units(value: Any, unit: UnitSpec) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    scaled = value / unit.factor
+    return int(scaled) if float(scaled).is_integer() else round(scaled, 9)
+
+
+def _param_description(
+    param: _OperationParam, rule: ParamRule | None, arg_name: str, default: Any, unit: UnitSpec | None = None
+) -> str:
+    """What it is, its unit or time format, an example value and the default (T5, T7)."""
+    text = (rule.description if rule and rule.description else None) or lean_text(param.description, 200)
+    if not text:
+        text = f"The {arg_name.replace('_', ' ')}."
+    text = text.rstrip()
+    if not text.endswith((".", "!", "?")):
+        text += "."
+    if unit is not None:
+        if not (rule and rule.description):
+            text = restate(text, unit.upstream, unit.agent)
+        if spelled(unit.agent) not in text:
+            text += f" In {spelled(unit.agent)}."
+        text += (
+            f" The server converts it to {spelled(unit.upstream)} for the API "
+            f"(1 {unit.agent} = {_show(unit.factor)} {unit.upstream})."
+        )
+    if param.schema.get("format") == "date-time":
+        text += f" {DATE_TIME_NOTE}"
+    if param.example is not None and "xample" not in text:
+        text += f" Example: {_show(param.example)}."
+    if default is not UNSET and "efault" not in text:
+        text += f" Default: {_show(default)}."
+    return text
+
+
+# T5: absolute times with an offset only; the server refuses anything else (validation.py).
+DATE_TIME_NOTE = (
+    "An ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 or 2026-11-01T00:00:00Z; "
+    "relative values such as 'tomorrow' are refused."
+)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _check_arg_names(params: list[ParamSpec], operation: Operation) -> list[Diagnostic]:
+    diagnostics = []
+    seen: dict[str, ParamSpec] = {}
+    for param in params:
+        if not ARG_NAME_PATTERN.match(param.arg_name):
+            diagnostics.append(
+                error("M212", f"'{param.arg_name}' is not a valid parameter name", param.source)
+            )
+        if param.arg_name in seen:
+            other = seen[param.arg_name]
+            diagnostics.append(
+                error(
+                    "M206",
+                    f"{operation.key} has two parameters that would both be called '{param.arg_name}' "
+                    f"({other.location}.{other.wire_name} and {param.location}.{param.wire_name})",
+                    param.source,
+                    hint=f"rename one:  params: {{{param.location}.{param.wire_name}: {{name: ...}}}}",
+                )
+            )
+        seen[param.arg_name] = param
+    return diagnostics
+
+
+def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diagnostic]:
+    """T2 flattens all actions' parameters into one set, so a shared name must mean one type."""
+    first: dict[str, tuple[ActionSpec, ParamSpec]] = {}
+    diagnostics = []
+    for action in actions:
+        for param in action.params:
+            if param.arg_name not in first:
+                first[param.arg_name] = (action, param)
+                continue
+            other_action, other = first[param.arg_name]
+            if json_type_of(other.schema) != json_type_of(param.schema):
+                diagnostics.append(
+                    error(
+                        "M207",
+                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
+                        f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
+                        action.source,
+                        hint="one tool has one flat parameter set (T2): rename one of them in its action's params",
+                    )
+                )
+    return diagnostics
+
+
+def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
+    action_names = [a.name for a in actions]
+    properties: dict[str, JsonSchema] = {
+        "action": {
+            "type": "string",
+            "enum": action_names,
+            # The tool description already says what each action does and needs; saying it again here
+            # doubled the definition tokens of big servers (T3) without telling the agent anything new.
+            "description": "What to do: one of the actions the tool description lists.",
+        }
+    }
+    needed: set[str] = set()
+    for action in actions:
+        for param in (*action.params, *action.server_params):
+            if param.arg_name not in properties:
+                properties[param.arg_name] = dict(param.schema)
+            if param.required:
+                needed.add(param.arg_name)
+    properties = merge_limit_properties(properties, actions)
+    confirming = [a for a in actions if a.confirm_value]
+    if confirming:
+        # Last, so the model fills it after everything else (a reminder, not a protection).
+        value = confirming[0].confirm_value
+        names = ", ".join(a.name for a in confirming)
+        properties["confirm"] = {
+            "type": "string",
+            "enum": [value],
+            "description": f"Write {value} to confirm that you mean it: {names} cannot be undone.",
+        }
+        needed.add("confirm")
+    # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;
+    # per-parameter "used by"/"required for" lists repeated it (T3). The server still names the
+    # parameters an action needs or does not take when a call gets them wrong (T2).
+    if len(actions) == 1:
+        for arg_name in sorted(needed):
+            properties[arg_name] = {
+                **properties[arg_name],
+                "description": properties[arg_name]["description"] + " Required.",
+            }
+    return properties
+
+
+def _action_description(rule: ActionRule, operation: Operation) -> str:
+    if rule.description:
+        return rule.description
+    if operation.summary:
+        return _sentence(operation.summary)
+    if operation.description:
+        return _first_sentence(short_text(operation.description, 200))
+    return f"Calls {operation.key}."
+
+
+# The description's sections a mapping may write (T7), and how each is introduced.
+_SECTIONS = (
+    ("use_when", "Use it when"),
+    ("not_for", "Not for"),
+    ("returns", "Returns"),
+    ("does_not_return", "Does not return"),
+)
+
+
+def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict[str, JsonSchema]) -> str:
+    """The mapping's text and sections, then each action with what it needs and its defaults (T7).
+
+    Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
+    over-trigger on.
+    """
+    text = " ".join([rule.description.strip(), *_sections(rule)])
+    if not rule.list_actions:
+        return text
+    lines = [text, "", "Actions:"]
+    for action in actions:
+        needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
+        lines.append(
+            f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
+        )
+    return "\n".join(lines)
+
+
+def _sections(rule: ToolRule) -> list[str]:
+    sentences = []
+    for key, lead in _SECTIONS:
+        value = getattr(rule, key)
+        if value:
+            first, rest = value[0], value[1:]
+            starts_with_lead = value.lower().startswith(lead.lower())
+            sentences.append(_sentence(value if starts_with_lead else f"{lead} {first.lower()}{rest}"))
+    return sentences
+
+
+def _defaults_note(action: ActionSpec, properties: dict[str, JsonSchema]) -> str:
+    """The values an action uses when the agent leaves them out (the mapping's and the spec's), less
+    those its parameter's schema already states: a tool has one flat parameter set, so a default is
+    said here only where this action's differs (T3, T7)."""
+    defaults = dict(action.defaults)
+    for param in action.params:
+        if "default" in param.schema:
+            defaults.setdefault(param.arg_name, param.schema["default"])
+    defaults = {
+        name: value
+        for name, value in defaults.items()
+        if "default" not in properties.get(name, {}) or properties[name]["default"] != value
+    }
+    if not defaults:
+        return ""
+    return " Defaults: " + ", ".join(f"{name} {_show(value)}" for name, value in defaults.items()) + "."
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _first_sentence(text: str) -> str:
+    text = _sentence(text)
+    for end in (". ", "! ", "? "):
+        if end in text:
+            return text[: text.index(end) + 1]
+    return text
+
+
+def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
+    methods = {a.method for a in actions}
+    read_only = methods <= READ_METHODS
+    return ToolHints(
+        read_only=read_only,
+        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
+        idempotent=methods <= IDEMPOTENT_METHODS,
+    )
+
+
+def _access(mapping: Mapping) -> AccessSpec | None:
+    rule = mapping.server.access
+    if rule is None:
+        return None
+    return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
+
+
+def _auth(mapping: Mapping) -> AuthSpec | None:
+    rule = mapping.server.auth
+    if rule is None:
+        return None
+    return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]
+
+
+def _check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
+    schemes = spec.security_schemes()
+    if schemes and mapping.server.auth is None:
+        names = ", ".join(sorted(schemes))
+        return [
+            info(
+                "M301",
+                f"the spec declares security schemes ({names}) but the mapping sets no server.auth; "
+                "the server will send no credentials",
+                mapping.server.source,
+                hint="add for example:  auth: {type: bearer, env: MYAPI_TOKEN}",
+            )
+        ]
+    return []
+
+
+def _check_hook_names(server: str, tools: list[ToolSpec]) -> list[Diagnostic]:
+    """Names with double underscores can still meet: tool 'a' action 'b__c', tool 'a__b' action 'c'."""
+    seen: dict[str, str] = {}
+    diagnostics = []
+    for tool in tools:
+        for action in tool.actions:
+            before, _ = hook_names(server, tool.name, action.name)
+            owner = f"{tool.name} action '{action.name}'"
+            if before in seen:
+                diagnostics.append(
+                    error(
+                        "M213",
+                        f"{owner} and {seen[before]} would share the hooks {before}/after_...",
+                        action.source,
+                        hint="rename one of the two actions",
+                    )
+                )
+            seen.setdefault(before, owner)
+    return diagnostics
+
+
+def _spec_base_url(spec: Spec) -> str:
+    for url in spec.servers:
+        if url.startswith(("http://", "https://")) and "{" not in url:
+            return url
+    return ""

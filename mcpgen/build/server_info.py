@@ -1,0 +1,89 @@
+"""The optional `<name>_server_info` diagnostic tool (`server.server_info: true` in the mapping).
+
+It tells an agent, or the person helping it, what this server is and whether it can work: its
+version, the API's base URL, which credential environment variables are set (never their values,
+E5) and whether the API answers at all. It calls nothing else, so it is read-only and safe to call first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpgen.diagnostics import Diagnostic, SourceRef, error
+from mcpgen.ir import ServerSpec
+
+SUFFIX = "server_info"
+
+
+def server_info_name(service: str) -> str:
+    return f"{service}_{SUFFIX}"
+
+
+def check_server_info_name(service: str, tool_names: list[str], source: SourceRef) -> list[Diagnostic]:
+    name = server_info_name(service)
+    if name not in tool_names:
+        return []
+    return [
+        error(
+            "M222",
+            f"tool '{name}' has the name of the server_info tool (server.server_info: true)",
+            source,
+            hint="rename the tool in the mapping, or leave server_info off",
+        )
+    ]
+
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "server": {"type": "string", "description": "The server's name."},
+        "version": {"type": "string", "description": "Version of the server package."},
+        "base_url": {"type": "string", "description": "The API's base URL this server calls."},
+        "base_url_from": {"type": "string", "description": "Where the base URL comes from."},
+        "credentials": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "env": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "configured": {"type": "boolean"},
+                },
+                "required": ["env", "kind", "configured"],
+            },
+        },
+        "upstream": {
+            "type": "object",
+            "properties": {
+                "reachable": {"type": "boolean"},
+                "status": {"type": "integer"},
+                "problem": {"type": "string"},
+            },
+            "required": ["reachable"],
+        },
+    },
+    "required": ["server", "version", "base_url", "base_url_from", "credentials", "upstream"],
+}
+
+
+def server_info_tool(server: ServerSpec) -> dict[str, Any]:
+    name = server_info_name(server.name)
+    credential = (
+        f"whether {server.auth.env} is set (never its value)"
+        if server.auth
+        else "that it sends no credentials"
+    )
+    return {
+        "name": name,
+        "title": "Server diagnostics",
+        "description": (
+            f"Check this {server.title} server's setup: its version, the API base URL it calls, {credential}, "
+            "and whether the API answers. Use it when other tools report that the API cannot be reached or "
+            "refuses the credentials, before asking the user to change the configuration. It does not call "
+            "any API operation nor return API data. Returns server, version, base_url, base_url_from, "
+            "credentials (env, kind, configured) and upstream (reachable, status or problem)."
+        ),
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "outputSchema": OUTPUT_SCHEMA,
+        "annotations": {"title": "Server diagnostics", "readOnlyHint": True, "openWorldHint": True},
+    }

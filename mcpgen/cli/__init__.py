@@ -1,0 +1,1 @@
+"""The command line: the only place besides write that touches the outside world."""

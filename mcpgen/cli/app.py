@@ -1,0 +1,319 @@
+"""Command line: parses flags, prints diagnostics, sets exit codes. The work happens in the pipeline."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mcpgen.build.server import build_server
+from mcpgen.cli.init import run_init
+from mcpgen.cli.lint import profile_summary, run_lint
+from mcpgen.cli.operands import load_operand
+from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
+from mcpgen.contract.format import format_diff
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
+from mcpgen.load.mapping import schema_path
+from mcpgen.pipeline import generate, load_inputs
+from mcpgen.profiles import Profile, get_profile
+from mcpgen.version import __version__
+from mcpgen.write.plan import apply_write, plan_write
+
+app = typer.Typer(
+    name="mcpgen",
+    help=(
+        "Generate an MCP server package from an OpenAPI spec and a workflow mapping file.\n\n"
+        "The mapping file groups operations into a few task-level tools, each with a flat `action` "
+        "enum. Start from the bundled example:\n\n"
+        "  mcpgen generate specs/ads/ads.openapi.yaml --mapping specs/ads/mapping.yaml --out /tmp/ads\n\n"
+        "Exit codes: 0 success, 1 problems in the inputs (each printed as file:line: pointer: message), "
+        "2 wrong usage."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class DiffFormat(enum.StrEnum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+class FailOn(enum.StrEnum):
+    breaking = "breaking"
+    behaviour = "behaviour"
+    any = "any"
+
+
+SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
+MappingOpt = Annotated[
+    Path,
+    typer.Option(
+        "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
+    ),
+]
+
+
+@app.command("generate")
+def generate_command(
+    spec: SpecArg,
+    mapping: MappingOpt,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Directory of the generated package.", show_default=False)
+    ],
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 if regenerating would change any file (for CI)."),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a directory mcpgen did not create.")
+    ] = False,
+    fail_on_warning: Annotated[
+        bool, typer.Option("--fail-on-warning", help="Treat warnings as errors.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings and errors.")] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Serve inputSchemas that pass a provider's strict mode: anthropic-strict or openai-strict. "
+            "Dropped constraints move into descriptions; the server still checks them.",
+        ),
+    ] = None,
+) -> None:
+    """Generate (or regenerate) the server package in OUT.
+
+    Nothing is written unless the whole package renders; a failure leaves OUT as it was. Files mcpgen
+    did not write (a virtualenv, caches) are left alone.
+    """
+    chosen = _profile(profile)
+    result = generate(spec, mapping, chosen)
+    _report(result.diagnostics, quiet)
+    if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
+        typer.echo("no files were written", err=True)
+        raise typer.Exit(1)
+    assert result.server is not None
+    plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
+    _report(plan.diagnostics, quiet)  # from merging user-owned files, e.g. hooks of removed actions
+    if check:
+        if plan.is_noop:
+            typer.echo(f"{out}: up to date")
+            return
+        for label, paths in (
+            ("would add", plan.added),
+            ("would change", plan.changed),
+            ("would remove", plan.removed),
+        ):
+            for path in paths:
+                typer.echo(f"{label}: {out / path}", err=True)
+        typer.echo(f"{out} is out of date; run the same command without --check", err=True)
+        raise typer.Exit(1)
+    try:
+        apply_write(plan, force=force)
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet)
+        raise typer.Exit(1) from None
+    server = result.server
+    actions = sum(len(t.actions) for t in server.tools)
+    if not quiet:
+        typer.echo(
+            f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions "
+            f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
+        )
+        if server.unmapped_operations:
+            typer.echo(
+                f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them"
+            )
+        if chosen is not None:
+            typer.echo(profile_summary(server, chosen))
+        typer.echo(f"run it:  pip install {out} && {server.distribution_name}")
+
+
+def _profile(name: str | None) -> Profile | None:
+    if name is None:
+        return None
+    try:
+        return get_profile(name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--profile") from None
+
+
+@app.command("lint")
+def lint_command(
+    target: Annotated[
+        Path,
+        typer.Argument(
+            help="A generated package directory, a tools.json (any MCP tool list, a peer's too), "
+            "or an OpenAPI spec together with --mapping.",
+            show_default=False,
+        ),
+    ],
+    mapping: Annotated[
+        Path | None,
+        typer.Option("--mapping", "-m", help="With a spec as TARGET: lint what `generate` would serve."),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Also check a provider's strict mode: anthropic-strict or openai-strict. With a spec and "
+            "--mapping, lints what `generate --profile` would serve.",
+        ),
+    ] = None,
+    output: Annotated[str, typer.Option("--format", help="text, or json for CI.")] = "text",
+    fail_on: Annotated[
+        str, typer.Option("--fail-on", help="error or warning: what makes the exit code 1.")
+    ] = "error",
+    show: Annotated[
+        str, typer.Option("--show", help="Lowest level listed in text output: info, warning, error.")
+    ] = "warning",
+    budget: Annotated[int, typer.Option("--budget", help="Token budget of all definitions (T3).")] = 10_000,
+) -> None:
+    """Check a tool surface against the agent-tool rules in docs/rules.md (T2-T7) and, optionally, a provider's strict mode.
+
+    Exit codes: 0 clean at the --fail-on level, 1 findings at that level or unreadable input, 2 wrong usage.
+    """
+    if output not in ("text", "json"):
+        raise typer.BadParameter("use text or json", param_hint="--format")
+    if fail_on not in ("error", "warning"):
+        raise typer.BadParameter("use error or warning", param_hint="--fail-on")
+    if show not in ("info", "warning", "error"):
+        raise typer.BadParameter("use info, warning or error", param_hint="--show")
+    raise typer.Exit(
+        run_lint(target, mapping, _profile(profile), output=output, fail_on=fail_on, show=show, budget=budget)
+    )
+
+
+@app.command("validate")
+def validate_command(spec: SpecArg, mapping: MappingOpt) -> None:
+    """Check the spec and the mapping file, and list the operations no tool maps."""
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping)
+    if loaded_spec is None or loaded_mapping is None:
+        _report(diagnostics, quiet=False)
+        raise typer.Exit(1)
+    try:
+        built = build_server(loaded_spec, loaded_mapping, spec_file=str(spec), mapping_file=str(mapping))
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet=False)
+        raise typer.Exit(1) from None
+    _report(built.diagnostics, quiet=False)
+    if built.server is None:
+        raise typer.Exit(1)
+    server = built.server
+    mapped = sum(len(t.actions) for t in server.tools)
+    typer.echo(
+        f"ok: {len(server.tools)} tools, {mapped} actions over {len(loaded_spec.operations)} operations"
+    )
+    if server.unmapped_operations:
+        typer.echo(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
+        for line in server.unmapped_operations:
+            typer.echo(f"  {line}")
+
+
+@app.command("diff")
+def diff_command(
+    old: Annotated[str, typer.Argument(help="The contract before: see OPERANDS below.", show_default=False)],
+    new: Annotated[str, typer.Argument(help="The contract after.", show_default=False)],
+    fmt: Annotated[
+        DiffFormat, typer.Option("--format", "-f", help="text (coloured on a terminal), markdown or json.")
+    ] = DiffFormat.text,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no tool.",
+        ),
+    ] = None,
+) -> None:
+    """Explain how the tool contract changed between OLD and NEW, and why (C1).
+
+    OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).
+
+    Each change is breaking, behaviour-affecting or additive and names the spec or mapping change it comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.
+    """
+    try:
+        before = load_operand(old, Path.cwd())
+        after = load_operand(new, Path.cwd())
+    except DiagnosticError as exc:
+        _report(exc.diagnostics, quiet=True)
+        raise typer.Exit(2) from None
+    diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
+    colour = fmt is DiffFormat.text and sys.stdout.isatty()
+    typer.echo(format_diff(diff, fmt.value, old_label=old, new_label=new, colour=colour), nl=False)
+    if fail_on is not None and _fails(diff, fail_on):
+        raise typer.Exit(1)
+
+
+def _fails(diff: ContractDiff, fail_on: FailOn) -> bool:
+    if fail_on is FailOn.any:
+        return bool(diff.changes or diff.other_inputs)
+    threshold = Impact.BREAKING if fail_on is FailOn.breaking else Impact.BEHAVIOUR
+    return diff.impact is not None and diff.impact >= threshold
+
+
+@app.command("init")
+def init_command(
+    spec: SpecArg,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Mapping file to write (YAML).", show_default=False)
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Service prefix of the tool names (default: from the spec title)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+) -> None:
+    """Draft a mapping file that covers every operation of SPEC, each choice commented.
+
+    Operations are grouped into task tools (by tag or path), named within T4, with unit-bearing
+    parameter renames (T5) and destructive actions marked. Edit the draft, then run `mcpgen generate`.
+    """
+    raise typer.Exit(run_init(spec, out, name=name, force=force))
+
+
+@app.command("schema")
+def schema_command(
+    show: Annotated[
+        bool, typer.Option("--print", help="Print the schema itself instead of its path.")
+    ] = False,
+) -> None:
+    """Where the mapping file's JSON Schema is, for `# yaml-language-server: $schema=<path>` in editors."""
+    path = schema_path()
+    typer.echo(path.read_text(encoding="utf-8") if show else str(path))
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"mcpgen {__version__}")
+        raise typer.Exit(0)
+
+
+def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
+    diagnostics = list(diagnostics)
+    # With errors to fix, notes would only bury them.
+    floor = Level.WARNING if quiet or any(d.level >= Level.ERROR for d in diagnostics) else Level.INFO
+    for diagnostic in sorted(diagnostics, key=sort_key):
+        if diagnostic.level < floor:
+            continue
+        typer.echo(format_diagnostic(diagnostic), err=True)
+
+
+def _has_warnings(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.level >= Level.WARNING for d in diagnostics)
+
+
+def main() -> None:
+    app(prog_name="mcpgen")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

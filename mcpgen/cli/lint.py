@@ -1,0 +1,234 @@
+"""`mcpgen lint` on the command line: read the tool list, lint it, print text or JSON, set the exit code."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from mcpgen.build.contract import contract
+from mcpgen.diagnostics import Diagnostic, Level, SourceRef, format_diagnostic, sort_key
+from mcpgen.ir import ServerSpec
+from mcpgen.lint.rules import Finding, LintReport, lint_tools
+from mcpgen.lint.tokens import load_counter
+from mcpgen.pipeline import generate
+from mcpgen.profiles import Profile, apply_profile
+
+_LEVELS = {"info": Level.INFO, "warning": Level.WARNING, "error": Level.ERROR}
+_RULE_TITLES = {
+    "T2": "flat action enum",
+    "T3": "few tools",
+    "T4": "names",
+    "T5": "parameter names",
+    "T6": "simple, honest schemas",
+    "T7": "descriptions are contracts",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LintInput:
+    label: str  # what was linted, for the heading
+    tools: list[Any]
+    sources: dict[str, SourceRef]  # tool name -> its place in the mapping file, when linting spec+mapping
+
+
+def run_lint(
+    target: Path,
+    mapping: Path | None,
+    profile: Profile | None,
+    *,
+    output: str,
+    fail_on: str,
+    show: str,
+    budget: int,
+) -> int:
+    loaded, problems = read_target(target, mapping, profile)
+    for diagnostic in sorted(problems, key=sort_key):
+        if diagnostic.level >= Level.WARNING:
+            typer.echo(format_diagnostic(diagnostic), err=True)
+    if loaded is None:
+        return 1
+    counter, note = load_counter()
+    report = lint_tools(loaded.tools, profile=profile, counter=counter, token_note=note, budget=budget)
+    if output == "json":
+        typer.echo(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(report_text(loaded, report, _LEVELS[show]))
+    failing = Level.WARNING if fail_on == "warning" else Level.ERROR
+    return 1 if any(f.level >= failing for f in report.findings) else 0
+
+
+def read_target(
+    target: Path, mapping: Path | None, profile: Profile | None
+) -> tuple[LintInput | None, list[Diagnostic]]:
+    """The tool list to lint, from a spec + mapping, a package directory, or a JSON tool list."""
+    if mapping is not None:
+        result = generate(target, mapping, profile)
+        if not result.ok or result.server is None:
+            return None, list(result.diagnostics)
+        server = result.server
+        return (
+            LintInput(
+                label=f"{target} with {mapping}"
+                + (f" (as generate --profile {profile.name} serves it)" if profile else ""),
+                tools=contract(server, profile),
+                sources={t.name: t.source for t in server.tools},
+            ),
+            list(result.diagnostics),
+        )
+    where = SourceRef(file=str(target))
+    if target.is_dir():
+        found = sorted(p for p in target.glob("*/tools.json")) or sorted(target.glob("tools.json"))
+        if len(found) != 1:
+            what = "no */tools.json" if not found else f"{len(found)} tools.json files"
+            return None, [_error("L001", f"{target} holds {what}; point at one tools.json", where)]
+        target = found[0]
+    if target.suffix.lower() in (".yaml", ".yml"):
+        return None, [
+            _error("L002", f"{target} looks like a mapping file; lint SPEC --mapping {target}", where)
+        ]
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, [_error("L003", f"file not found: {target}", where)]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, [_error("L004", f"cannot read {target} as JSON: {exc}", where)]
+    tools = _tool_list(data)
+    if tools is None:
+        hint = 'a list of tools, a tools/list result {"tools": [...]}, or a JSON-RPC response with one'
+        if isinstance(data, dict) and "openapi" in data:
+            hint = "this is an OpenAPI spec: pass --mapping with it"
+        return None, [_error("L005", f"{target} holds no tool list ({hint})", where)]
+    return LintInput(label=str(target), tools=tools, sources={}), []
+
+
+def _tool_list(data: Any) -> list[Any] | None:
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        if isinstance(data.get("tools"), list):
+            return data["tools"]
+        if isinstance(data.get("result"), dict) and isinstance(data["result"].get("tools"), list):
+            return data["result"]["tools"]
+    return None
+
+
+def _error(code: str, message: str, where: SourceRef) -> Diagnostic:
+    return Diagnostic(level=Level.ERROR, code=code, message=message, source=where)
+
+
+# --- output ----------------------------------------------------------------------------------------
+
+
+def report_text(loaded: LintInput, report: LintReport, show: Level) -> str:
+    """Findings grouped by rule, then by check with a count; levels below `show` only counted."""
+    profile = f", profile {report.profile}" if report.profile else ""
+    lines = [f"lint {loaded.label}: {report.tool_count} tools{profile}"]
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    for finding in report.findings:
+        by_rule[finding.rule].append(finding)
+    for rule in sorted(by_rule):
+        findings = by_rule[rule]
+        lines.append("")
+        lines.append(f"{rule} {_RULE_TITLES.get(rule, '')} ({_counts(findings)})".rstrip())
+        by_check: dict[tuple[int, str], list[Finding]] = defaultdict(list)
+        for finding in findings:
+            by_check[(-finding.level, finding.check)].append(finding)
+        for (_, check), group in sorted(by_check.items()):
+            level = group[0].level
+            lines.append(f"  {level.name.lower()} {check} ({len(group)})")
+            if level < show:
+                continue
+            for finding in group:
+                lines.append(f"    {_place(finding, loaded)}{finding.message}")
+    lines.append("")
+    lines.append(_token_line(report))
+    hidden = sum(1 for f in report.findings if f.level < show)
+    lines.append(
+        f"{report.count(Level.ERROR)} errors, {report.count(Level.WARNING)} warnings, {report.count(Level.INFO)} infos"
+        + (f" ({hidden} below --show {show.name.lower()} are counted, not listed)" if hidden else "")
+    )
+    return "\n".join(lines)
+
+
+def _counts(findings: list[Finding]) -> str:
+    counted = Counter(f.level for f in findings)
+    return ", ".join(f"{counted[level]} {level.name.lower()}" for level in sorted(counted, reverse=True))
+
+
+def _place(finding: Finding, loaded: LintInput) -> str:
+    source = loaded.sources.get(finding.tool or "")
+    where = f"{source}: " if source is not None else ""
+    tool = f"{finding.tool} " if finding.tool else ""
+    pointer = f"{finding.pointer}: " if finding.pointer else ""
+    return f"{where}{tool}{pointer}"
+
+
+def _token_line(report: LintReport) -> str:
+    if report.tokens is None:
+        return f"tokens: not counted: {report.token_note}"
+    largest = sorted(report.tokens.per_tool, key=lambda item: -item[1])[:3]
+    shown = ", ".join(f"{name} {count:,}" for name, count in largest)
+    listed = (
+        f"; tools/list serves {report.tokens.listed:,} of them (the discovery tools)"
+        if report.tokens.listed is not None
+        else ""
+    )
+    return (
+        f"tokens: {report.tokens.total:,} ({report.tokens.encoding}, compact JSON) over {report.tool_count} "
+        f"tools{listed}; largest: {shown}"
+    )
+
+
+def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
+    def entry(finding: Finding) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "rule": finding.rule,
+            "check": finding.check,
+            "level": finding.level.name.lower(),
+            "tool": finding.tool,
+            "pointer": finding.pointer,
+            "message": finding.message,
+        }
+        source = loaded.sources.get(finding.tool or "")
+        if source is not None:
+            item["file"], item["line"] = source.file, source.line
+        return item
+
+    return {
+        "target": loaded.label,
+        "profile": report.profile,
+        "tools": report.tool_count,
+        "counts": {
+            level.name.lower(): report.count(level) for level in (Level.ERROR, Level.WARNING, Level.INFO)
+        },
+        "tokens": None
+        if report.tokens is None
+        else {
+            "encoding": report.tokens.encoding,
+            "total": report.tokens.total,
+            "listed": report.tokens.listed,
+            "per_tool": dict(report.tokens.per_tool),
+        },
+        "tokens_note": report.token_note,
+        "findings": [entry(f) for f in report.findings],
+    }
+
+
+def profile_summary(server: ServerSpec, profile: Profile) -> str:
+    """What `generate --profile` changed that a reader should know about."""
+    _, notes = apply_profile(contract(server), profile)
+    if not notes:
+        return (
+            f"tools.json follows {profile.name}; input_schemas.json keeps the full schemas the server checks"
+        )
+    shown = "; ".join(f"{n.tool} {n.pointer or '/'}: {n.message}" for n in notes[:3])
+    more = f" (and {len(notes) - 3} more)" if len(notes) > 3 else ""
+    return (
+        f"tools.json follows {profile.name}; input_schemas.json keeps the full schemas the server checks. "
+        f"{len(notes)} note{'s' if len(notes) != 1 else ''}: {shown}{more}"
+    )

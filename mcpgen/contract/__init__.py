@@ -1,0 +1,1 @@
+"""Beside the pipeline: compare two tool contracts (lock files) and explain each change."""

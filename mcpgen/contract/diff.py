@@ -1,0 +1,1186 @@
+"""Pure: two tool contracts (tools.lock.json documents) -> the changes between them, classified and traced.
+
+Every change of names, descriptions, schemas or annotations is a contract change (C1), classified as
+- breaking: a tool, action or parameter removed or renamed, a parameter became required, a type
+  narrowed, an enum value removed, an annotation became less safe (readOnly true -> false, ...);
+- behaviour-affecting: a description, title or default changed (agents read them), an action calls
+  another endpoint, a hidden fixed value changed, an annotation became safer;
+- additive: a new tool, action or optional parameter, an enum value added, a constraint relaxed.
+
+Each change is traced to the input changes that caused it: a spec operation (and JSON pointer) whose
+fingerprint changed, a mapping rule, or the generator itself. The lock files' part fingerprints give
+the pointer of the changed part; when both specs are at hand (`Sources`) the parts are compared value
+by value and the pointer names the exact place. Input changes no contract change came from are listed
+too (a reworded response description, an operation no tool maps).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from mcpgen.build.fingerprints import Canonicalizer, operation_parts, operation_pointer
+from mcpgen.diagnostics import DiagnosticError
+from mcpgen.load.mapping import Mapping
+from mcpgen.load.openapi import Spec, find_operation
+from mcpgen.load.refs import Located
+from mcpgen.load.sources import join_pointer, split_pointer
+
+
+class Impact(enum.IntEnum):
+    ADDITIVE = 1
+    BEHAVIOUR = 2
+    BREAKING = 3
+
+    @property
+    def label(self) -> str:
+        return {1: "additive", 2: "behaviour-affecting", 3: "breaking"}[self.value]
+
+
+Bump = Literal["major", "minor", "patch", "none"]
+Change = Literal["added", "removed", "changed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InputChange:
+    """A change in the spec, the mapping file or the generator, with where it is."""
+
+    origin: Literal["spec", "mapping", "generator"]
+    change: Change
+    pointer: str  # in the new file; in the old one for a removal
+    operation: str | None = None  # 'GET /repos/{owner}/{repo}/issues' for spec changes
+    part: str | None = None  # 'parameter query.state', 'body.title', 'summary', ...
+    detail: str = ""  # 'removed "all"' when the files themselves were compared
+    used_by: tuple[str, ...] = ()  # 'github_issues_find.list': actions built from this operation
+    rule: str | None = None  # mapping changes: 'github_issues_find.list', 'github_issues_find', '(server)'
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContractChange:
+    impact: Impact
+    code: str  # stable identifier of the kind of change, e.g. 'param-removed'
+    tool: str
+    message: str
+    action: str | None = None
+    param: str | None = None
+    before: Any = None
+    after: Any = None
+    causes: tuple[InputChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContractDiff:
+    server: str
+    old_version: str
+    new_version: str
+    changes: tuple[ContractChange, ...]
+    other_inputs: tuple[InputChange, ...]  # input changes no contract change came from
+    bump: Bump
+    suggested_version: str
+    bump_reason: str
+
+    @property
+    def impact(self) -> Impact | None:
+        return max((c.impact for c in self.changes), default=None)
+
+    def count(self, impact: Impact) -> int:
+        return sum(1 for c in self.changes if c.impact == impact)
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """The inputs a lock was made from, when at hand: lets the diff name the exact changed place."""
+
+    spec: Spec
+    mapping: Mapping
+
+
+def diff_contracts(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    *,
+    old_sources: Sources | None = None,
+    new_sources: Sources | None = None,
+) -> ContractDiff:
+    both = (old_sources, new_sources) if old_sources and new_sources else None
+    inputs = _input_changes(old, new, both)
+    changes = _server_changes(old, new) + _tool_set_changes(old, new)
+    traced, used = _trace(changes, inputs, old, new)
+    other = tuple(i for index, i in enumerate(inputs) if index not in used)
+    impact = max((c.impact for c in traced), default=None)
+    bump, version, reason = suggest_version(
+        str(old.get("server", {}).get("version", "0.0.0")), impact, bool(inputs)
+    )
+    return ContractDiff(
+        server=str(new.get("server", {}).get("name") or old.get("server", {}).get("name") or ""),
+        old_version=str(old.get("server", {}).get("version", "")),
+        new_version=str(new.get("server", {}).get("version", "")),
+        changes=tuple(
+            sorted(traced, key=lambda c: (-c.impact, c.tool, c.action or "", c.param or "", c.code))
+        ),
+        other_inputs=other,
+        bump=bump,
+        suggested_version=version,
+        bump_reason=reason,
+    )
+
+
+# --- semver ---------------------------------------------------------------------------------------
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+
+
+def suggest_version(old_version: str, impact: Impact | None, inputs_changed: bool) -> tuple[Bump, str, str]:
+    """(bump, version, why): breaking -> major, behaviour/additive -> minor, inputs only -> patch.
+
+    Below 1.0 each moves one place down (breaking -> minor, others -> patch), the way Cargo and npm's
+    caret ranges read 0.x versions.
+    """
+    match = _VERSION.match(old_version)
+    major, minor, patch = (int(g) for g in match.groups()) if match else (0, 0, 0)
+    if impact is None:
+        if inputs_changed:
+            return "patch", f"{major}.{minor}.{patch + 1}", "inputs changed but the contract did not"
+        return "none", old_version, "nothing changed"
+    if impact == Impact.BREAKING:
+        if major == 0:
+            return "minor", f"0.{minor + 1}.0", "breaking changes in a 0.x version"
+        return "major", f"{major + 1}.0.0", "breaking changes"
+    what = f"{impact.label} changes"
+    if major == 0:
+        return "patch", f"0.{minor}.{patch + 1}", f"{what} in a 0.x version"
+    return "minor", f"{major}.{minor + 1}.0", what
+
+
+# --- lock access ----------------------------------------------------------------------------------
+
+
+def _tools(lock: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t["name"]: t for t in lock.get("tools", [])}
+
+
+def _actions(tool: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {a["name"]: a for a in tool.get("actions", [])}
+
+
+def _properties(tool: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    properties = tool.get("inputSchema", {}).get("properties", {})
+    # The action enum is the actions list seen from the schema; actions are compared as actions.
+    return {name: schema for name, schema in properties.items() if name != "action"}
+
+
+def _op_key(action: dict[str, Any]) -> str:
+    return f"{action.get('method')} {action.get('path')}"
+
+
+def _action_params(action: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["arg"]: p for p in action.get("params", [])}
+
+
+# --- contract changes -----------------------------------------------------------------------------
+
+
+def _server_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    before, after = old.get("server", {}), new.get("server", {})
+    changes = []
+    for key, what in (("title", "server title"), ("instructions", "server instructions")):
+        if before.get(key) != after.get(key):
+            changes.append(
+                ContractChange(
+                    impact=Impact.BEHAVIOUR,
+                    code=f"server-{key}-changed",
+                    tool="(server)",
+                    message=f"{what} changed",
+                    before=before.get(key),
+                    after=after.get(key),
+                )
+            )
+    return changes
+
+
+def _tool_set_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    old_tools, new_tools = _tools(old), _tools(new)
+    removed = [n for n in old_tools if n not in new_tools]
+    added = [n for n in new_tools if n not in old_tools]
+    changes: list[ContractChange] = []
+    for old_name, new_name in _pair_renamed(
+        removed, added, lambda o, n: _tool_operations(old_tools[o]) == _tool_operations(new_tools[n])
+    ):
+        removed.remove(old_name)
+        added.remove(new_name)
+        changes.append(
+            ContractChange(
+                impact=Impact.BREAKING,
+                code="tool-renamed",
+                tool=new_name,
+                message=f"tool `{old_name}` renamed to `{new_name}`",
+                before=old_name,
+                after=new_name,
+            )
+        )
+        changes += _tool_changes(old_tools[old_name], new_tools[new_name])
+    changes += [
+        ContractChange(impact=Impact.BREAKING, code="tool-removed", tool=n, message=f"tool `{n}` removed")
+        for n in removed
+    ]
+    changes += [
+        ContractChange(impact=Impact.ADDITIVE, code="tool-added", tool=n, message=f"new tool `{n}`")
+        for n in added
+    ]
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        changes += _tool_changes(old_tools[name], new_tools[name])
+    return changes
+
+
+def _tool_operations(tool: dict[str, Any]) -> frozenset[str]:
+    return frozenset(_op_key(a) for a in tool.get("actions", []))
+
+
+def _pair_renamed(
+    removed: list[str], added: list[str], same: Callable[[str, str], bool]
+) -> list[tuple[str, str]]:
+    pairs, taken = [], set()
+    for old_name in sorted(removed):
+        match = next((n for n in sorted(added) if n not in taken and same(old_name, n)), None)
+        if match is not None:
+            taken.add(match)
+            pairs.append((old_name, match))
+    return pairs
+
+
+def _tool_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    tool = new["name"]
+    changes = []
+    for key in ("title", "description"):
+        if old.get(key) != new.get(key):
+            changes.append(
+                ContractChange(
+                    impact=Impact.BEHAVIOUR,
+                    code=f"tool-{key}-changed",
+                    tool=tool,
+                    message=f"{key} changed",
+                    before=old.get(key),
+                    after=new.get(key),
+                )
+            )
+    changes += _annotation_changes(tool, old.get("annotations", {}), new.get("annotations", {}))
+    action_changes, renamed_actions = _action_set_changes(tool, old, new)
+    changes += action_changes
+    changes += _param_set_changes(tool, old, new, renamed_actions)
+    changes += _output_changes(tool, old.get("outputSchema"), new.get("outputSchema"))
+    return changes
+
+
+# MCP's defaults when a hint is absent; destructive and idempotent mean something only for writes.
+_HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+_SAFE_VALUE = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+def _annotation_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    def value(hints: dict[str, Any], key: str) -> bool:
+        return bool(hints.get(key, _HINT_DEFAULTS[key]))
+
+    changes = []
+    for key in _HINT_DEFAULTS:
+        if key in ("destructiveHint", "idempotentHint") and (
+            value(old, "readOnlyHint") or value(new, "readOnlyHint")
+        ):
+            continue
+        before, after = value(old, key), value(new, key)
+        if before == after:
+            continue
+        less_safe = before == _SAFE_VALUE[key]
+        changes.append(
+            ContractChange(
+                impact=Impact.BREAKING if less_safe else Impact.BEHAVIOUR,
+                code="annotation-less-safe" if less_safe else "annotation-safer",
+                tool=tool,
+                message=f"annotation {key} {str(before).lower()} -> {str(after).lower()}"
+                + (" (less safe: clients may stop asking before calling it)" if less_safe else ""),
+                before=before,
+                after=after,
+            )
+        )
+    return changes
+
+
+def _action_set_changes(
+    tool: str, old: dict[str, Any], new: dict[str, Any]
+) -> tuple[list[ContractChange], dict[str, str]]:
+    old_actions, new_actions = _actions(old), _actions(new)
+    removed = [n for n in old_actions if n not in new_actions]
+    added = [n for n in new_actions if n not in old_actions]
+    changes: list[ContractChange] = []
+    renamed: dict[str, str] = {}
+    for old_name, new_name in _pair_renamed(
+        removed, added, lambda o, n: _op_key(old_actions[o]) == _op_key(new_actions[n])
+    ):
+        removed.remove(old_name)
+        added.remove(new_name)
+        renamed[old_name] = new_name
+        changes.append(
+            ContractChange(
+                impact=Impact.BREAKING,
+                code="action-renamed",
+                tool=tool,
+                action=new_name,
+                message=f"action `{old_name}` renamed to `{new_name}`",
+                before=old_name,
+                after=new_name,
+            )
+        )
+    changes += [
+        ContractChange(
+            impact=Impact.BREAKING,
+            code="action-removed",
+            tool=tool,
+            action=n,
+            message=f"action `{n}` removed",
+            before=_op_key(old_actions[n]),
+        )
+        for n in removed
+    ]
+    changes += [
+        ContractChange(
+            impact=Impact.ADDITIVE,
+            code="action-added",
+            tool=tool,
+            action=n,
+            message=f"new action `{n}` ({_op_key(new_actions[n])})",
+            after=_op_key(new_actions[n]),
+        )
+        for n in added
+    ]
+    for old_name, old_action in old_actions.items():
+        new_name = renamed.get(old_name, old_name)
+        if new_name in new_actions:
+            changes += _action_changes(tool, old_action, new_actions[new_name])
+    return changes, renamed
+
+
+def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    action = new["name"]
+
+    def change(impact: Impact, code: str, message: str, **kw: Any) -> ContractChange:
+        return ContractChange(impact=impact, code=code, tool=tool, action=action, message=message, **kw)
+
+    changes = []
+    if _op_key(old) != _op_key(new):
+        changes.append(
+            change(
+                Impact.BEHAVIOUR,
+                "action-endpoint-changed",
+                f"action `{action}` now calls {_op_key(new)} (was {_op_key(old)})",
+                before=_op_key(old),
+                after=_op_key(new),
+            )
+        )
+    if old.get("description") != new.get("description"):
+        changes.append(
+            change(
+                Impact.BEHAVIOUR,
+                "action-description-changed",
+                f"description of action `{action}` changed",
+                before=old.get("description"),
+                after=new.get("description"),
+            )
+        )
+    if old.get("fixed") != new.get("fixed"):
+        changes.append(
+            change(
+                Impact.BEHAVIOUR,
+                "action-fixed-changed",
+                f"values action `{action}` always sends changed",
+                before=old.get("fixed"),
+                after=new.get("fixed"),
+            )
+        )
+    old_params, new_params = _action_params(old), _action_params(new)
+    for arg, param in new_params.items():
+        was = old_params.get(arg)
+        if param.get("required") and not (was and was.get("required")):
+            what = "is now required" if was else "is new and required"
+            changes.append(
+                change(
+                    Impact.BREAKING,
+                    "param-required",
+                    f"parameter `{arg}` {what} for action `{action}`",
+                    param=arg,
+                    before=bool(was and was.get("required")),
+                    after=True,
+                )
+            )
+        elif was and was.get("required") and not param.get("required"):
+            changes.append(
+                change(
+                    Impact.ADDITIVE,
+                    "param-optional",
+                    f"parameter `{arg}` is no longer required for action `{action}`",
+                    param=arg,
+                    before=True,
+                    after=False,
+                )
+            )
+        if was and (was.get("wire"), was.get("in")) != (param.get("wire"), param.get("in")):
+            changes.append(
+                change(
+                    Impact.BEHAVIOUR,
+                    "param-wire-changed",
+                    f"action `{action}` now sends `{arg}` as {param.get('in')} `{param.get('wire')}` "
+                    f"(was {was.get('in')} `{was.get('wire')}`)",
+                    param=arg,
+                )
+            )
+    return changes
+
+
+def _param_set_changes(
+    tool: str, old: dict[str, Any], new: dict[str, Any], renamed_actions: dict[str, str]
+) -> list[ContractChange]:
+    old_props, new_props = _properties(old), _properties(new)
+    removed = [n for n in old_props if n not in new_props]
+    added = [n for n in new_props if n not in old_props]
+    changes: list[ContractChange] = []
+    for old_name, new_name in _pair_renamed(
+        removed, added, lambda o, n: _looks_renamed(old, new, o, n, renamed_actions)
+    ):
+        removed.remove(old_name)
+        added.remove(new_name)
+        changes.append(
+            ContractChange(
+                impact=Impact.BREAKING,
+                code="param-renamed",
+                tool=tool,
+                param=new_name,
+                message=f"parameter `{old_name}` renamed to `{new_name}`",
+                before=old_name,
+                after=new_name,
+            )
+        )
+        changes += _schema_contract_changes(
+            tool, new_name, old_props[old_name], new_props[new_name], rename=True
+        )
+    changes += [
+        ContractChange(
+            impact=Impact.BREAKING,
+            code="param-removed",
+            tool=tool,
+            param=n,
+            message=f"parameter `{n}` removed",
+        )
+        for n in removed
+    ]
+    required_somewhere = {
+        p["arg"] for a in new.get("actions", []) for p in a.get("params", []) if p.get("required")
+    }
+    old_action_names = {renamed_actions.get(n, n) for n in _actions(old)}
+    for name in added:
+        required_by_existing = any(
+            p["arg"] == name and p.get("required")
+            for a in new.get("actions", [])
+            if a["name"] in old_action_names
+            for p in a.get("params", [])
+        )
+        if required_by_existing:
+            continue  # reported as 'param-required' for that action: it breaks existing calls
+        note = " (required by a new action)" if name in required_somewhere else ""
+        changes.append(
+            ContractChange(
+                impact=Impact.ADDITIVE,
+                code="param-added",
+                tool=tool,
+                param=name,
+                message=f"new optional parameter `{name}`{note}",
+            )
+        )
+    for name in sorted(old_props.keys() & new_props.keys()):
+        changes += _schema_contract_changes(tool, name, old_props[name], new_props[name])
+    changes += _dropped_by_action(tool, old, new, renamed_actions, set(removed))
+    return changes
+
+
+def _looks_renamed(
+    old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str, renamed_actions: dict[str, str]
+) -> bool:
+    """One action took `old_name` before and `new_name` now, at the same place and with the same type."""
+    new_actions = _actions(new)
+    for action_name, action in _actions(old).items():
+        after = new_actions.get(renamed_actions.get(action_name, action_name))
+        if after is None:
+            continue
+        was = _action_params(action).get(old_name)
+        now = _action_params(after).get(new_name)
+        if (
+            was
+            and now
+            and old_name not in _action_params(after)
+            and new_name not in _action_params(action)
+            and was.get("in") == now.get("in")
+            and _types(_properties(old)[old_name]) == _types(_properties(new)[new_name])
+        ):
+            return True
+    return False
+
+
+def _dropped_by_action(
+    tool: str, old: dict[str, Any], new: dict[str, Any], renamed_actions: dict[str, str], gone: set[str]
+) -> list[ContractChange]:
+    """A parameter the tool still has but one action no longer takes: calls that send it now fail."""
+    new_actions = _actions(new)
+    changes = []
+    for name, action in _actions(old).items():
+        after = new_actions.get(renamed_actions.get(name, name))
+        if after is None:
+            continue
+        for arg in _action_params(action).keys() - _action_params(after).keys():
+            if arg in gone or arg not in _properties(new):
+                continue  # the parameter left the tool: reported once, as removed or renamed
+            changes.append(
+                ContractChange(
+                    impact=Impact.BREAKING,
+                    code="action-param-dropped",
+                    tool=tool,
+                    action=after["name"],
+                    param=arg,
+                    message=f"action `{after['name']}` no longer takes parameter `{arg}`",
+                )
+            )
+    return changes
+
+
+def _schema_contract_changes(
+    tool: str, param: str, old: dict[str, Any], new: dict[str, Any], *, rename: bool = False
+) -> list[ContractChange]:
+    found = list(schema_changes(old, new, param))
+    if rename:
+        # After a rename the description names the new parameter; the rename is the news.
+        found = [f for f in found if f[1] != "description-changed"]
+    return [
+        ContractChange(
+            impact=impact,
+            code=f"param-{code}",
+            tool=tool,
+            param=param,
+            message=message,
+            before=before,
+            after=after,
+        )
+        for impact, code, message, before, after in found
+    ]
+
+
+def _output_changes(
+    tool: str, old: dict[str, Any] | None, new: dict[str, Any] | None
+) -> list[ContractChange]:
+    if old == new:
+        return []
+    if old is None or new is None:
+        impact = Impact.ADDITIVE if old is None else Impact.BREAKING
+        what = "now declares an output schema" if old is None else "no longer declares an output schema"
+        return [ContractChange(impact=impact, code="output-schema", tool=tool, message=f"tool {what}")]
+    old_fields = set(old.get("properties", {}))
+    new_fields = set(new.get("properties", {}))
+    if old_fields - new_fields:
+        gone = ", ".join(f"`{f}`" for f in sorted(old_fields - new_fields))
+        return [
+            ContractChange(
+                impact=Impact.BREAKING,
+                code="output-field-removed",
+                tool=tool,
+                message=f"results no longer have {gone}",
+            )
+        ]
+    return [
+        ContractChange(
+            impact=Impact.BEHAVIOUR, code="output-schema", tool=tool, message="output schema changed"
+        )
+    ]
+
+
+# --- schemas --------------------------------------------------------------------------------------
+
+SchemaChange = tuple[Impact, str, str, Any, Any]  # impact, code, message, before, after
+
+# Constraint keywords and the direction in which a larger value accepts fewer inputs.
+_BOUNDS = {
+    "minimum": 1,
+    "exclusiveMinimum": 1,
+    "minLength": 1,
+    "minItems": 1,
+    "maximum": -1,
+    "exclusiveMaximum": -1,
+    "maxLength": -1,
+    "maxItems": -1,
+}
+
+
+def schema_changes(old: dict[str, Any], new: dict[str, Any], where: str) -> Iterator[SchemaChange]:
+    """How an input schema changed, seen from a caller: what narrows breaks, what widens adds."""
+    name = f"parameter `{where}`"
+    yield from _type_change(old, new, name)
+    yield from _enum_change(old, new, name)
+    for key, direction in _BOUNDS.items():
+        before, after = old.get(key), new.get(key)
+        if before == after or not all(isinstance(v, (int, float)) or v is None for v in (before, after)):
+            continue
+        tighter = after is not None and (before is None or (after - before) * direction > 0)
+        yield (
+            Impact.BREAKING if tighter else Impact.ADDITIVE,
+            "constraint-tightened" if tighter else "constraint-relaxed",
+            f"{name}: {key} {_show(before)} -> {_show(after)}",
+            before,
+            after,
+        )
+    if old.get("pattern") != new.get("pattern"):
+        relaxed = new.get("pattern") is None
+        yield (
+            Impact.ADDITIVE if relaxed else Impact.BREAKING,
+            "constraint-relaxed" if relaxed else "constraint-tightened",
+            f"{name}: pattern {_show(old.get('pattern'))} -> {_show(new.get('pattern'))}",
+            old.get("pattern"),
+            new.get("pattern"),
+        )
+    for key, code in (
+        ("format", "format-changed"),
+        ("default", "default-changed"),
+        ("description", "description-changed"),
+    ):
+        if old.get(key) != new.get(key):
+            yield Impact.BEHAVIOUR, code, f"{name}: {key} changed", old.get(key), new.get(key)
+    if old.get("additionalProperties", True) is not False and new.get("additionalProperties", True) is False:
+        yield Impact.BREAKING, "closed", f"{name}: no longer accepts other properties", None, None
+    elif (
+        old.get("additionalProperties", True) is False and new.get("additionalProperties", True) is not False
+    ):
+        yield Impact.ADDITIVE, "opened", f"{name}: now accepts other properties", None, None
+    old_items, new_items = old.get("items"), new.get("items")
+    if isinstance(old_items, dict) and isinstance(new_items, dict):
+        yield from schema_changes(old_items, new_items, f"{where}[]")
+    yield from _member_changes(old, new, where)
+
+
+def _type_change(old: dict[str, Any], new: dict[str, Any], name: str) -> Iterator[SchemaChange]:
+    before, after = _types(old), _types(new)
+    if before == after:
+        return
+    shown = f"{name}: type {_show_types(before)} -> {_show_types(after)}"
+    if _accepts(before, after):
+        yield Impact.BREAKING, "type-narrowed", shown, sorted(before), sorted(after)
+    elif _accepts(after, before):
+        yield Impact.ADDITIVE, "type-widened", shown, sorted(before), sorted(after)
+    else:
+        yield Impact.BREAKING, "type-changed", shown, sorted(before), sorted(after)
+
+
+def _enum_change(old: dict[str, Any], new: dict[str, Any], name: str) -> Iterator[SchemaChange]:
+    before, after = old.get("enum"), new.get("enum")
+    if before == after:
+        return
+    if before is None:
+        yield Impact.BREAKING, "enum-introduced", f"{name}: now limited to {_show_values(after)}", None, after
+        return
+    if after is None:
+        yield Impact.ADDITIVE, "enum-dropped", f"{name}: no longer limited to a fixed set", before, None
+        return
+    removed = [v for v in before if v not in after]
+    added = [v for v in after if v not in before]
+    if removed:
+        yield (
+            Impact.BREAKING,
+            "enum-value-removed",
+            f"{name}: enum value {_show_values(removed)} removed",
+            before,
+            after,
+        )
+    if added:
+        yield (
+            Impact.ADDITIVE,
+            "enum-value-added",
+            f"{name}: enum value {_show_values(added)} added",
+            before,
+            after,
+        )
+
+
+def _member_changes(old: dict[str, Any], new: dict[str, Any], where: str) -> Iterator[SchemaChange]:
+    old_members = old.get("properties") if isinstance(old.get("properties"), dict) else {}
+    new_members = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
+    for member in sorted(old_members.keys() - new_members.keys()):
+        yield Impact.BREAKING, "member-removed", f"parameter `{where}.{member}` removed", None, None
+    for member in sorted(new_members.keys() - old_members.keys()):
+        required = member in new_required
+        yield (
+            Impact.BREAKING if required else Impact.ADDITIVE,
+            "member-added",
+            f"parameter `{where}.{member}` added" + (" (required)" if required else ""),
+            None,
+            None,
+        )
+    for member in sorted(old_members.keys() & new_members.keys()):
+        if member in new_required and member not in old_required:
+            yield (
+                Impact.BREAKING,
+                "member-required",
+                f"parameter `{where}.{member}` is now required",
+                False,
+                True,
+            )
+        elif member in old_required and member not in new_required:
+            yield (
+                Impact.ADDITIVE,
+                "member-optional",
+                f"parameter `{where}.{member}` is no longer required",
+                True,
+                False,
+            )
+        yield from schema_changes(old_members[member], new_members[member], f"{where}.{member}")
+
+
+def _types(schema: dict[str, Any]) -> frozenset[str]:
+    type_ = schema.get("type")
+    if isinstance(type_, str):
+        return frozenset({type_})
+    if isinstance(type_, list):
+        return frozenset(str(t) for t in type_)
+    return frozenset()  # any type
+
+
+def _accepts(wide: frozenset[str], narrow: frozenset[str]) -> bool:
+    """Whether every value of `narrow` is a value of `wide` (no type at all accepts everything)."""
+    if not wide:
+        return bool(narrow)
+    if not narrow:
+        return False
+    return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
+
+
+def _show_types(types: frozenset[str]) -> str:
+    return "|".join(sorted(types)) or "any"
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    return _json(value)
+
+
+def _show_values(values: Iterable[Any]) -> str:
+    return ", ".join(_json(v) for v in values)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --- input changes --------------------------------------------------------------------------------
+
+
+def _input_changes(
+    old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
+) -> list[InputChange]:
+    used_by = _operations_used(old) | _operations_used(new)
+    changes = _spec_changes(old, new, sources)
+    changes = [
+        replace(c, used_by=tuple(sorted(used_by.get(c.operation, ())))) if c.operation else c for c in changes
+    ]
+    changes += _mapping_changes(old, new, sources)
+    if old.get("generator") != new.get("generator"):
+        changes.append(
+            InputChange(
+                origin="generator",
+                change="changed",
+                pointer="",
+                detail=f"{old.get('generator')} -> {new.get('generator')}",
+            )
+        )
+    return changes
+
+
+def _operations_used(lock: dict[str, Any]) -> dict[str, set[str]]:
+    used: dict[str, set[str]] = {}
+    for tool in lock.get("tools", []):
+        for action in tool.get("actions", []):
+            used.setdefault(_op_key(action), set()).add(f"{tool['name']}.{action['name']}")
+    return used
+
+
+def _operation_records(lock: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The fingerprints with parts the lock holds, by operation ('GET /path')."""
+    return {
+        _op_key(action): action["operation"]
+        for tool in lock.get("tools", [])
+        for action in tool.get("actions", [])
+        if action.get("operation")
+    }
+
+
+def _spec_changes(
+    old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
+) -> list[InputChange]:
+    before, after = old.get("spec_operations", {}), new.get("spec_operations", {})
+    old_records, new_records = _operation_records(old), _operation_records(new)
+    canons = (
+        (Canonicalizer(sources[0].spec.resolver), Canonicalizer(sources[1].spec.resolver))
+        if sources
+        else None
+    )
+    changes: list[InputChange] = []
+    for key in sorted(before.keys() | after.keys()):
+        if before.get(key) == after.get(key):
+            continue
+        if key not in after:
+            pointer = old_records.get(key, {}).get("pointer") or operation_pointer(key)
+            changes.append(InputChange(origin="spec", change="removed", pointer=pointer, operation=key))
+        elif key not in before:
+            pointer = new_records.get(key, {}).get("pointer") or operation_pointer(key)
+            changes.append(InputChange(origin="spec", change="added", pointer=pointer, operation=key))
+        elif sources is not None:
+            changes += _compared_operation(key, sources, canons)
+        elif key in old_records and key in new_records:
+            changes += _part_changes(key, old_records[key], new_records[key])
+        else:
+            changes.append(
+                InputChange(origin="spec", change="changed", pointer=operation_pointer(key), operation=key)
+            )
+    return changes
+
+
+def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[InputChange]:
+    before, after = old.get("parts", {}), new.get("parts", {})
+    changes = []
+    for label in sorted(before.keys() | after.keys()):
+        if before.get(label) == after.get(label):
+            continue
+        change: Change = "removed" if label not in after else "added" if label not in before else "changed"
+        pointer = (after.get(label) or before[label])["pointer"]
+        changes.append(InputChange(origin="spec", change=change, pointer=pointer, operation=key, part=label))
+    if not changes:  # the operation changed outside every part: new parts of the format, say
+        changes.append(
+            InputChange(origin="spec", change="changed", pointer=new.get("pointer", ""), operation=key)
+        )
+    return changes
+
+
+def _compared_operation(
+    key: str, sources: tuple[Sources, Sources], canons: tuple[Canonicalizer, Canonicalizer] | None
+) -> list[InputChange]:
+    old_spec, new_spec = sources[0].spec, sources[1].spec
+    old_op, new_op = find_operation(old_spec, key), find_operation(new_spec, key)
+    assert old_op is not None and new_op is not None and canons is not None  # both fingerprints exist
+    old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
+    old_canon, new_canon = canons
+    changes: list[InputChange] = []
+    # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told once,
+    # under the more specific part.
+    for label in sorted(old_parts.keys() | new_parts.keys()):
+        if label not in new_parts:
+            place = _place(old_parts[label], old_spec)
+            changes.append(
+                InputChange(origin="spec", change="removed", pointer=place, operation=key, part=label)
+            )
+        elif label not in old_parts:
+            place = _place(new_parts[label], new_spec)
+            changes.append(
+                InputChange(origin="spec", change="added", pointer=place, operation=key, part=label)
+            )
+        elif old_canon.sha256(old_parts[label]) != new_canon.sha256(new_parts[label]):
+            walk = _Walk(old_spec, new_spec, old_canon, new_canon)
+            found = walk.compare(old_parts[label], new_parts[label])
+            changes += [replace(c, operation=key, part=label) for c in found]
+    changes = _unique(changes)
+    if not changes:
+        changes.append(
+            InputChange(origin="spec", change="changed", pointer=new_op.located.pointer, operation=key)
+        )
+    return changes
+
+
+def _place(located: Located, spec: Spec) -> str:
+    """A pointer, prefixed with its file when that is not the spec document itself."""
+    if located.document is spec.document:
+        return located.pointer
+    return f"{located.document.display_path}#{located.pointer}"
+
+
+def _unique(changes: list[InputChange]) -> list[InputChange]:
+    seen, out = set(), []
+    for change in changes:
+        key = (change.pointer, change.change, change.detail)
+        if key not in seen:
+            seen.add(key)
+            out.append(change)
+    return out
+
+
+def _safe_deref(spec: Spec, located: Located) -> Located:
+    try:
+        return spec.resolver.deref(located)
+    except DiagnosticError:
+        return located  # a dangling reference is compared as written
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Compares two spec values in step, following references on both sides."""
+
+    old_spec: Spec
+    new_spec: Spec
+    old_canon: Canonicalizer
+    new_canon: Canonicalizer
+    found: list[InputChange] = field(default_factory=list)
+    # Each pair of places is compared once: that ends cycles, and a definition reached along many
+    # paths (Stripe's) is not walked again for each.
+    seen: set[tuple[str, str]] = field(default_factory=set)
+
+    def compare(self, old: Located, new: Located) -> list[InputChange]:
+        old, new = _safe_deref(self.old_spec, old), _safe_deref(self.new_spec, new)
+        pair = (old.pointer, new.pointer)
+        if pair in self.seen or self.old_canon.sha256(old) == self.new_canon.sha256(new):
+            return self.found
+        self.seen.add(pair)
+        if isinstance(old.value, dict) and isinstance(new.value, dict):
+            self._compare_members(old, new)
+        elif isinstance(old.value, list) and isinstance(new.value, list):
+            self._compare_items(old, new)
+        else:
+            self._changed(new, f"{_brief(old.value)} -> {_brief(new.value)}")
+        return self.found
+
+    def _compare_members(self, old: Located, new: Located) -> None:
+        for key in sorted(old.value.keys() | new.value.keys()):
+            if key not in new.value:
+                self._add("removed", old.child(key), self.old_spec)
+            elif key not in old.value:
+                self._add("added", new.child(key), self.new_spec)
+            else:
+                self.compare(old.child(key), new.child(key))
+
+    def _compare_items(self, old: Located, new: Located) -> None:
+        before, after = old.value, new.value
+        if all(not isinstance(v, (dict, list)) for v in (*before, *after)):
+            removed = [v for v in before if v not in after]
+            added = [v for v in after if v not in before]
+            parts = ([f"removed {_show_values(removed)}"] if removed else []) + (
+                [f"added {_show_values(added)}"] if added else []
+            )
+            self._changed(new, "; ".join(parts) or "order changed")
+            return
+        for index in range(max(len(before), len(after))):
+            if index >= len(after):
+                self._add("removed", old.child(index), self.old_spec)
+            elif index >= len(before):
+                self._add("added", new.child(index), self.new_spec)
+            else:
+                self.compare(old.child(index), new.child(index))
+
+    def _changed(self, new: Located, detail: str) -> None:
+        self.found.append(
+            InputChange(origin="spec", change="changed", pointer=_place(new, self.new_spec), detail=detail)
+        )
+
+    def _add(self, change: Change, located: Located, spec: Spec) -> None:
+        detail = (
+            _brief(located.value) if change == "added" and not isinstance(located.value, (dict, list)) else ""
+        )
+        self.found.append(
+            InputChange(origin="spec", change=change, pointer=_place(located, spec), detail=detail)
+        )
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    text = _json(value)
+    if len(text) <= limit:
+        return text
+    return text[: limit - 4] + '..."' if isinstance(value, str) else text[: limit - 3] + "..."
+
+
+def _mapping_changes(
+    old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
+) -> list[InputChange]:
+    changes = _rule_change(
+        "(server)", old.get("server", {}).get("mapping"), new.get("server", {}).get("mapping"), sources
+    )
+    old_tools, new_tools = _tools(old), _tools(new)
+    for name in sorted(old_tools.keys() | new_tools.keys()):
+        before, after = old_tools.get(name), new_tools.get(name)
+        changes += _rule_change(
+            name, (before or {}).get("mapping"), (after or {}).get("mapping"), sources, drop=("actions",)
+        )
+        old_actions = _actions(before) if before else {}
+        new_actions = _actions(after) if after else {}
+        for action in sorted(old_actions.keys() | new_actions.keys()):
+            changes += _rule_change(
+                f"{name}.{action}",
+                old_actions.get(action, {}).get("mapping"),
+                new_actions.get(action, {}).get("mapping"),
+                sources,
+            )
+    return changes
+
+
+def _rule_change(
+    rule: str,
+    before: dict[str, str] | None,
+    after: dict[str, str] | None,
+    sources: tuple[Sources, Sources] | None,
+    drop: tuple[str, ...] = (),
+) -> list[InputChange]:
+    """How one mapping rule (a tool without its actions, an action, the server) changed."""
+    if before == after or (before and after and before["sha256"] == after["sha256"]):
+        return []
+    if not after:
+        return (
+            [InputChange(origin="mapping", change="removed", pointer=before["pointer"], rule=rule)]
+            if before
+            else []
+        )
+    if not before:
+        return [InputChange(origin="mapping", change="added", pointer=after["pointer"], rule=rule)]
+    found: list[InputChange] = []
+    if sources is not None:
+        old_rule = _at(sources[0].mapping.document.data, before["pointer"])
+        new_rule = _at(sources[1].mapping.document.data, after["pointer"])
+        found = list(
+            _data_changes(
+                _without(old_rule, drop), _without(new_rule, drop), before["pointer"], after["pointer"]
+            )
+        )
+    found = found or [InputChange(origin="mapping", change="changed", pointer=after["pointer"])]
+    return [replace(c, rule=rule) for c in found]
+
+
+def _at(data: Any, pointer: str) -> Any:
+    for token in split_pointer(pointer):
+        data = data[int(token)] if isinstance(data, list) else data[token]
+    return data
+
+
+def _without(value: Any, drop: tuple[str, ...]) -> Any:
+    return {k: v for k, v in value.items() if k not in drop} if isinstance(value, dict) else value
+
+
+def _data_changes(old: Any, new: Any, old_pointer: str, new_pointer: str) -> Iterator[InputChange]:
+    """Plain data (the mapping file has no references), compared member by member."""
+    if old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old.keys() | new.keys()):
+            if key not in new:
+                yield InputChange(origin="mapping", change="removed", pointer=join_pointer(old_pointer, key))
+            elif key not in old:
+                yield InputChange(origin="mapping", change="added", pointer=join_pointer(new_pointer, key))
+            else:
+                yield from _data_changes(
+                    old[key], new[key], join_pointer(old_pointer, key), join_pointer(new_pointer, key)
+                )
+        return
+    yield InputChange(
+        origin="mapping", change="changed", pointer=new_pointer, detail=f"{_brief(old)} -> {_brief(new)}"
+    )
+
+
+# --- tracing --------------------------------------------------------------------------------------
+
+
+def _trace(
+    changes: list[ContractChange], inputs: list[InputChange], old: dict[str, Any], new: dict[str, Any]
+) -> tuple[list[ContractChange], set[int]]:
+    """Each contract change with the input changes that explain it; and which inputs explained one."""
+    used: set[int] = set()
+    traced = []
+    scopes = _Scopes(old, new)
+    for change in changes:
+        candidates = [i for i, item in enumerate(inputs) if scopes.in_scope(change, item)]
+        relevant = [i for i in candidates if _relevant(change, inputs[i], scopes)]
+        chosen = relevant or candidates
+        if not chosen:
+            chosen = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        used.update(chosen)
+        traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
+    return traced, used
+
+
+class _Scopes:
+    """Which operations and mapping rules a contract change can come from."""
+
+    def __init__(self, old: dict[str, Any], new: dict[str, Any]):
+        self.locks = (old, new)
+        self.tools = (_tools(old), _tools(new))
+
+    def tool_names(self, change: ContractChange) -> tuple[str, ...]:
+        return (change.tool, change.before) if change.code == "tool-renamed" else (change.tool,)
+
+    def actions(self, change: ContractChange) -> list[tuple[str, dict[str, Any]]]:
+        """(tool name, action) on either side that the change concerns."""
+        renamed_from = change.before if change.code == "action-renamed" else None
+        found = []
+        for tools in self.tools:
+            for name in self.tool_names(change):
+                for action in tools.get(name, {}).get("actions", []):
+                    if change.action and action["name"] not in (change.action, renamed_from):
+                        continue
+                    if change.param and not change.action and not _takes(action, change):
+                        continue
+                    found.append((name, action))
+        return found
+
+    def in_scope(self, change: ContractChange, item: InputChange) -> bool:
+        if item.origin == "generator":
+            return False
+        if change.tool == "(server)":
+            return item.rule == "(server)"
+        actions = self.actions(change)
+        if item.origin == "spec":
+            return item.operation in {_op_key(a) for _, a in actions}
+        rules = {f"{tool}.{a['name']}" for tool, a in actions}
+        if not change.action:
+            rules.update(self.tool_names(change))
+        return item.rule in rules
+
+
+def _takes(action: dict[str, Any], change: ContractChange) -> bool:
+    args = set(_action_params(action))
+    return change.param in args or (change.code == "param-renamed" and change.before in args)
+
+
+def _relevant(change: ContractChange, item: InputChange, scopes: _Scopes) -> bool:
+    """Narrow the inputs in scope to those that can explain this kind of change."""
+    if change.param:
+        wires = {
+            (p.get("in"), p.get("wire"))
+            for _, action in scopes.actions(change)
+            for p in action.get("params", [])
+            if p["arg"] in (change.param, change.before)
+        }
+        if item.origin == "spec":
+            labels = {f"parameter {where}.{wire}" for where, wire in wires}
+            # A body property's required flag lives in the body schema, outside the property.
+            labels |= {
+                label for where, wire in wires if where == "body" for label in (f"body.{wire}", "requestBody")
+            }
+            labels |= {"requestBody" for where, _ in wires if where == "body_whole"}
+            return item.part in labels
+        return any(
+            f"/params/{wire}" in item.pointer or f"/params/{where}.{wire}" in item.pointer
+            for where, wire in wires
+        )
+    if change.code.endswith(("description-changed", "title-changed")):
+        if item.origin == "spec":
+            return item.part in ("summary", "description")
+        return item.pointer.endswith(("/description", "/title")) or "/description" in item.pointer
+    if change.code in ("action-added", "action-removed", "tool-added", "tool-removed"):
+        return item.part is None
+    if change.code.startswith("annotation-"):
+        # Hints follow the HTTP methods of the tool's actions: an action came, went or moved.
+        return (item.part is None and item.change != "changed") or item.pointer.endswith("/operation")
+    return True

@@ -1,0 +1,1 @@
+"""Beside the pipeline: check a tool surface against the agent-tool design rules."""

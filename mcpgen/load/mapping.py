@@ -1,0 +1,716 @@
+"""The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
+
+Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
+Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/server.py`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from mcpgen.conversions import KNOWN_UNITS, known_factor
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.load.sources import Document, join_pointer, load_document
+from mcpgen.names import snake_case
+
+PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
+
+
+class _Unset:
+    """Marks a mapping setting that was not written (distinct from an explicit null)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnitRule:
+    """The agent's unit, the API's unit, and upstream units in one agent unit (T5)."""
+
+    agent: str
+    upstream: str
+    factor: float
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamRule:
+    key: str  # as written: 'weight' or 'body.weight'
+    wire_name: str
+    location: str | None  # None: any location with that name
+    name: str | None
+    description: str | None
+    default: Any
+    fixed: Any
+    hidden: bool
+    required: bool | None
+    source: SourceRef
+    unit: UnitRule | None = None
+    max_increase_pct: float | None = None  # guard rule (S2)
+    current: str | None = None  # field of the preview's read result with the current value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResponseRule:
+    """How a read action's records are shown (R1, R2); unset fields are derived from the spec."""
+
+    items: str | None
+    concise: tuple[str, ...] | None
+    drop: tuple[str, ...]
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaginationRule:
+    """How a list action pages (R3); unset fields are derived from the operation."""
+
+    style: str | None
+    page: str | None
+    limit: str | None
+    offset: str | None
+    cursor: str | None
+    next_cursor: str | None
+    has_more: str | None
+    total: str | None
+    default_limit: int | None
+    max_limit: int | None
+    source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreviewRule:
+    """confirm: preview (S1): the read operation showing the current state, and how long an id lives."""
+
+    read: str
+    ttl_minutes: int
+    approval: str | None
+    read_source: SourceRef
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionRule:
+    name: str
+    operation: str
+    description: str | None
+    params: tuple[ParamRule, ...]
+    source: SourceRef
+    operation_source: SourceRef
+    response: ResponseRule | None = None
+    pagination: PaginationRule | None = None
+    preview: PreviewRule | None = None  # set when the action says confirm: preview
+    confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRule:
+    name: str
+    title: str | None
+    description: str
+    actions: tuple[ActionRule, ...]
+    source: SourceRef
+    # Sections of the description (T7), each printed as a sentence after it; None when not written.
+    use_when: str | None = None
+    not_for: str | None = None
+    returns: str | None = None
+    does_not_return: str | None = None
+    list_actions: bool = True
+    scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
+    destructive: bool | None = None  # S4 override
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthRule:
+    type: str
+    env: str
+    location: str | None
+    name: str | None
+
+
+DEFAULT_MAX_RESULT_TOKENS = 20_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessRule:
+    """Incoming bearer tokens over HTTP (P3): issued by `issuer` for `audience`, with `scopes`."""
+
+    issuer: str
+    audience: str
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerRule:
+    name: str
+    title: str | None
+    description: str | None
+    version: str
+    base_url_env: str | None
+    base_url_default: str | None
+    auth: AuthRule | None
+    timeout_s: float
+    source: SourceRef
+    discovery: str = "none"  # 'none' | 'search_tools' (T3)
+    server_info: bool = False  # add the '<name>_server_info' diagnostic tool
+    max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
+    access: AccessRule | None = None
+    idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Mapping:
+    server: ServerRule
+    tools: tuple[ToolRule, ...]
+    document: Document
+
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_PREVIEW_TTL_MINUTES = 10
+
+
+@cache
+def mapping_schema() -> dict[str, Any]:
+    return json.loads(
+        resources.files(__package__).joinpath("mapping.schema.json").read_text(encoding="utf-8")
+    )
+
+
+def schema_path() -> Path:
+    return Path(str(resources.files(__package__).joinpath("mapping.schema.json")))
+
+
+def load_mapping(path: Path, display_path: str | None = None) -> Mapping:
+    document = load_document(path, display_path)
+    problems = validate_mapping_document(document)
+    if problems:
+        raise DiagnosticError(problems)
+    return _read(document)
+
+
+def validate_mapping_document(document: Document) -> list[Diagnostic]:
+    schema = mapping_schema()
+    validator = jsonschema.Draft202012Validator(schema)
+    found: list[Diagnostic] = []
+    for problem in sorted(
+        validator.iter_errors(document.data), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
+    ):
+        found.extend(_explain(problem, document))
+    if not found:
+        found.extend(_check_unique_names(document))
+        found.extend(_check_auth(document))
+        found.extend(_check_units(document))
+        found.extend(_check_limits(document))
+        found.extend(_check_previews(document))
+    return found
+
+
+def _check_limits(document: Document) -> list[Diagnostic]:
+    found = []
+    for t, tool in enumerate(document.data["tools"]):
+        for a, action in enumerate(tool["actions"]):
+            paging = action.get("pagination") or {}
+            default, most = paging.get("default_limit"), paging.get("max_limit")
+            if default is not None and most is not None and default > most:
+                found.append(
+                    error(
+                        "M111",
+                        f"default_limit {default} of action '{action['name']}' is larger than its max_limit {most}",
+                        document.locate(f"/tools/{t}/actions/{a}/pagination/default_limit"),
+                        hint=f"lower default_limit to at most {most}, or raise max_limit",
+                    )
+                )
+    return found
+
+
+def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Diagnostic]:
+    pointer = join_pointer("", *problem.absolute_path)
+    where = _describe(problem.absolute_path, document.data)
+    schema = problem.schema if isinstance(problem.schema, dict) else {}
+    described = schema.get("description")
+    kind = problem.validator
+    value = problem.instance
+    if kind == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
+        return [
+            error(
+                "M101",
+                f"unknown key '{key}' in {where}",
+                document.locate(join_pointer(pointer, key)),
+                hint=_did_you_mean(key, allowed) + f"allowed keys: {', '.join(allowed)}",
+            )
+            for key in extra
+        ]
+    if kind == "required":
+        missing = [k for k in problem.validator_value if not (isinstance(value, dict) and k in value)]
+        return [
+            error(
+                "M102",
+                f"{where} needs '{key}'",
+                document.locate(pointer),
+                hint=_property_description(schema, key) or f"add '{key}: ...'",
+            )
+            for key in missing
+        ]
+    if kind == "pattern":
+        hint = _pattern_hint(problem.validator_value, value)
+        return [
+            error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
+        ]
+    if kind in ("enum", "const"):
+        options = problem.validator_value if kind == "enum" else [problem.validator_value]
+        shown = ", ".join(json.dumps(o) for o in options)
+        return [
+            error(
+                "M104",
+                f"{where} must be {'one of ' if len(options) > 1 else ''}{shown}; found {json.dumps(value)}",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "type":
+        expected = problem.validator_value
+        return [
+            error(
+                "M105",
+                f"{where} must be {_article(expected)}; found {_json_type(value)}",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "minItems":
+        return [
+            error(
+                "M106",
+                f"{where} needs at least {problem.validator_value} entry",
+                document.locate(pointer),
+                hint=described,
+            )
+        ]
+    if kind == "not" and isinstance(value, dict):
+        return [
+            error(
+                "M107",
+                f"{where} combines settings that contradict each other",
+                document.locate(pointer),
+                hint="'fixed' hides the parameter and always sends its value, so it cannot also be 'hidden' or have a 'default'",
+            )
+        ]
+    return [error("M199", f"{where}: {problem.message}", document.locate(pointer), hint=described)]
+
+
+def _check_unique_names(document: Document) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    tools = document.data["tools"]
+    found += _duplicates([t["name"] for t in tools], "/tools", "tools", document)
+    for index, tool in enumerate(tools):
+        names = [a["name"] for a in tool["actions"]]
+        found += _duplicates(names, f"/tools/{index}/actions", f"actions of tool '{tool['name']}'", document)
+    return found
+
+
+def _duplicates(names: list[str], pointer: str, what: str, document: Document) -> list[Diagnostic]:
+    first_seen: dict[str, int] = {}
+    found = []
+    for index, name in enumerate(names):
+        if name in first_seen:
+            first = document.locate(f"{pointer}/{first_seen[name]}/name")
+            found.append(
+                error(
+                    "M108",
+                    f"two {what} are named '{name}' (the first is at line {first.line})",
+                    document.locate(f"{pointer}/{index}/name"),
+                    hint="give each a name of its own, or merge them into one",
+                )
+            )
+        else:
+            first_seen[name] = index
+    return found
+
+
+def _check_auth(document: Document) -> list[Diagnostic]:
+    auth = document.data["server"].get("auth")
+    if not auth:
+        return []
+    if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
+        return [
+            error(
+                "M109",
+                "an api_key auth needs 'in' (header or query) and 'name'",
+                document.locate("/server/auth"),
+                hint="for example:  in: header  and  name: X-API-Key",
+            )
+        ]
+    if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
+        return [
+            error(
+                "M110",
+                f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
+                document.locate("/server/auth"),
+                hint="remove them, or use type: api_key",
+            )
+        ]
+    return []
+
+
+def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (join_pointer(f"/tools/{t}/actions/{a}/params", key, "unit"), rule["unit"])
+        for t, tool in enumerate(document.data["tools"])
+        for a, action in enumerate(tool["actions"])
+        for key, rule in (action.get("params") or {}).items()
+        if "unit" in rule
+    ]
+
+
+def _check_units(document: Document) -> list[Diagnostic]:
+    """A conversion is never guessed: an unknown pair needs its factor written out (T5)."""
+    found = []
+    for pointer, unit in _unit_rules(document):
+        if unit["agent"] == unit["upstream"]:
+            found.append(
+                error(
+                    "M120",
+                    f"unit converts '{unit['agent']}' to itself",
+                    document.locate(pointer),
+                    hint="remove 'unit', or name the unit the API expects in 'upstream'",
+                )
+            )
+        elif "factor" not in unit and known_factor(unit["agent"], unit["upstream"]) is None:
+            found.append(
+                error(
+                    "M121",
+                    f"mcpgen does not know how many '{unit['upstream']}' make one '{unit['agent']}'",
+                    document.locate(pointer),
+                    hint=f"add 'factor: <upstream units in one {unit['agent']}>'; known units: "
+                    + ", ".join(KNOWN_UNITS),
+                )
+            )
+    return found
+
+
+def _check_previews(document: Document) -> list[Diagnostic]:
+    """confirm: preview needs its read operation and a tool of its own; guard rules need a preview (S1, S2)."""
+    found: list[Diagnostic] = []
+    for t, tool in enumerate(document.data["tools"]):
+        actions = tool["actions"]
+        for a, action in enumerate(actions):
+            pointer = f"/tools/{t}/actions/{a}"
+            previewed = action.get("confirm") == "preview"
+            if previewed and "preview" not in action:
+                found.append(
+                    error(
+                        "M130",
+                        f"action '{action['name']}' says confirm: preview but not how to read the current state",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="add  preview: {read: <operationId of the read operation>}",
+                    )
+                )
+            if "preview" in action and not previewed:
+                found.append(
+                    error(
+                        "M131",
+                        f"action '{action['name']}' has 'preview' settings but no confirm: preview",
+                        document.locate(f"{pointer}/preview"),
+                        hint="add  confirm: preview  to the action, or remove 'preview'",
+                    )
+                )
+            if previewed and len(actions) > 1:
+                found.append(
+                    error(
+                        "M132",
+                        f"tool '{tool['name']}' has other actions besides '{action['name']}', which says confirm: preview",
+                        document.locate(f"{pointer}/confirm"),
+                        hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
+                    )
+                )
+            first_confirm = next((x["confirm_param"] for x in actions if "confirm_param" in x), None)
+            if "confirm_param" in action and action["confirm_param"] != first_confirm:
+                found.append(
+                    error(
+                        "M134",
+                        f"tool '{tool['name']}' asks for two confirm values ({first_confirm} and "
+                        f"{action['confirm_param']}); its one 'confirm' parameter can hold one",
+                        document.locate(f"{pointer}/confirm_param"),
+                        hint=f"use {first_confirm} here too, or move the action to a tool of its own",
+                    )
+                )
+            for key, rule in (action.get("params") or {}).items():
+                for knob in ("max_increase_pct", "current"):
+                    if knob in rule and not previewed:
+                        found.append(
+                            error(
+                                "M133",
+                                f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
+                                document.locate(join_pointer(pointer, "params", key, knob)),
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                            )
+                        )
+    return found
+
+
+def _read(document: Document) -> Mapping:
+    data = document.data
+    server = data["server"]
+    base_url = server.get("base_url") or {}
+    auth = server.get("auth")
+    return Mapping(
+        server=ServerRule(
+            name=server["name"],
+            title=server.get("title"),
+            description=server.get("description"),
+            version=server.get("version", "0.1.0"),
+            base_url_env=base_url.get("env"),
+            base_url_default=base_url.get("default"),
+            auth=AuthRule(type=auth["type"], env=auth["env"], location=auth.get("in"), name=auth.get("name"))
+            if auth
+            else None,
+            timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
+            source=document.locate("/server"),
+            discovery=server.get("discovery", "none"),
+            server_info=bool(server.get("server_info", False)),
+            max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
+            access=_read_access(server.get("access")),
+            idempotency_header=(server.get("idempotency_key") or {}).get("header"),
+        ),
+        tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
+        document=document,
+    )
+
+
+def _read_access(access: dict[str, Any] | None) -> AccessRule | None:
+    if not access:
+        return None
+    return AccessRule(
+        issuer=access["issuer"], audience=access["audience"], scopes=tuple(access.get("scopes") or ())
+    )
+
+
+def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRule:
+    return ToolRule(
+        name=tool["name"],
+        title=tool.get("title"),
+        description=tool["description"].strip(),
+        actions=tuple(
+            _read_action(a, f"{pointer}/actions/{i}", document) for i, a in enumerate(tool["actions"])
+        ),
+        source=document.locate(pointer),
+        use_when=_text(tool.get("use_when")),
+        not_for=_text(tool.get("not_for")),
+        returns=_text(tool.get("returns")),
+        does_not_return=_text(tool.get("does_not_return")),
+        list_actions=tool.get("list_actions", True),
+        scopes=tuple(tool.get("scopes") or ()),
+        destructive=tool.get("destructive"),
+    )
+
+
+def _text(value: str | None) -> str | None:
+    return " ".join(value.split()) if value else None
+
+
+def _read_action(action: dict[str, Any], pointer: str, document: Document) -> ActionRule:
+    params = action.get("params") or {}
+    return ActionRule(
+        name=action["name"],
+        operation=action["operation"],
+        description=(action.get("description") or "").strip() or None,
+        params=tuple(
+            _read_param(k, v, join_pointer(pointer, "params", k), document) for k, v in params.items()
+        ),
+        source=document.locate(pointer),
+        operation_source=document.locate(f"{pointer}/operation"),
+        response=_read_response(action["response"], f"{pointer}/response", document)
+        if "response" in action
+        else None,
+        pagination=_read_pagination(action["pagination"], f"{pointer}/pagination", document)
+        if "pagination" in action
+        else None,
+        preview=_read_preview(action, pointer, document),
+        confirm_param=action.get("confirm_param"),
+    )
+
+
+def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
+    return ResponseRule(
+        items=rule.get("items"),
+        concise=tuple(rule["concise"]) if "concise" in rule else None,
+        drop=tuple(rule.get("drop", ())),
+        source=document.locate(pointer),
+    )
+
+
+def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> PaginationRule:
+    return PaginationRule(
+        style=rule.get("style"),
+        page=rule.get("page"),
+        limit=rule.get("limit"),
+        offset=rule.get("offset"),
+        cursor=rule.get("cursor"),
+        next_cursor=rule.get("next_cursor"),
+        has_more=rule.get("has_more"),
+        total=rule.get("total"),
+        default_limit=rule.get("default_limit"),
+        max_limit=rule.get("max_limit"),
+        source=document.locate(pointer),
+    )
+
+
+def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> PreviewRule | None:
+    preview = action.get("preview")
+    if action.get("confirm") != "preview" or not preview:
+        return None
+    return PreviewRule(
+        read=preview["read"],
+        ttl_minutes=int(preview.get("ttl_minutes", DEFAULT_PREVIEW_TTL_MINUTES)),
+        approval=preview.get("approval"),
+        read_source=document.locate(f"{pointer}/preview/read"),
+    )
+
+
+def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
+    location, dot, wire = key.partition(".")
+    if not dot or location not in PARAM_LOCATIONS:
+        location, wire = None, key
+    return ParamRule(
+        key=key,
+        wire_name=wire,
+        location=location,
+        name=rule.get("name"),
+        description=rule.get("description"),
+        default=rule.get("default", UNSET),
+        fixed=rule.get("fixed", UNSET),
+        hidden=bool(rule.get("hidden", False)),
+        required=rule.get("required"),
+        source=document.locate(pointer),
+        unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
+        max_increase_pct=rule.get("max_increase_pct"),
+        current=rule.get("current"),
+    )
+
+
+def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
+    if unit is None:
+        return None
+    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
+    return UnitRule(
+        agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer)
+    )
+
+
+_PLACES = {"tools": "tool", "actions": "action", "params": "parameter"}
+
+
+def _describe(path: Any, data: Any = None) -> str:
+    """'/tools/0/actions/2/name' -> "'name' of action 'get' of tool 'pets_find'", for readable messages."""
+    tokens = list(path)
+    if not tokens:
+        return "the mapping file"
+    owners: list[str] = []
+    node = data
+    for i, token in enumerate(tokens):
+        child = _step(node, token)
+        if token in _PLACES and i + 1 < len(tokens):
+            entry = _step(child, tokens[i + 1])
+            label = (
+                entry.get("name") if isinstance(entry, dict) and isinstance(entry.get("name"), str) else None
+            )
+            key = tokens[i + 1]
+            shown = f"'{label}'" if label else (f"'{key}'" if isinstance(key, str) else f"number {key + 1}")
+            owners.append(f"{_PLACES[token]} {shown}")
+        node = child
+    last = tokens[-1]
+    if isinstance(last, int) or (len(tokens) >= 2 and tokens[-2] in _PLACES):
+        return " of ".join(reversed(owners))
+    return f"'{last}'" + (" of " + " of ".join(reversed(owners)) if owners else "")
+
+
+def _step(node: Any, token: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(token)
+    if isinstance(node, list) and isinstance(token, int) and token < len(node):
+        return node[token]
+    return None
+
+
+def _property_description(schema: dict[str, Any], key: str) -> str | None:
+    prop = schema.get("properties", {}).get(key, {})
+    if "$ref" in prop:
+        prop = mapping_schema()["$defs"].get(prop["$ref"].rsplit("/", 1)[-1], {})
+    return prop.get("description")
+
+
+def _did_you_mean(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def did_you_mean(word: str, options: list[str]) -> str | None:
+    close = difflib.get_close_matches(word, options, n=3, cutoff=0.6)
+    return ", ".join(f"'{c}'" for c in close) if close else None
+
+
+def _pattern_hint(pattern: str, value: Any) -> str:
+    if pattern.startswith("^[a-z][a-z0-9_]"):
+        suggestion = _snake(str(value))
+        return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
+    if pattern.startswith("^[A-Z]"):
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+    if pattern.startswith("^https?://"):
+        return "write a full URL such as 'https://api.example.com/v1'"
+    if "[0-9]+\\." in pattern:
+        return "write a version such as '0.1.0'"
+    return f"the value must match {pattern}"
+
+
+def _snake(text: str) -> str:
+    return snake_case(text)
+
+
+def _article(json_type: Any) -> str:
+    names = {
+        "string": "a string",
+        "object": "a mapping (key: value)",
+        "array": "a list",
+        "number": "a number",
+        "integer": "a whole number",
+        "boolean": "true or false",
+        "null": "null",
+    }
+    if isinstance(json_type, list):
+        return " or ".join(names.get(t, t) for t in json_type)
+    return names.get(json_type, str(json_type))
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if value is None:
+        return "nothing (null)"
+    return f"the number {value}"

@@ -1,0 +1,210 @@
+"""Load an OpenAPI 3.0/3.1 document, validate it with openapi-pydantic, and index its operations.
+
+openapi-pydantic checks the document's structure (and picks the 3.0 or 3.1 model by version).
+The build then reads the raw document through `Located` values, so every parameter and schema it
+uses keeps its JSON pointer and line for diagnostics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from openapi_pydantic.v3.v3_0 import OpenAPI as OpenAPI30
+from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
+
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.load.refs import Located, RefResolver, check_network_refs
+from mcpgen.load.sources import Document, join_pointer, load_document
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Operation:
+    method: str  # upper case: GET, POST, ...
+    path: str
+    operation_id: str | None
+    located: Located  # the operation object itself
+    parameters: tuple[Located, ...]  # path-level and operation-level, resolved, operation wins
+    request_body: Located | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    @property
+    def summary(self) -> str:
+        return str(self.located.value.get("summary") or "").strip()
+
+    @property
+    def description(self) -> str:
+        return str(self.located.value.get("description") or "").strip()
+
+    @property
+    def source(self) -> SourceRef:
+        return self.located.source
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spec:
+    document: Document
+    resolver: RefResolver
+    version: str
+    title: str
+    api_version: str
+    description: str
+    servers: tuple[str, ...]
+    operations: tuple[Operation, ...]  # in document order
+
+    def security_schemes(self) -> dict[str, Any]:
+        components = self.document.data.get("components") or {}
+        return components.get("securitySchemes") or {}
+
+
+def load_spec(path: Path, display_path: str | None = None) -> Spec:
+    """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used."""
+    document = load_document(path, display_path)
+    data = document.data
+    if not isinstance(data, dict):
+        raise DiagnosticError([error("S001", "an OpenAPI document must be a mapping", document.locate(""))])
+    version = str(data.get("openapi", ""))
+    model = _model_for(version, document)
+    problems = check_network_refs(document)
+    if problems:
+        raise DiagnosticError(problems)
+    try:
+        model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise DiagnosticError(_validation_diagnostics(exc, document)) from None
+    resolver = RefResolver(document)
+    info = data.get("info") or {}
+    return Spec(
+        document=document,
+        resolver=resolver,
+        version=version,
+        title=str(info.get("title") or ""),
+        api_version=str(info.get("version") or ""),
+        description=str(info.get("description") or ""),
+        servers=tuple(
+            str(s.get("url")) for s in data.get("servers") or () if isinstance(s, dict) and s.get("url")
+        ),
+        operations=tuple(_operations(document, resolver)),
+    )
+
+
+def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
+    if version.startswith("3.0"):
+        return OpenAPI30
+    if version.startswith("3.1"):
+        return OpenAPI31
+    source = document.locate("/openapi" if "openapi" in document.data else "")
+    found = f"'{version}'" if version else "no 'openapi' field"
+    hint = (
+        "Swagger 2.0 documents can be converted with swagger2openapi" if "swagger" in document.data else None
+    )
+    raise DiagnosticError(
+        [error("S002", f"only OpenAPI 3.0 and 3.1 are supported; found {found}", source, hint)]
+    )
+
+
+def _validation_diagnostics(exc: pydantic.ValidationError, document: Document) -> list[Diagnostic]:
+    """Turn pydantic's error locations into JSON pointers, keeping the most specific few."""
+    seen: set[str] = set()
+    out: list[Diagnostic] = []
+    for item in exc.errors():
+        pointer = join_pointer("", *_document_tokens(item["loc"], document.data))
+        if pointer in seen:
+            continue
+        seen.add(pointer)
+        out.append(
+            error("S003", f"not a valid OpenAPI document here: {item['msg']}", document.locate(pointer))
+        )
+    # A union failure reports every branch; the first handful are enough to find the mistake.
+    return out[:5]
+
+
+def _document_tokens(loc: tuple[int | str, ...], data: Any) -> list[int | str]:
+    """The location's keys that are in the document. Union-branch names are skipped, but only where
+    the document has no such key: schema names like 'ExcelStatus' look just like branch names."""
+    tokens: list[int | str] = []
+    node = data
+    for token in loc:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+            node = node[token]
+        elif _is_model_branch(token):
+            continue
+        else:
+            node = None  # a missing key: the pointer says where it belongs
+        tokens.append(token)
+    return tokens
+
+
+def _is_model_branch(token: object) -> bool:
+    # pydantic inserts union-branch names (e.g. 'Reference', 'function-after[...]') into locations.
+    return isinstance(token, str) and (token[:1].isupper() or "[" in token)
+
+
+def _operations(document: Document, resolver: RefResolver) -> list[Operation]:
+    paths = Located(document, "/paths", document.data.get("paths") or {})
+    found: list[Operation] = []
+    for path in paths.value:
+        path_item = resolver.deref(paths.child(path))
+        if not isinstance(path_item.value, dict):
+            continue
+        shared = _parameters(path_item, resolver)
+        for method in HTTP_METHODS:
+            if method not in path_item.value:
+                continue
+            operation = path_item.child(method)
+            own = _parameters(operation, resolver)
+            body = operation.value.get("requestBody")
+            found.append(
+                Operation(
+                    method=method.upper(),
+                    path=path,
+                    operation_id=operation.value.get("operationId"),
+                    located=operation,
+                    parameters=_merge_parameters(shared, own),
+                    request_body=resolver.deref(operation.child("requestBody")) if body else None,
+                )
+            )
+    return found
+
+
+def _parameters(owner: Located, resolver: RefResolver) -> list[Located]:
+    if not isinstance(owner.value.get("parameters"), list):
+        return []
+    listed = owner.child("parameters")
+    return [resolver.deref(listed.child(i)) for i in range(len(listed.value))]
+
+
+def _merge_parameters(shared: list[Located], own: list[Located]) -> tuple[Located, ...]:
+    # OpenAPI: an operation-level parameter overrides a path-level one with the same name and location.
+    def key(p: Located) -> tuple[str, str]:
+        return (str(p.value.get("name")), str(p.value.get("in")))
+
+    overridden = {key(p) for p in own}
+    return tuple([p for p in shared if key(p) not in overridden] + own)
+
+
+def find_operation(spec: Spec, reference: str) -> Operation | None:
+    """An operation by operationId, or by 'METHOD /path' (method in any case)."""
+    method, _, path = reference.strip().partition(" ")
+    if path.startswith("/"):
+        wanted = f"{method.upper()} {path.strip()}"
+        return next((op for op in spec.operations if op.key == wanted), None)
+    return next((op for op in spec.operations if op.operation_id == reference), None)
+
+
+def load_spec_or_diagnostics(
+    path: Path, display_path: str | None = None
+) -> tuple[Spec | None, list[Diagnostic]]:
+    try:
+        return load_spec(path, display_path), []
+    except DiagnosticError as exc:
+        return None, list(exc.diagnostics)

@@ -1,0 +1,150 @@
+"""`$ref` resolution across local files. A reference to a network URI is refused, never fetched (T6)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, error
+from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A value together with the document and pointer it was found at."""
+
+    document: Document
+    pointer: str
+    value: Any
+
+    @property
+    def source(self):  # noqa: ANN201 - SourceRef, kept short for call sites
+        return self.document.locate(self.pointer)
+
+    def child(self, *tokens: str | int) -> Located:
+        value = self.value
+        for token in tokens:
+            value = value[token]
+        return Located(self.document, join_pointer(self.pointer, *tokens), value)
+
+
+class RefResolver:
+    """Follows `$ref`s from a root document into the same file or sibling files on disk."""
+
+    def __init__(self, root: Document, loader: Callable[[Path], Document] | None = None):
+        self.root = root
+        self._loader = loader or (lambda path: load_document(path, display_path=_display(path, root)))
+        self._documents: dict[Path, Document] = {root.path.resolve(): root}
+
+    def deref(self, located: Located, limit: int = 32) -> Located:
+        """Follow `$ref` chains until a non-reference value (bounded, so cycles end in an error)."""
+        current = located
+        for _ in range(limit):
+            if not (isinstance(current.value, dict) and isinstance(current.value.get("$ref"), str)):
+                return current
+            current = self.follow(current)
+        raise DiagnosticError([error("R003", "$ref chain is too long or cyclic", located.source)])
+
+    def follow(self, located: Located) -> Located:
+        ref = located.value["$ref"]
+        problem = network_ref_problem(ref)
+        if problem:
+            raise DiagnosticError([_network_error(ref, located)])
+        file_part, _, fragment = ref.partition("#")
+        document = located.document
+        if file_part:
+            target = (located.document.path.parent / file_part).resolve()
+            document = self._documents.get(target) or self._load(target, located)
+        value = _walk(document.data, fragment)
+        if value is _MISSING:
+            raise DiagnosticError(
+                [
+                    error(
+                        "R002",
+                        f"$ref '{ref}' points at nothing in {document.display_path}",
+                        located.child("$ref").source,
+                        hint="check the spelling of the path after '#', e.g. #/components/schemas/Pet",
+                    )
+                ]
+            )
+        return Located(document, fragment, value)
+
+    def _load(self, target: Path, located: Located) -> Document:
+        try:
+            document = self._loader(target)
+        except DiagnosticError as exc:
+            first = exc.diagnostics[0]
+            raise DiagnosticError(
+                [
+                    error(
+                        "R004",
+                        f"$ref '{located.value['$ref']}' cannot be loaded: {first.message}",
+                        located.child("$ref").source,
+                    )
+                ]
+            ) from None
+        self._documents[target] = document
+        return document
+
+
+_MISSING = object()
+
+
+def _walk(data: Any, fragment: str) -> Any:
+    value = data
+    for token in split_pointer(fragment):
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return _MISSING
+    return value
+
+
+def network_ref_problem(ref: str) -> str | None:
+    parts = urlsplit(ref)
+    if parts.scheme or ref.startswith("//"):
+        return f"'{ref}' is a network reference"
+    return None
+
+
+def _network_error(ref: str, located: Located) -> Diagnostic:
+    return error(
+        "R001",
+        f"$ref '{ref}' points to a network URI; mcpgen never fetches remote references (T6)",
+        located.child("$ref").source,
+        hint="download the referenced document next to the spec and refer to it by relative path",
+    )
+
+
+def iter_refs(located: Located) -> Iterator[Located]:
+    """Every object holding a `$ref` string below `located`, in document order."""
+    # Plain tuples on the stack: this walks all of a 13 MB spec, so pointers are built only for hits.
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(located.value, ())]
+    while stack:
+        value, tokens = stack.pop()
+        if isinstance(value, dict):
+            if isinstance(value.get("$ref"), str):
+                yield Located(located.document, join_pointer(located.pointer, *tokens), value)
+            stack.extend((value[key], (*tokens, key)) for key in reversed(list(value)))
+        elif isinstance(value, list):
+            stack.extend((value[i], (*tokens, i)) for i in range(len(value) - 1, -1, -1))
+
+
+def check_network_refs(root: Document) -> list[Diagnostic]:
+    return [
+        _network_error(found.value["$ref"], found)
+        for found in iter_refs(Located(root, "", root.data))
+        if network_ref_problem(found.value["$ref"])
+    ]
+
+
+def _display(path: Path, root: Document) -> str:
+    try:
+        return str(Path(root.display_path).parent / path.relative_to(root.path.resolve().parent))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,95 @@
+"""tools.lock.json: the tool contract and where each part of it came from, as canonical JSON (C1).
+
+Per tool it holds what tools/list serves (name, title, description, inputSchema, annotations). Per
+action it holds the operation it calls, the agent-visible parameters, the pointers of the mapping rule
+and the spec operation, and their fingerprints (see `fingerprints.py`). `spec_operations` fingerprints
+every operation of the spec, mapped or not. Reviewers read its diff in pull requests; `mcpgen diff`
+reads two of them and explains the difference.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ServerSpec
+
+LOCK_FILE = "tools.lock.json"
+LOCK_VERSION = 1
+
+
+def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[str, Any]:
+    """`contract` is every tool definition as tools.json holds it (a provider profile applied, the
+    discovery meta-tools included); the meta-tools come from no action or rule of their own."""
+    specs = {name: tool for tool in server.tools for name in tool.served_names}
+    tools = []
+    for entry in contract:
+        tool = specs.get(entry["name"])
+        tools.append(
+            {
+                **entry,
+                "actions": [_action(action) for action in tool.actions] if tool else [],
+                "mapping": _fingerprint(tool.mapping_fingerprint) if tool else None,
+            }
+        )
+    return {
+        "lock_version": LOCK_VERSION,
+        "generator": f"mcpgen {server.mcpgen_version}",
+        "server": {
+            "name": server.name,
+            "package": server.package_name,
+            "version": server.version,
+            "title": server.title,
+            "instructions": server.description,  # sent to every client: agent-visible text too
+            "mapping": _fingerprint(server.mapping_fingerprint),
+        },
+        "inputs": {"spec": server.spec_file, "mapping": server.mapping_file},
+        "spec_operations": dict(server.spec_operations),
+        "tools": tools,
+    }
+
+
+def lock_json(server: ServerSpec, contract: list[dict[str, Any]]) -> str:
+    return canonical_json(lock_document(server, contract))
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, two-space indent, a trailing newline: one spelling for one value."""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _action(action: ActionSpec) -> dict[str, Any]:
+    return {
+        "name": action.name,
+        "description": action.description,
+        "method": action.method,
+        "path": action.path,
+        "operationId": action.operation_id,
+        "params": [
+            {"arg": p.arg_name, "wire": p.wire_name, "in": p.location, "required": p.required}
+            for p in action.params
+        ]
+        # confirm_param: required from the agent, never sent upstream.
+        + (
+            [{"arg": "confirm", "wire": None, "in": "none", "required": True}] if action.confirm_value else []
+        ),
+        "fixed": [{"wire": f.wire_name, "in": f.location, "value": f.value} for f in action.fixed],
+        "mapping": _fingerprint(action.mapping_fingerprint),
+        "operation": _operation(action.operation_fingerprint),
+    }
+
+
+def _fingerprint(fingerprint: Fingerprint | None) -> dict[str, str] | None:
+    if fingerprint is None:
+        return None
+    return {"pointer": fingerprint.pointer, "sha256": fingerprint.sha256}
+
+
+def _operation(fingerprint: OperationFingerprint | None) -> dict[str, Any] | None:
+    if fingerprint is None:
+        return None
+    return {
+        "pointer": fingerprint.pointer,
+        "sha256": fingerprint.sha256,
+        "parts": {label: _fingerprint(part) for label, part in fingerprint.parts},
+    }

@@ -1,0 +1,151 @@
+"""The only module that writes files: plan the change against what is on disk, then apply it safely.
+
+Nothing is written until every file has been rendered. New contents are first staged beside their
+targets and only then moved into place, so a failure leaves the previous output as it was. Files that
+mcpgen did not write (a virtualenv, caches) are never touched; generated files that are no longer
+produced are removed; user-owned files are created once and afterwards merged with their fresh render
+(`preserve.py`: the user's code always wins, stubs for new actions are added).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.ir import RenderedFile
+
+MANIFEST = ".mcpgen-manifest.json"
+
+
+@dataclass(frozen=True, slots=True)
+class WritePlan:
+    out_dir: Path
+    files: tuple[RenderedFile, ...]  # what will be on disk afterwards (user files merged, when present)
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()  # from merging user files: orphaned hooks, say
+
+    @property
+    def is_noop(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) -> WritePlan:
+    rendered = tuple(rendered)
+    previous = _read_manifest(out_dir)
+    files: list[RenderedFile] = []
+    added, changed, unchanged = [], [], []
+    diagnostics: list[Diagnostic] = []
+    for file in rendered:
+        target = out_dir / file.path
+        if file.ownership == "user" and target.exists():
+            current = target.read_text(encoding="utf-8")
+            # libcst takes a quarter of a second to import; only a regeneration over user files needs it.
+            from mcpgen.write.preserve import merge
+
+            merged = merge(current, file.content, path=str(target)) if file.path.endswith(".py") else None
+            content = merged.code if merged else current
+            diagnostics += merged.diagnostics if merged else ()
+            files.append(RenderedFile(file.path, content, "user"))
+            (changed if content != current else unchanged).append(file.path)
+            continue
+        files.append(file)
+        current = target.read_bytes() if target.is_file() else None
+        if current is None:
+            added.append(file.path)
+        elif current != file.content.encode("utf-8"):
+            changed.append(file.path)
+        else:
+            unchanged.append(file.path)
+    produced = {f.path for f in files}
+    removed = sorted(p for p in previous if p not in produced and (out_dir / p).exists())
+    manifest = _manifest_text(files, generator)
+    manifest_path = out_dir / MANIFEST
+    if not manifest_path.is_file() or manifest_path.read_text(encoding="utf-8") != manifest:
+        (changed if manifest_path.is_file() else added).append(MANIFEST)
+    files.append(RenderedFile(MANIFEST, manifest))
+    return WritePlan(
+        out_dir,
+        tuple(files),
+        tuple(added),
+        tuple(changed),
+        tuple(removed),
+        tuple(unchanged),
+        tuple(diagnostics),
+    )
+
+
+def apply_write(plan: WritePlan, *, force: bool = False) -> None:
+    out_dir = plan.out_dir
+    _refuse_foreign_directory(out_dir, force)
+    pending = set(plan.added) | set(plan.changed)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for file in plan.files:
+            if file.path not in pending:
+                continue
+            target = out_dir / file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f".{target.name}.mcpgen-tmp")
+            temporary.write_text(file.content, encoding="utf-8", newline="\n")
+            staged.append((temporary, target))
+    except OSError as exc:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise DiagnosticError(
+            [error("W002", f"cannot write the output: {exc}", SourceRef(file=str(out_dir)))]
+        ) from None
+    # The manifest goes last: until it is replaced, the old one still describes what is on disk.
+    staged.sort(key=lambda pair: pair[1].name == MANIFEST)
+    for temporary, target in staged:
+        os.replace(temporary, target)
+    for path in plan.removed:
+        (out_dir / path).unlink(missing_ok=True)
+        _remove_empty_parents((out_dir / path).parent, out_dir)
+
+
+def _refuse_foreign_directory(out_dir: Path, force: bool) -> None:
+    if force or not out_dir.exists() or (out_dir / MANIFEST).is_file():
+        return
+    if not out_dir.is_dir() or any(out_dir.iterdir()):
+        raise DiagnosticError(
+            [
+                error(
+                    "W001",
+                    f"{out_dir} already exists and was not written by mcpgen; refusing to write into it",
+                    SourceRef(file=str(out_dir)),
+                    hint="choose a new or empty directory, or pass --force to write into it anyway",
+                )
+            ]
+        )
+
+
+def _read_manifest(out_dir: Path) -> dict[str, str]:
+    try:
+        data = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return dict(files) if isinstance(files, dict) else {}
+
+
+def _manifest_text(files: list[RenderedFile], generator: str) -> str:
+    entries = {
+        f.path: hashlib.sha256(f.content.encode("utf-8")).hexdigest()
+        for f in sorted(files, key=lambda f: f.path)
+        if f.ownership == "generated"
+    }
+    return json.dumps({"generator": generator, "files": entries}, indent=2) + "\n"
+
+
+def _remove_empty_parents(directory: Path, stop: Path) -> None:
+    while directory != stop and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
