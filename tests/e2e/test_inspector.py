@@ -1,4 +1,8 @@
-"""A client no one here wrote lists and calls the generated server: the MCP Inspector CLI (npm)."""
+"""A client no one here wrote lists and calls the generated server: the MCP Inspector CLI (npm).
+
+The Inspector is pinned in scripts/conformance/package.json (with the lock), installed by `npm ci` through
+scripts/conformance/node22.sh next to the Node 22 it runs on; scripts/test runs that first.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,34 @@ import json
 import os
 import shutil
 import subprocess
+from functools import cache
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.conftest import InstalledServer, server_env
+from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+NODE22 = ROOT / "scripts" / "conformance" / "node22.sh"
+
+
+@cache
+def _node22(what: str) -> Path:
+    """The pinned Node 22 binary ("") or Inspector entry ("--inspector"), installed on first use."""
+    completed = subprocess.run(["bash", str(NODE22), *([what] if what else [])],
+                               capture_output=True, text=True, timeout=900)  # fmt: skip
+    if completed.returncode != 0:
+        pytest.skip(f"scripts/conformance/node22.sh could not install Node 22 and the Inspector: "
+                    f"{completed.stderr.strip()[-500:]}")  # fmt: skip
+    return Path(completed.stdout.strip().splitlines()[-1])
 
 
 def _inspector(server: InstalledServer, env: dict[str, str], *method: str) -> dict:
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("npx is not installed")
-    command = [npx, "-y", INSPECTOR, "--cli", "--format", "json"]
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed (scripts/conformance/node22.sh needs it to install Node 22)")
+    command = [str(_node22("")), str(_node22("--inspector")), "--cli", "--format", "json"]
     for name, value in env.items():
         command += ["-e", f"{name}={value}"]
     command += [*server.command, *method]
