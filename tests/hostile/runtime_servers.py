@@ -58,9 +58,18 @@ def environment(out: Path, **values: str) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(out), **values}
 
 
-def example_env(example: str, out: Path, upstream: LoopbackUpstream, store: Path, **values: str) -> dict[str, str]:
-    return environment(out, **{BASE_URL_ENV[example]: upstream.base_url, CREDENTIAL_ENV[example]: SECRET,
-                               "MCP_STORE_URL": f"sqlite://{store}", **values})
+def example_env(
+    example: str, out: Path, upstream: LoopbackUpstream, store: Path, **values: str
+) -> dict[str, str]:
+    return environment(
+        out,
+        **{
+            BASE_URL_ENV[example]: upstream.base_url,
+            CREDENTIAL_ENV[example]: SECRET,
+            "MCP_STORE_URL": f"sqlite://{store}",
+            **values,
+        },
+    )
 
 
 @contextmanager
@@ -68,8 +77,9 @@ def http_process(package: str, env: dict[str, str], stderr: Path) -> Iterator[tu
     """The server as `python -m <package> --http` on a free port: its process (to kill) and MCP URL."""
     port = free_port()
     with stderr.open("ab") as log:
-        process = subprocess.Popen([*command(package), "--http", "--port", str(port)], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=log)
+        process = subprocess.Popen(
+            [*command(package), "--http", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=log
+        )
         try:
             wait_for_port(process, port, f"{package} over HTTP")
             yield process, f"http://127.0.0.1:{port}/mcp"
@@ -121,22 +131,36 @@ def has_traceback(text: str) -> bool:
     return bool(_TRACE.search(text))
 
 
-def raw_stdio_call(package: str, env: dict[str, str], name: str, arguments_json: str,
-                   timeout_s: float = 30.0) -> dict[str, Any]:
+def raw_stdio_call(
+    package: str, env: dict[str, str], name: str, arguments_json: str, timeout_s: float = 30.0
+) -> dict[str, Any]:
     """One tools/call whose arguments are JSON text as a client that is not the SDK may write it
     (`NaN`, `Infinity`, `1e400`): the official client turns NaN into null, so it cannot send them.
     Returns the JSON-RPC response to the call."""
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": {"name": "hostile-raw-client", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "hostile-raw-client", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ]
     text = "".join(json.dumps(line) + "\n" for line in lines)
-    text += ('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": %s, "arguments": %s}}\n'
-             % (json.dumps(name), arguments_json))
-    process = subprocess.Popen(command(package), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": "@"}}
+    text += json.dumps(call).replace('"@"', arguments_json) + "\n"
+    process = subprocess.Popen(
+        command(package),
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     answers: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [answers.put(line) for line in process.stdout], daemon=True)
     try:

@@ -64,12 +64,15 @@ def _store(kind: str, tmp_path: Path) -> Iterator[Store]:
         yield Store(f"sqlite://{tmp_path / 'previews.db'}")
 
 
-async def _preview_then_kill_mid_apply(ads_package: Path, upstream: AdsUpstream, env: dict[str, str],
-                                       tmp_path: Path) -> str:
+async def _preview_then_kill_mid_apply(
+    ads_package: Path, upstream: AdsUpstream, env: dict[str, str], tmp_path: Path
+) -> str:
     """A preview, then an apply whose PATCH the API receives and holds while the server is SIGKILLed."""
     with http_process("ads_mcp", env, tmp_path / "killed.log") as (process, url):
         async with Client(url) as client:
-            preview = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000})
+            preview = await client.call_tool(
+                PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000}
+            )
         assert not preview.is_error, result_text(preview)
         preview_id = preview.structured_content["preview_id"]
         upstream.fail_next(200, {"id": "cmp_003", "daily_budget": 120_000}, delay_s=SLOW_S)
@@ -100,8 +103,9 @@ def _outcome_unknown(text: str) -> None:
 
 
 @pytest.mark.parametrize("store_kind", ["sqlite", "redis"])
-async def test_an_apply_killed_mid_request_is_unknown_not_expired(ads_package: Path, tmp_path: Path,
-                                                                  store_kind: str) -> None:
+async def test_an_apply_killed_mid_request_is_unknown_not_expired(
+    ads_package: Path, tmp_path: Path, store_kind: str
+) -> None:
     """Today: an aged record says "expired; nothing was changed", a fresh one waits ~35 s first."""
     with AdsUpstream(token=SECRET) as upstream, _store(store_kind, tmp_path) as store:
         env = example_env("ads", ads_package, upstream, tmp_path / "unused.db", MCP_STORE_URL=store.url)
@@ -122,17 +126,21 @@ async def test_an_apply_killed_mid_request_is_unknown_not_expired(ads_package: P
 
 
 @pytest.mark.parametrize("store_kind", ["sqlite", "redis"])
-async def test_a_claim_older_than_any_apply_is_unknown_at_once(ads_package: Path, tmp_path: Path,
-                                                               store_kind: str) -> None:
+async def test_a_claim_older_than_any_apply_is_unknown_at_once(
+    ads_package: Path, tmp_path: Path, store_kind: str
+) -> None:
     """A claim whose owner this host cannot check (another replica's) counts as cut off once it is older
     than the longest an apply can take."""
     with AdsUpstream(token=SECRET) as upstream, _store(store_kind, tmp_path) as store:
         env = example_env("ads", ads_package, upstream, tmp_path / "unused.db", MCP_STORE_URL=store.url)
         async with stdio_client(command("ads_mcp"), env) as client:
-            preview = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000})
+            preview = await client.call_tool(
+                PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000}
+            )
             preview_id = preview.structured_content["preview_id"]
-            store.set_fields(preview_id, status="applying", claimed_at=time.time() - 3600,
-                             owner="another-replica 4242 0")
+            store.set_fields(
+                preview_id, status="applying", claimed_at=time.time() - 3600, owner="another-replica 4242 0"
+            )
             started = time.monotonic()
             stale = await client.call_tool(APPLY, {"preview_id": preview_id})
             waited_s = time.monotonic() - started
@@ -150,7 +158,9 @@ async def test_a_corrupted_record_is_a_result_and_frees_its_claim(ads_package: P
         env = example_env("ads", ads_package, upstream, tmp_path / "previews.db")
         stderr = tmp_path / "stderr.log"
         async with stdio_client(command("ads_mcp"), env, stderr_file=stderr) as client:
-            preview = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000})
+            preview = await client.call_tool(
+                PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000}
+            )
             preview_id = preview.structured_content["preview_id"]
             store.set_fields(preview_id, payload='{"arguments": {}}')
             broken = await client.call_tool(APPLY, {"preview_id": preview_id})

@@ -60,6 +60,11 @@ def _units_env(out: Path, upstream: ShippingUpstream) -> dict[str, str]:
     return environment(out, SHIP_BASE_URL=upstream.base_url, SHIP_API_KEY=SECRET)
 
 
+def _with_literal(arguments: dict[str, object], literal: str) -> str:
+    """The arguments as JSON text with the value "@" written as `literal` (which JSON cannot say)."""
+    return json.dumps(arguments).replace('"@"', literal)
+
+
 def _refused_as_argument(text: str, argument: str) -> None:
     assert argument in text and "(fix the input)" in text, text
     assert "finite" in text, text
@@ -97,9 +102,13 @@ def test_nan_and_infinity_never_reach_the_api(
     converting to grams, an unexpected error. A raw client is the only one that can send them:
     the official client writes NaN as null."""
     env = _units_env(units_package, units_upstream)
-    create = ('{"action": "create", "recipient": "Kim", "weight_kg": %s, "declared_value_usd": 1}' % literal)
-    value = ('{"action": "create", "recipient": "Kim", "weight_kg": 1, "declared_value_usd": %s}' % literal)
-    listing = '{"action": "list", "max_transit_s": %s}' % literal
+    create = _with_literal(
+        {"action": "create", "recipient": "Kim", "weight_kg": "@", "declared_value_usd": 1}, literal
+    )
+    value = _with_literal(
+        {"action": "create", "recipient": "Kim", "weight_kg": 1, "declared_value_usd": "@"}, literal
+    )
+    listing = _with_literal({"action": "list", "max_transit_s": "@"}, literal)
     for tool, arguments, argument in (
         ("ship_shipment_change", create, "weight_kg"),
         ("ship_shipment_change", value, "declared_value_usd"),
@@ -130,8 +139,9 @@ async def test_a_huge_integer_with_a_unit_is_refused_not_overflowed(
 def test_finite_large_numbers_still_work(units_package: Path, units_upstream: ShippingUpstream) -> None:
     """The refusal is about what no float holds, not about size: 1e300 s is a (silly) valid bound."""
     env = _units_env(units_package, units_upstream)
-    answer = raw_stdio_call("ship_mcp", env, "ship_shipments_find", json.dumps({"action": "list",
-                                                                                "max_transit_s": 1e300}))
+    answer = raw_stdio_call(
+        "ship_mcp", env, "ship_shipments_find", json.dumps({"action": "list", "max_transit_s": 1e300})
+    )
     assert "error" not in answer
     [request] = units_upstream.requests
     assert float(request.param("max_transit")) == pytest.approx(1e303)

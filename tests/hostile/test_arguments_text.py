@@ -96,7 +96,9 @@ def notes_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     work = tmp_path_factory.mktemp("hostile-notes")
     (work / "notes.openapi.yaml").write_text(NOTES_SPEC, encoding="utf-8")
     (work / "mapping.yaml").write_text(NOTES_MAPPING, encoding="utf-8")
-    return generate_from(work / "notes.openapi.yaml", work / "mapping.yaml", work / "out"), work / "notes.openapi.yaml"
+    return generate_from(
+        work / "notes.openapi.yaml", work / "mapping.yaml", work / "out"
+    ), work / "notes.openapi.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +130,9 @@ async def test_a_pattern_is_the_whole_value(deploy_package: Path, tmp_path: Path
                     {"action": "get", "deployment_id": "dep_١٠٤"},  # Arabic-Indic digits are not [0-9]
                 )
             ]
-            accepted = await client.call_tool("deploy_deployments_find", {"action": "get", "deployment_id": "dep_104"})
+            accepted = await client.call_tool(
+                "deploy_deployments_find", {"action": "get", "deployment_id": "dep_104"}
+            )
         for result, argument in zip(refused, ("deployment_id", "service", "deployment_id"), strict=True):
             assert result.is_error
             _fix_the_argument(result_text(result), argument)
@@ -136,10 +140,28 @@ async def test_a_pattern_is_the_whole_value(deploy_package: Path, tmp_path: Path
         assert [r.path for r in upstream.requests] == ["/deployments/dep_104"]
 
 
-COOKIES_REFUSED = ["abc; admin=true", "a,b", "two words", "tab\there", "nul\x00", "quote\"d", "back\\slash",
-                   "newline\n", "del\x7f", "caf\u00e9"]
-HEADERS_REFUSED = ["x\r\nX-Injected: 1", "line\nbreak", "carriage\rreturn", "nul\x00byte", "bell\x07",
-                   "del\x7f", "caf\u00e9", " padded"]
+COOKIES_REFUSED = [
+    "abc; admin=true",
+    "a,b",
+    "two words",
+    "tab\there",
+    "nul\x00",
+    'quote"d',
+    "back\\slash",
+    "newline\n",
+    "del\x7f",
+    "caf\u00e9",
+]
+HEADERS_REFUSED = [
+    "x\r\nX-Injected: 1",
+    "line\nbreak",
+    "carriage\rreturn",
+    "nul\x00byte",
+    "bell\x07",
+    "del\x7f",
+    "caf\u00e9",
+    " padded",
+]
 
 
 @pytest.mark.parametrize("action", ["get", "create"])
@@ -153,11 +175,21 @@ async def test_header_and_cookie_values_are_checked_before_sending(
     with SpecUpstream(spec, token_header="x-api-key") as upstream:
         env = environment(out, NOTES_BASE_URL=upstream.base_url, NOTES_API_KEY=SECRET)
         async with stdio_client(command("notes_mcp"), env) as client:
-            cookies = [await client.call_tool(NOTES_TOOL, {**base, "session_hint": v}) for v in COOKIES_REFUSED]
-            headers = [await client.call_tool(NOTES_TOOL, {**base, "x_trace_note": v}) for v in HEADERS_REFUSED]
+            cookies = [
+                await client.call_tool(NOTES_TOOL, {**base, "session_hint": v}) for v in COOKIES_REFUSED
+            ]
+            headers = [
+                await client.call_tool(NOTES_TOOL, {**base, "x_trace_note": v}) for v in HEADERS_REFUSED
+            ]
             assert upstream.requests == []
-            fine = await client.call_tool(NOTES_TOOL, {**base, "session_hint": "s42!#$%&'()*+-./:<=>?@[]^_`{|}~",
-                                                       "x_trace_note": "checking, with spaces; and\tpunctuation"})
+            fine = await client.call_tool(
+                NOTES_TOOL,
+                {
+                    **base,
+                    "session_hint": "s42!#$%&'()*+-./:<=>?@[]^_`{|}~",
+                    "x_trace_note": "checking, with spaces; and\tpunctuation",
+                },
+            )
     for result, value in zip(cookies, COOKIES_REFUSED, strict=True):
         assert result.is_error, value
         _fix_the_argument(result_text(result), "session_hint")
@@ -192,10 +224,18 @@ async def test_an_error_quotes_only_the_start_of_a_long_value(ads_package: Path,
                 )
             ]
             results.append(await client.call_tool("ads_budget_change_apply", {"preview_id": "p", long: 1}))
-            results.append(await client.call_tool("ads_campaign_change", {"action": "create", "name": "n",
-                                                                          "daily_budget_krw": 5000,
-                                                                          "objective": "traffic",
-                                                                          "start_date": long}))
+            results.append(
+                await client.call_tool(
+                    "ads_campaign_change",
+                    {
+                        "action": "create",
+                        "name": "n",
+                        "daily_budget_krw": 5000,
+                        "objective": "traffic",
+                        "start_date": long,
+                    },
+                )
+            )
         assert upstream.requests == []
     for result in results:
         text = result_text(result)
