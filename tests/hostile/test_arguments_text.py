@@ -236,7 +236,12 @@ async def test_an_error_quotes_only_the_start_of_a_long_value(ads_package: Path,
                     },
                 )
             )
+            many = await client.call_tool(
+                "ads_campaigns_find", {"action": "list", **{f"k{i}": i for i in range(5000)}}
+            )
         assert upstream.requests == []
+    assert many.is_error and "(4990 more problems not shown.)" in result_text(many)
+    assert len(result_text(many)) < 2_000
     for result in results:
         text = result_text(result)
         assert result.is_error and "(fix the input)" in text, text[:500]
