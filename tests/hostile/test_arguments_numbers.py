@@ -25,6 +25,7 @@ from tests.hostile.runtime_servers import (
 )
 from tests.support.mcp_client import result_text, stdio_client
 from tests.upstreams.ads import AdsUpstream
+from tests.upstreams.deploy import DeployUpstream
 from tests.upstreams.units import ShippingUpstream
 
 pytestmark = [pytest.mark.e2e]
@@ -145,3 +146,53 @@ def test_finite_large_numbers_still_work(units_package: Path, units_upstream: Sh
     assert "error" not in answer
     [request] = units_upstream.requests
     assert float(request.param("max_transit")) == pytest.approx(1e303)
+
+
+@pytest.fixture(scope="module")
+def deploy_discovery_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The deploy example with on-demand discovery: tools/list serves deploy_search_tools and
+    deploy_call_tool, which runs a catalog tool from `arguments_json` text."""
+    return generate(
+        "deploy",
+        tmp_path_factory.mktemp("hostile-discovery"),
+        lambda mapping: mapping.replace("server:\n", "server:\n  discovery: search_tools\n", 1),
+    )
+
+
+@pytest.mark.anyio
+async def test_the_discovery_tools_answer_hostile_text_with_results(
+    deploy_discovery_package: Path, tmp_path: Path
+) -> None:
+    """Today: arguments_json nested 100,000 deep raises RecursionError past the discovery path's
+    handler, a JSON-RPC "Internal server error"; NaN and 1e400 in it are JSON to Python."""
+    deep = "[" * 100_000 + "]" * 100_000
+    with DeployUpstream(key=SECRET) as upstream:
+        env = example_env("deploy", deploy_discovery_package, upstream, tmp_path / "p.db")
+        stderr = tmp_path / "stderr.log"
+        async with stdio_client(command("deploy_mcp"), env, stderr_file=stderr) as client:
+            nested = await client.call_tool(
+                "deploy_call_tool", {"tool": "deploy_deployments_find", "arguments_json": deep}
+            )
+            finite = [
+                await client.call_tool(
+                    "deploy_call_tool",
+                    {
+                        "tool": "deploy_deployments_find",
+                        "arguments_json": _with_literal(
+                            {"action": "list", "service": "checkout", "limit": "@"}, literal
+                        ),
+                    },
+                )
+                for literal in ("NaN", "1e400", "1" + "0" * 400)
+            ]
+            searched = await client.call_tool("deploy_search_tools", {"query": "x" * 100_000, "limit": HUGE})
+        assert upstream.requests == []
+    assert nested.is_error and "(needs a human)" in result_text(nested)
+    assert not has_traceback(result_text(nested)) and "RecursionError" in result_text(nested)
+    for result in finite:
+        assert result.is_error
+        _refused_as_argument(result_text(result), "limit")
+    assert searched.is_error and len(result_text(searched)) < 1000
+    log = stderr.read_text()
+    assert not has_traceback(log)
+    assert "deploy_call_tool -> unexpected RecursionError at " in log  # the type and where (E5)
