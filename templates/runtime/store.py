@@ -3,8 +3,8 @@
 SQLite by default: one file, nothing to set up. With `MCP_STORE_URL=redis://host:port/0` previews
 live in Redis, so several replicas of an HTTP server share them. `MCP_STORE_URL=sqlite:///path/file`
 names another SQLite file. Either way, claiming a preview for apply is one atomic step
-(pending -> applying), so one preview id causes at most one upstream change however many applies
-arrive at once.
+(pending -> applying, recording who claimed it and when), so one preview id causes at most one
+upstream change however many applies arrive at once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ RETAIN_S = 86_400.0
 
 # 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4).
 Status = Literal["pending", "applying", "done", "unknown"]
-Claim = Literal["claimed", "missing", "expired", "applying", "done", "unknown"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,13 +41,15 @@ class PreviewRecord:
     status: Status = "pending"
     result: dict[str, Any] | None = None  # the first apply's result
     error: str = ""  # the last failed apply's message
+    claimed_at: float = 0.0  # epoch seconds of the latest claim; 0 when never claimed
+    owner: str = ""  # who made that claim (preview.OWNER of its process)
 
 
 class PreviewStore(Protocol):
     async def signing_key(self) -> bytes: ...
     async def put(self, record: PreviewRecord) -> None: ...
     async def get(self, preview_id: str) -> PreviewRecord | None: ...
-    async def claim(self, preview_id: str, now: float) -> Claim: ...
+    async def claim(self, preview_id: str, now: float, owner: str) -> bool: ...
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None: ...
     async def release(
         self, preview_id: str, error: str, status: Status = "pending"
@@ -100,6 +101,7 @@ class SqliteStore:
         if not self._ready:
             # Idempotent, so two first calls at once are fine.
             connection.executescript(_SCHEMA)
+            _add_missing_columns(connection)
             self._ready = True
         return connection
 
@@ -151,7 +153,8 @@ class SqliteStore:
     async def get(self, preview_id: str) -> PreviewRecord | None:
         def work(db: sqlite3.Connection) -> PreviewRecord | None:
             row = db.execute(
-                "SELECT id, tool, subject, payload, expires_at, status, result, error FROM previews WHERE id = ?",
+                "SELECT id, tool, subject, payload, expires_at, status, result, error, claimed_at, owner "
+                "FROM previews WHERE id = ?",
                 (preview_id,),
             ).fetchone()
             if row is None:
@@ -165,27 +168,24 @@ class SqliteStore:
                 status=row[5],
                 result=json.loads(row[6]) if row[6] else None,
                 error=row[7],
+                claimed_at=row[8],
+                owner=row[9],
             )
 
         return await self._run(work)
 
-    async def claim(self, preview_id: str, now: float) -> Claim:
-        def work(db: sqlite3.Connection) -> Claim:
-            # One UPDATE guarded by status: exactly one caller sees rowcount 1.
-            claimed = db.execute(
-                "UPDATE previews SET status = 'applying' WHERE id = ? AND status = 'pending' AND expires_at > ?",
-                (preview_id, now),
-            ).rowcount
-            if claimed == 1:
-                return "claimed"
-            row = db.execute(
-                "SELECT status FROM previews WHERE id = ?", (preview_id,)
-            ).fetchone()
-            if row is None:
-                return "missing"
-            return "expired" if row[0] == "pending" else row[0]
-
-        return await self._run(work)
+    async def claim(self, preview_id: str, now: float, owner: str) -> bool:
+        # One UPDATE guarded by status: exactly one caller sees rowcount 1.
+        claimed = await self._run(
+            lambda db: (
+                db.execute(
+                    "UPDATE previews SET status = 'applying', claimed_at = ?, owner = ? "
+                    "WHERE id = ? AND status = 'pending' AND expires_at > ?",
+                    (now, owner, preview_id, now),
+                ).rowcount
+            )
+        )
+        return claimed == 1
 
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
         await self._run(
@@ -206,6 +206,17 @@ class SqliteStore:
         )
 
 
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    present = {row[1] for row in db.execute("PRAGMA table_info(previews)")}
+    for name, declaration in _ADDED_COLUMNS.items():
+        if name not in present:
+            try:
+                db.execute(f"ALTER TABLE previews ADD COLUMN {name} {declaration}")
+            except sqlite3.OperationalError as exc:  # another process added it just now
+                if "duplicate column" not in str(exc):
+                    raise
+
+
 _SCHEMA = """
 PRAGMA journal_mode = WAL;
 CREATE TABLE IF NOT EXISTS previews (
@@ -220,15 +231,18 @@ CREATE TABLE IF NOT EXISTS previews (
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Columns added after the first release: every file gets them here, older ones included.
+_ADDED_COLUMNS = {
+    "claimed_at": "REAL NOT NULL DEFAULT 0",
+    "owner": "TEXT NOT NULL DEFAULT ''",
+}
 
-# pending -> applying only when the preview has not expired; anything else reports the state it found.
+# pending -> applying only when the preview has not expired, recording when and by whom.
 _CLAIM_SCRIPT = """
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 'missing' end
-if status ~= 'pending' then return status end
-if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then return 'expired' end
-redis.call('HSET', KEYS[1], 'status', 'applying')
-return 'claimed'
+if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'applying', 'claimed_at', ARGV[1], 'owner', ARGV[2])
+return 1
 """
 
 # Only the apply holding the claim may finish or release it.
@@ -308,12 +322,15 @@ class RedisStore:
             status=found["status"],
             result=json.loads(found["result"]) if found.get("result") else None,
             error=found.get("error", ""),
+            claimed_at=float(found.get("claimed_at", 0)),
+            owner=found.get("owner", ""),
         )
 
-    async def claim(self, preview_id: str, now: float) -> Claim:
-        return await self._guarded(
-            self._claim(keys=[self._key(preview_id)], args=[repr(now)])
+    async def claim(self, preview_id: str, now: float, owner: str) -> bool:
+        claimed = await self._guarded(
+            self._claim(keys=[self._key(preview_id)], args=[repr(now), owner])
         )
+        return claimed == 1
 
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
         await self._guarded(

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import Recovery, ToolError
+from .errors import Recovery, ToolError, quoted
 
 META_KEY = "dev.mcpgen/discovery"
 LIMIT_DEFAULT = 5
@@ -89,7 +89,7 @@ class Discovery:
             or not 1 <= limit <= LIMIT_MAX
         ):
             raise ToolError(
-                f"limit must be a whole number from 1 to {LIMIT_MAX}; it was {limit!r}.",
+                f"limit must be a whole number from 1 to {LIMIT_MAX}; it was {quoted(limit)}.",
                 f"Call again with limit between 1 and {LIMIT_MAX}, or leave it out ({LIMIT_DEFAULT}).",
                 Recovery.FIX_INPUT,
             )
@@ -131,10 +131,10 @@ class Discovery:
         given = dict(arguments or {})
         name = given.get("tool")
         if not isinstance(name, str) or name not in self._by_name:
-            close = difflib.get_close_matches(str(name), list(self._by_name), n=3)
+            close = difflib.get_close_matches(str(name)[:100], list(self._by_name), n=3)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ToolError(
-                f"no tool {name!r} to run.{hint}",
+                f"no tool {quoted(name)} to run.{hint}",
                 "Find the tool first with the search tool, then pass its exact name.",
                 Recovery.FIX_INPUT,
             )

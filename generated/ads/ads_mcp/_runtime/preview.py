@@ -5,6 +5,11 @@ A preview id is `pv.<nonce>.<signature>`: the nonce is random (unguessable), the
 over the nonce, the tool and the caller (tamper-evident, and bound to whoever previewed it when the
 transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3).
 Guard rules (S2) are checked against the current value when the preview is made.
+
+An apply claims its preview in the store, with who holds the claim and since when. Whatever the
+claim's holder had not recorded when it stopped (a crash, a kill, a timeout) is an unknown outcome
+(E4), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
+may have made the change. A claim is waited for only while its holder may still be running it.
 """
 
 from __future__ import annotations
@@ -13,14 +18,16 @@ import base64
 import hashlib
 import hmac
 import math
+import os
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
-from .errors import Recovery, ToolError
+from .errors import Recovery, ToolError, quoted
 from .routing import Action, Guard, Preview, Tool
 from .store import PreviewRecord, PreviewStore, open_store
 
@@ -31,6 +38,11 @@ Execute = Callable[[Action, dict[str, Any], str], Awaitable[dict[str, Any]]]
 
 PREVIEW_ID_PATTERN = r"^pv\.[A-Za-z0-9_-]{20,64}\.[A-Za-z0-9_-]{16,64}$"
 _POLL_S = 0.05
+# Who holds a claim: host, pid, and a nonce for this run, so that a restarted server that got the
+# same pid (pid 1 in a container) tells its predecessor's claims from its own.
+_HOST = socket.gethostname()
+_RUN = secrets.token_hex(6)
+OWNER = f"{_HOST} {os.getpid()} {_RUN}"
 
 
 def preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
@@ -44,10 +56,10 @@ def preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str,
 
 
 class Previews:
-    def __init__(self, package: str, settle_timeout_s: float):
+    def __init__(self, package: str, apply_limit_s: float):
         self.package = package
-        # How long a concurrent apply waits for the one that holds the claim.
-        self.settle_timeout_s = settle_timeout_s
+        # How long an apply may hold its claim; an older claim counts as cut off.
+        self.apply_limit_s = apply_limit_s
         self._store: PreviewStore | None = None
 
     def store(self) -> PreviewStore:
@@ -107,39 +119,22 @@ class Previews:
                 tool,
                 "is not one this server issued to you: it is unknown, altered, or another caller's",
             )
-        claim = await store.claim(preview_id, time.time())
-        if claim == "claimed":
+        if await store.claim(preview_id, time.time(), OWNER):
             return await self._execute(tool, preview_id, subject, store, execute)
-        record = (
-            await self._settled(store, preview_id)
-            if claim == "applying"
-            else await store.get(preview_id)
-        )
+        record = await self._settled(store, await store.get(preview_id))
         if record is None or record.subject != subject or record.tool != tool.name:
             raise _unknown(tool, "is unknown to this server")
-        if record.status == "unknown":
-            raise ToolError(
-                f"an earlier apply of this preview_id got no answer in time ({record.error}), so whether "
-                "the change was made is unknown; this id is not sent again.",
-                "Check the current state with a read tool before anything else. If the change is not there, "
-                f"call {tool.name}_preview again and apply the new preview_id.",
-                Recovery.CHECK_OUTCOME,
-            )
         if record.status == "done" and record.result is not None:
             return record.result  # the first apply's result: one id, one effect (S1)
-        if claim == "expired" or record.expires_at <= time.time():
+        if record.status in ("applying", "unknown"):
+            raise _outcome_unknown(
+                tool, record
+            )  # expired or not: the API may have it (E4)
+        if record.expires_at <= time.time():
             raise ToolError(
                 f"preview_id expired at {_utc(record.expires_at)}; nothing was changed.",
                 f"Call {tool.name}_preview again to see the current values, then apply the new preview_id.",
                 Recovery.FIX_INPUT,
-            )
-        if record.status == "applying":
-            # Still claimed after the longest an apply can take: it was cut off, outcome unknown (E4).
-            raise ToolError(
-                "an earlier apply of this preview_id has not finished, so whether the change was made is unknown.",
-                "Check the current state with a read tool before anything else. If the change is not there, "
-                f"call {tool.name}_preview again and apply the new preview_id.",
-                Recovery.CHECK_OUTCOME,
             )
         raise ToolError(
             f"the apply of this preview that was running at the same time failed: {record.error}",
@@ -156,22 +151,23 @@ class Previews:
         store: PreviewStore,
         execute: Execute,
     ) -> dict[str, Any]:
-        record = await store.get(preview_id)
-        assert record is not None  # we hold its claim
-        if (
-            record.subject != subject or record.tool != tool.name
-        ):  # the signature says so too
-            await store.release(preview_id, "applied by another caller")
-            raise _unknown(tool, "is unknown to this server")
-        action = tool.action(record.payload["action"])
-        if action is None:  # the contract changed since the preview
-            await store.release(preview_id, "the action no longer exists")
-            raise _unknown(tool, "was made for an action this server no longer has")
+        try:
+            action, arguments, expires_at = _planned(
+                tool, await store.get(preview_id), subject
+            )
+        except BaseException as exc:
+            # Nothing was sent: the preview stays as it was, for the next apply.
+            why = (
+                exc.what
+                if isinstance(exc, ToolError)
+                else "its record could not be read"
+            )
+            with anyio.CancelScope(shield=True):
+                await store.release(preview_id, why)
+            raise
         try:
             # The same key on every apply of one preview: a retry after a timeout stays one change (E4).
-            result = await execute(
-                action, dict(record.payload["arguments"]), _idempotency_key(preview_id)
-            )
+            result = await execute(action, arguments, _idempotency_key(preview_id))
         except ToolError as exc:
             if exc.recovery is Recovery.CHECK_OUTCOME:
                 # It may have taken effect: this id is never sent again (E4).
@@ -182,31 +178,81 @@ class Previews:
                 raise
             await store.release(preview_id, exc.what)
             exc.how += (
-                f" The preview stays valid until {_utc(record.expires_at)}: apply the same preview_id "
+                f" The preview stays valid until {_utc(expires_at)}: apply the same preview_id "
                 "again once that is done."
             )
             raise
         except BaseException:
+            # Cut off mid-call (cancelled, or a failure of the server's own): the request may
+            # have reached the API, so it is never sent again (E4).
             with anyio.CancelScope(shield=True):
-                await store.release(preview_id, "the apply was interrupted")
+                await store.release(
+                    preview_id, "the apply was interrupted", status="unknown"
+                )
             raise
         await store.finish(preview_id, result)
         return result
 
     async def _settled(
-        self, store: PreviewStore, preview_id: str
+        self, store: PreviewStore, record: PreviewRecord | None
     ) -> PreviewRecord | None:
-        """Wait, bounded, for the apply holding the claim to finish or give it back."""
-        deadline = time.monotonic() + self.settle_timeout_s
-        while True:
-            record = await store.get(preview_id)
-            if (
-                record is None
-                or record.status != "applying"
-                or time.monotonic() >= deadline
-            ):
-                return record
+        """Wait while the apply holding the claim may still be running, then the record as it is."""
+        while (
+            record is not None
+            and record.status == "applying"
+            and time.time() < record.claimed_at + self.apply_limit_s
+            and not _owner_gone(record.owner)
+        ):
             await anyio.sleep(_POLL_S)
+            record = await store.get(record.id)
+        return record
+
+
+def _planned(
+    tool: Tool, record: PreviewRecord | None, subject: str
+) -> tuple[Action, dict[str, Any], float]:
+    """What a claimed preview sends, and when it expires; raises ToolError when it cannot be sent."""
+    if record is None or record.subject != subject or record.tool != tool.name:
+        raise _unknown(tool, "is unknown to this server")  # the signature says so too
+    action = tool.action(record.payload["action"])
+    if action is None:  # the contract changed since the preview
+        raise _unknown(tool, "was made for an action this server no longer has")
+    return action, dict(record.payload["arguments"]), record.expires_at
+
+
+def _owner_gone(owner: str) -> bool:
+    """True only when the process that holds a claim is known to have ended: it ran on this host
+    and its pid is not running, or it is this pid in an earlier run. Other hosts' claims age out."""
+    host, _, rest = owner.partition(" ")
+    pid, _, run = rest.partition(" ")
+    if host != _HOST or not pid.isdigit() or os.name != "posix":
+        return False
+    if int(pid) == os.getpid():
+        return run != _RUN
+    try:
+        os.kill(int(pid), 0)  # signal 0: asks whether the process exists, sends nothing
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists under another user, or cannot be asked
+        return False
+    return False
+
+
+def _outcome_unknown(tool: Tool, record: PreviewRecord) -> ToolError:
+    why = (
+        f"got no answer in time ({record.error})"
+        if record.status == "unknown"
+        else "was cut off before the API's answer was recorded (the server running it stopped, "
+        "or it is taking longer than an apply should)"
+    )
+    check = tool.actions[0].check_with or "a read tool"
+    return ToolError(
+        f"an earlier apply of this preview_id {why}, so whether the change was made is unknown; "
+        "this id is not sent again.",
+        f"Check the current state with {check} before anything else. If the change is not there, "
+        f"call {tool.name}_preview again and apply the new preview_id.",
+        Recovery.CHECK_OUTCOME,
+    )
 
 
 def _issue_id(key: bytes, tool: str, subject: str) -> str:
@@ -260,7 +306,7 @@ def _check_guard(
         return
     rise = "an increase from 0" if old == 0 else f"{(new - old) / old * 100:.0f}% above"
     raise ToolError(
-        f"{guard.arg} {new} is {rise} the current {old}; changes of more than "
+        f"{guard.arg} {quoted(new)} is {rise} the current {old}; changes of more than "
         f"+{guard.max_increase_pct:g}% need approval and are not made by this tool.",
         approval,
         Recovery.NEEDS_HUMAN,
@@ -297,11 +343,12 @@ def _impact(change: dict[str, Any]) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # a whole number past any float
+        return False
 
 
 def _utc(epoch: float) -> str:

@@ -6,6 +6,7 @@ import argparse
 import functools
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from .access import Access, Caller, ScopeCheck, current_caller, http_auth
 from .discovery import Discovery
-from .errors import Recovery, ToolError, unexpected
+from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
 from .info import server_info
 from .live import LiveContract
@@ -101,8 +102,11 @@ class Dispatcher:
             {name: tool.scopes for tool in tools for name in tool.served_names},
             enforced=enforce_access,
         )
+        # How long an apply may hold its claim before it counts as cut off: one exchange and a margin.
+        # One that resends with its idempotency key may run longer; until it ends, others report its
+        # outcome as unknown, and never send it again.
         self.previews = Previews(
-            config.package, settle_timeout_s=config.upstream.timeout_s + 5
+            config.package, apply_limit_s=config.upstream.timeout_s + 5
         )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
@@ -140,64 +144,64 @@ class Dispatcher:
     async def call(
         self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
     ) -> types.CallToolResult:
-        kind = self.discovery.meta.get(name)
-        if kind is not None:
-            try:
-                if kind == "search":
-                    visible = functools.partial(self.scopes.visible, caller=caller)
-                    return success_result(self.discovery.search(arguments, visible))
-                name, arguments = self.discovery.unwrap(arguments)
-            except ToolError as exc:
-                return error_result(exc, secrets=self._secrets())
+        """Every tool path runs inside this one guard: a ToolError is its result; anything the server
+        did not foresee is a result that names only the exception's type, and the log says where it
+        was raised (E1, E5). Only an unknown tool is a JSON-RPC error."""
+        started = time.monotonic()
+        action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
-            self.scopes.check(name, caller)  # every call, listed or not (P3)
+            result, outcome = await self._dispatch(name, arguments, caller)
         except ToolError as exc:
-            return error_result(exc)
+            result = error_result(exc, secrets=self._secrets())
+            outcome = f"error ({exc.recovery.name.lower()})"
+        except MCPError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug must still answer as a result, without internals
+            result = error_result(
+                unexpected(exc, name, action), secrets=self._secrets()
+            )
+            outcome = f"unexpected {type(exc).__name__} at {origin(exc)}"
+        shown = f" action={_loggable(action)}" if action is not None else ""
+        elapsed_ms = (time.monotonic() - started) * 1000
+        log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
+        return result
+
+    async def _dispatch(
+        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None
+    ) -> tuple[types.CallToolResult, str]:
+        """The call's result and how it went, for the log; raises ToolError."""
+        kind = self.discovery.meta.get(name)
+        if kind == "search":
+            visible = functools.partial(self.scopes.visible, caller=caller)
+            return success_result(self.discovery.search(arguments, visible)), "ok"
+        if kind is not None:
+            name, arguments = self.discovery.unwrap(arguments)
+        self.scopes.check(name, caller)  # every call, listed or not (P3)
         confirmed = self.confirmed.get(name)
         if confirmed is not None:
-            return await self._confirmed_call(name, confirmed, arguments, caller)
-        # A previewed tool is served only as its preview/apply pair: never straight by its own name.
-        split = any(t.name == name for t in self.confirmed.values())
+            answer = await self._confirmed_call(name, confirmed, arguments, caller)
+            return success_result(answer), "ok"
         config = self.config  # server_info is found and run like a catalog tool
         if config.server_info and name == f"{config.name}_server_info":
             info = await server_info(
                 config.name, config.version, config.upstream, self.client()
             )
-            return success_result(info)
+            return success_result(info), "ok"
+        # A previewed tool is served only as its preview/apply pair: never straight by its own name.
+        split = any(t.name == name for t in self.confirmed.values())
         validator = None if split else self.validators.get(name)
         if validator is None:
             # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-        started = time.monotonic()
-        action_name = (arguments or {}).get("action")
-        try:
-            action, values = validator.check(arguments)
-            values = await self.hooks.before(name, action.name, values)
-            answer, response = await self._run(name, action, values)
-            budget = Budget(
-                max_tokens=self.config.max_result_tokens,
-                tool=name,
-                action=action,
-                values=values,
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
-            result = success_result(answer, budget)
-            outcome = f"HTTP {response.status_code}"
-        except ToolError as exc:
-            result = error_result(exc, secrets=self._secrets())
-            outcome = f"error ({exc.recovery.name.lower()})"
-        except Exception as exc:  # noqa: BLE001 - a bug must still answer as a result, without internals (E1, E5)
-            result = error_result(
-                unexpected(exc, name, action_name), secrets=self._secrets()
-            )
-            outcome = f"unexpected {type(exc).__name__}"
-        log.info(
-            "%s action=%s -> %s in %.0f ms",
-            name,
-            action_name,
-            outcome,
-            (time.monotonic() - started) * 1000,
+        action, values = validator.check(arguments)
+        values = await self.hooks.before(name, action.name, values)
+        answer, response = await self._run(name, action, values)
+        budget = Budget(
+            max_tokens=config.max_result_tokens, tool=name, action=action, values=values
         )
-        return result
+        return success_result(answer, budget), f"HTTP {response.status_code}"
 
     async def _confirmed_call(
         self,
@@ -205,36 +209,22 @@ class Dispatcher:
         tool: Tool,
         arguments: dict[str, Any] | None,
         caller: Caller | None,
-    ) -> types.CallToolResult:
+    ) -> dict[str, Any]:
         """`<tool>_preview` or `<tool>_apply` (S1); the preview is bound to the caller (S3)."""
-        started = time.monotonic()
         subject = caller.subject if caller is not None else ""
-        try:
-            if name.endswith("_preview"):
-                action = tool.actions[0]
-                _, values = self.validators[tool.name].check(
-                    {**(arguments or {}), "action": action.name}
-                )
-                values = await self.hooks.before(tool.name, action.name, values)
-                answer = await self.previews.preview(tool, values, subject, self._read)
-            else:
-                answer = await self.previews.apply(
-                    tool,
-                    _preview_id(name, arguments),
-                    subject,
-                    lambda action, values, key: self._execute(
-                        tool, action, values, key
-                    ),
-                )
-            result = success_result(answer)
-            outcome = "ok"
-        except ToolError as exc:
-            result = error_result(exc, secrets=self._secrets())
-            outcome = f"error ({exc.recovery.name.lower()})"
-        log.info(
-            "%s -> %s in %.0f ms", name, outcome, (time.monotonic() - started) * 1000
+        if name.endswith("_preview"):
+            action = tool.actions[0]
+            _, values = self.validators[tool.name].check(
+                {**(arguments or {}), "action": action.name}
+            )
+            values = await self.hooks.before(tool.name, action.name, values)
+            return await self.previews.preview(tool, values, subject, self._read)
+        return await self.previews.apply(
+            tool,
+            _preview_id(name, arguments),
+            subject,
+            lambda action, values, key: self._execute(tool, action, values, key),
         )
-        return result
 
     async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
         upstream = self.config.upstream
@@ -268,6 +258,13 @@ class Dispatcher:
         return (secret,) if secret else ()
 
 
+def _loggable(value: Any) -> str:
+    """A name as it is when it is a plain name; anything else quoted and cut short (no log injection)."""
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", value):
+        return value
+    return quoted(value)
+
+
 def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
     if tool.preview is not None:
         return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
@@ -277,9 +274,12 @@ def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
 def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
     extra = sorted(set(arguments or {}) - {"preview_id"})
     if extra or not (arguments or {}).get("preview_id"):
+        got = ", ".join(_loggable(key) for key in extra[:5]) + (
+            ", ..." if extra[5:] else ""
+        )
         raise ToolError(
             f"{name} takes only preview_id"
-            + (f"; it got {', '.join(extra)}." if extra else ", and it is missing."),
+            + (f"; it got {got}." if extra else ", and it is missing."),
             f"Pass the preview_id that {name.removesuffix('_apply')}_preview returned, and nothing else.",
             Recovery.FIX_INPUT,
         )

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import enum
+import json
+import traceback
+from pathlib import Path
 from typing import Any
+
+# The most of one value an error message repeats: enough to find the mistake, never megabytes (E2).
+MAX_QUOTED = 200
+# The generated package: frames in it are named relative to it, others by file name only.
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 class Recovery(enum.Enum):
@@ -27,11 +35,40 @@ class ToolError(Exception):
         return f"Error: {self.what}\nNext step ({self.recovery.value}): {self.how}"
 
 
+def quoted(value: Any) -> str:
+    """A value from the agent as JSON, cut after MAX_QUOTED characters with its full length said."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= MAX_QUOTED:
+        return text
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:MAX_QUOTED]}... ({size} characters in all)"
+
+
 def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
     """A failure the server did not foresee, named by its type only: no trace, no values (E5)."""
+    during = f" while running action {quoted(action)}" if action is not None else ""
     return ToolError(
-        f"{tool} failed unexpectedly while running action {action!r} ({type(exc).__name__}).",
-        "This needs a human: tell the user; the server's log (stderr) shows when it happened. "
+        f"{tool} failed unexpectedly{during} ({type(exc).__name__}).",
+        "This needs a human: tell the user; the server's log (stderr) shows when and where it happened. "
         "Calling again will likely fail the same way.",
         Recovery.NEEDS_HUMAN,
     )
+
+
+def origin(exc: BaseException) -> str:
+    """Where an exception was raised, for the log: `file:line` of the innermost frame and of the
+    innermost one in this package. Never its message, which may hold values or secrets (E5)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "an unknown place"
+    own = [f for f in frames if Path(f.filename).resolve().is_relative_to(_PACKAGE)]
+    where = _place(frames[-1])
+    if own and own[-1] is not frames[-1]:
+        where += f", called from {_place(own[-1])}"
+    return where
+
+
+def _place(frame: traceback.FrameSummary) -> str:
+    path = Path(frame.filename).resolve()
+    shown = path.relative_to(_PACKAGE) if path.is_relative_to(_PACKAGE) else path.name
+    return f"{Path(shown).as_posix()}:{frame.lineno}"

@@ -11,12 +11,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
-import traceback
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .errors import Recovery, ToolError
+from .errors import Recovery, ToolError, origin
 
 log = logging.getLogger("mcp_server")
 
@@ -59,18 +57,9 @@ class Hooks:
                 returned = await returned
         except ToolError:
             raise
-        except (
-            Exception
-        ) as exc:  # the author's code: any failure becomes a result, not a crash (E1)
-            # Type and line only: the message may carry argument values or secrets (E5).
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            log.error(
-                "hooks.%s raised %s at %s:%d",
-                name,
-                type(exc).__name__,
-                Path(last.filename).name,
-                last.lineno,
-            )
+        except Exception as exc:  # noqa: BLE001 - the author's code: a failure is a result (E1)
+            # Type and place only: the message may carry argument values or secrets (E5).
+            log.error("hooks.%s raised %s at %s", name, type(exc).__name__, origin(exc))
             raise _broken(name, f"raised {type(exc).__name__}") from None
         if not isinstance(returned, dict):
             raise _broken(name, f"returned {type(returned).__name__}, not a dict")

@@ -2,12 +2,19 @@
 
 The inputSchema a client sees is a flat union of every action's parameters; which of them an action
 needs is only knowable here, so each message names the action and what it needs.
+
+Arguments come from an agent nobody vouches for, so beyond the schema: numbers must be finite (no
+NaN, no infinity, no whole number past what a float holds), a pattern must match the whole value,
+header and cookie values must be ones HTTP can carry as a single value, and a message repeats at
+most the start of a bad value.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import math
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -15,8 +22,12 @@ from typing import Any
 
 import jsonschema
 
-from .errors import Recovery, ToolError
-from .routing import Action, Tool
+from .errors import MAX_QUOTED, Recovery, ToolError, quoted
+from .routing import Action, Param, Tool
+
+# Deeper than any argument of a flat schema (T6); deeper still would exhaust the validator's stack.
+MAX_DEPTH = 32
+MAX_PROBLEMS = 10  # listed in one message; an agent fixes the first ones first anyway
 
 
 class ToolValidator:
@@ -26,7 +37,7 @@ class ToolValidator:
         self.tool = tool
         self.properties: Mapping[str, Any] = input_schema.get("properties", {})
         self._validators = {
-            name: jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
+            name: _Validator(schema, format_checker=_FORMATS)
             for name, schema in self.properties.items()
             if name != "action"
         }
@@ -44,6 +55,9 @@ class ToolValidator:
             + self._missing(given, action)
         )
         problems += self._invalid(given, action)
+        if len(problems) > MAX_PROBLEMS:
+            rest = len(problems) - MAX_PROBLEMS
+            problems = [*problems[:MAX_PROBLEMS], f"({rest} more problems not shown.)"]
         if problems:
             raise ToolError(
                 f"invalid arguments for {self.tool.name} action '{action.name}': "
@@ -67,7 +81,7 @@ class ToolValidator:
         action = self.tool.action(name) if isinstance(name, str) else None
         if action is None:
             raise ToolError(
-                f"{self.tool.name} has no action {json.dumps(name)}.",
+                f"{self.tool.name} has no action {quoted(name)}.",
                 f"Pass action as one of: {choices}.",
                 Recovery.FIX_INPUT,
             )
@@ -80,7 +94,7 @@ class ToolValidator:
                 close = difflib.get_close_matches(name, list(self.properties), n=1)
                 hint = f" Did you mean '{close[0]}'?" if close else ""
                 problems.append(
-                    f"'{name}' is not a parameter of {self.tool.name}.{hint}"
+                    f"{_named(name)} is not a parameter of {self.tool.name}.{hint}"
                 )
         return problems
 
@@ -108,17 +122,27 @@ class ToolValidator:
 
     def _invalid(self, given: Mapping[str, Any], action: Action) -> list[str]:
         problems = []
+        params = {p.arg: p for p in action.params}
         for name, value in given.items():
             validator = self._validators.get(name)
             if validator is None or name not in action.arg_names:
                 continue
-            for problem in sorted(
-                validator.iter_errors(value), key=lambda e: list(map(str, e.path))
-            ):
-                where = name + "".join(
-                    f"[{json.dumps(p)}]" for p in problem.absolute_path
+            # Before the schema, whose checks cannot compare NaN nor quote every number.
+            unbounded = _not_finite(value)
+            if unbounded:
+                problems.append(f"{name}: {unbounded}")
+                continue
+            own = [
+                name
+                + "".join(f"[{quoted(p)}]" for p in problem.absolute_path)
+                + f": {_explain(problem)}"
+                for problem in sorted(
+                    validator.iter_errors(value), key=lambda e: list(map(str, e.path))
                 )
-                problems.append(f"{where}: {_explain(problem)}")
+            ]
+            if not own and name in params:
+                own = _unsendable(params[name], value)
+            problems += own
         return problems
 
     def _type_of(self, name: str) -> str:
@@ -135,7 +159,8 @@ class ToolValidator:
 # package, so this one is always on.
 _FORMATS = jsonschema.FormatChecker()
 _DATE_TIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})",
+    re.ASCII,
 )
 _FORMAT_EXAMPLES = {
     "date-time": "an ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 "
@@ -144,11 +169,45 @@ _FORMAT_EXAMPLES = {
 }
 
 
+def _within_bits(bits: int, value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True  # the type check speaks for other values
+    return -(2**bits) <= value <= 2**bits - 1
+
+
+# OpenAPI's integer formats: a value past them would overflow the API's own integer type.
+for _format, _bits in {"int32": 31, "int64": 63}.items():
+    _FORMAT_EXAMPLES[_format] = f"a whole number from {-(2**_bits)} to {2**_bits - 1}"
+    _FORMATS.checks(_format)(functools.partial(_within_bits, _bits))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    # ASCII: \d and \w mean what they mean in the JavaScript regexes JSON Schema is written for.
+    return re.compile(pattern, re.ASCII)
+
+
+def _whole_pattern(
+    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """`pattern` against the whole value, as a reader of the contract takes it: Python's `$` also
+    matches before a final newline, so `re.search` would let "dep_1\\n" pass `^dep_[0-9]+$`."""
+    if validator.is_type(instance, "string") and not _compiled(pattern).fullmatch(
+        instance
+    ):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
+)
+
+
 @_FORMATS.checks("date-time", raises=ValueError)
 def _is_date_time(value: object) -> bool:
     if not isinstance(value, str):
         return True  # the type check speaks for other values
-    found = _DATE_TIME.match(value)
+    found = _DATE_TIME.fullmatch(value)
     if not found:
         return False
     # A real calendar date and clock time: drop the fraction, spell the offset out, parse.
@@ -161,18 +220,108 @@ def _is_date_time(value: object) -> bool:
 def _is_date(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)) and bool(
+    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value, re.ASCII)) and bool(
         date.fromisoformat(value)
     )
 
 
 def _explain(problem: jsonschema.ValidationError) -> str:
-    """jsonschema's message, with what to write instead where it has nothing to say (E2)."""
-    expected = (
-        _FORMAT_EXAMPLES.get(problem.validator_value)
-        if problem.validator == "format"
-        else None
-    )
+    """jsonschema's message, with what to write instead where it has nothing to say (E2), and the
+    agent's value cut short where it is long."""
+    kind, bound, value = problem.validator, problem.validator_value, problem.instance
+    expected = _FORMAT_EXAMPLES.get(bound) if kind == "format" else None
     if expected:
-        return f"{json.dumps(problem.instance)} is not {expected}."
-    return f"{problem.message}."
+        return f"{quoted(value)} is not {expected}."
+    if kind in _SIZES and isinstance(value, str | list):
+        unit, most = _SIZES[kind]
+        return f"{quoted(value)} has {len(value)} {unit}; {most} {bound} are allowed."
+    said, shown = problem.message, repr(value)
+    if len(shown) > MAX_QUOTED and said.startswith(shown):
+        said = quoted(value) + said[len(shown) :]
+    return (
+        said if len(said) <= 2 * MAX_QUOTED else said[: 2 * MAX_QUOTED] + "..."
+    ) + "."
+
+
+_SIZES = {
+    "maxLength": ("characters", "at most"),
+    "minLength": ("characters", "at least"),
+    "maxItems": ("items", "at most"),
+    "minItems": ("items", "at least"),
+}
+
+
+def _named(name: str) -> str:
+    return f"'{name}'" if len(name) <= 64 and name.isprintable() else quoted(name)
+
+
+def _not_finite(value: Any) -> str | None:
+    """Why a value holds a number no API can read, or nests past MAX_DEPTH; None when it is fine.
+    JSON has no NaN or Infinity, and a float holds up to about 1.8e308 (finite numbers only)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nests deeper than {MAX_DEPTH} levels; send a flatter value."
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{quoted(item)} is not a finite number; send a number such as 1.5."
+        if isinstance(item, int) and not isinstance(item, bool) and _beyond_float(item):
+            return (
+                f"a whole number of {len(str(abs(item)))} digits is larger than any finite "
+                "number the API can read (about 1.8e308 at most); send a smaller number."
+            )
+        if isinstance(item, dict | list):
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def _beyond_float(number: int) -> bool:
+    try:
+        float(number)
+    except OverflowError:
+        return True
+    return False
+
+
+# What HTTP carries as one header value (RFC 9110: visible ASCII, spaces and tabs between) and as
+# one cookie value (RFC 6265 cookie-octets: no spaces, '"', ',', ';' or '\\'). Anything else would
+# be refused mid-send, or split into a second header or cookie the agent never meant.
+_HEADER_CHAR = re.compile(r"[\x20-\x7e\t]")
+_HEADER_VALUE = re.compile(r"([\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?)?")
+_COOKIE_CHAR = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]")
+_WIRE_RULES = {
+    "header": (
+        _HEADER_VALUE,
+        _HEADER_CHAR,
+        "an HTTP header value, which takes visible ASCII characters with spaces or tabs "
+        "between them",
+    ),
+    "cookie": (
+        re.compile(_COOKIE_CHAR.pattern + "*"),
+        _COOKIE_CHAR,
+        "a cookie value, which takes visible ASCII characters other than double quote, comma, "
+        "semicolon and backslash, and no spaces",
+    ),
+}
+
+
+def _unsendable(param: Param, value: Any) -> list[str]:
+    """Checked here, before any request is built, so a refusal is an argument to fix, never an
+    upstream outcome to check."""
+    rules = _WIRE_RULES.get(param.at)
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if rules is None or rules[0].fullmatch(text):
+        return []
+    _, char, what = rules
+    bad = next(
+        (
+            f"character {i + 1} is U+{ord(c):04X}"
+            for i, c in enumerate(text)
+            if not char.fullmatch(c)
+        ),
+        "it starts or ends with a space or tab",
+    )
+    return [
+        f"{param.arg}: {quoted(text)} cannot be sent as {what}: {bad}. Nothing was sent."
+    ]
