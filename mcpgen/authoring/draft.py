@@ -18,6 +18,17 @@ from typing import Any
 
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
+
+# The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
+from mcpgen.build.results import (
+    _CURSOR_PARAMS,
+    _LIMIT_PARAMS,
+    _PAGE_PARAMS,
+    CURSOR_ARG,
+    FORMAT_ARG,
+    LIMIT_ARG,
+    PAGE_ARG,
+)
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
@@ -708,16 +719,30 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
     """Renames for units (T5) and for the clashes the build rejects (M205 reserved, M206, M207)."""
     params = info.params
     wire_counts = Counter(p.wire_name for p in params)
-    taken: set[str] = set()
+    roles = _paging_roles(info)
+    # A paging parameter is called page, limit or cursor once the build pages the list, and keeps its
+    # own name otherwise: both names stay free for it.
+    taken: set[str] = {n for (wire, _), owned in roles.items() for n in (owned, snake_case(wire))}
+    owned_names = _SERVER_OWNED if info.op.method in READ_METHODS else frozenset()
     out: list[DraftParam] = []
     for param in params:
         base = snake_case(param.wire_name)
+        role = roles.get((param.wire_name, param.location))
+        if role is not None:  # named by the build, not by the draft
+            tool_types.setdefault(role, json_type_of(param.schema))
+            continue
         name, why = base, ""
         hint = stated_unit(param.schema, param.description, info.units.get((param.wire_name, param.location)))
         if hint is not None and not carries(name, hint.unit):
             name, why = with_unit(name, hint.unit), f"unit in the name (T5): the spec says {hint.evidence}"
         if name in RESERVED_ARGS:
             name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
+        if name in owned_names:
+            where = "body" if param.location == "body_whole" else param.location
+            name, why = (
+                f"{where}_{name}",
+                f"'{name}' is the server's own paging or response_format argument (M217)",
+            )
         if name in taken:
             where = "body" if param.location == "body_whole" else param.location
             name, why = f"{where}_{name}", f"another parameter of this operation is also '{name}' (M206)"
@@ -736,6 +761,26 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
         if name != base:
             out.append(DraftParam(key=_param_key(param, wire_counts), name=name, why=why or "renamed"))
     return out
+
+
+# The arguments the build gives every read action (response_format) and its paging (M217).
+_SERVER_OWNED = frozenset({FORMAT_ARG, PAGE_ARG, LIMIT_ARG, CURSOR_ARG})
+# The build's names for each paging role, most common first, and what it calls the chosen one.
+_ROLES = ((_PAGE_PARAMS, PAGE_ARG), (_LIMIT_PARAMS, LIMIT_ARG), (_CURSOR_PARAMS, CURSOR_ARG))
+
+
+def _paging_roles(info: _OpInfo) -> dict[tuple[str, str], str]:
+    """For a read: the query parameters the build may rename for paging, each with its paging name.
+    The build picks the first of its candidate names the operation has, as this does."""
+    if info.op.method not in READ_METHODS:
+        return {}
+    query = {p.wire_name for p in info.params if p.location == "query"}
+    roles = {}
+    for candidates, owned in _ROLES:
+        chosen = next((name for name in candidates if name in query), None)
+        if chosen is not None:
+            roles[(chosen, "query")] = owned
+    return roles
 
 
 _TYPE_WORDS = {

@@ -7,6 +7,7 @@ uses keeps its JSON pointer and line for diagnostics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
-from mcpgen.load.sources import Document, join_pointer, load_document
+from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -64,9 +65,12 @@ class Spec:
         return components.get("securitySchemes") or {}
 
 
-def load_spec(path: Path, display_path: str | None = None) -> Spec:
-    """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used."""
-    document = load_document(path, display_path)
+def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()) -> Spec:
+    """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used.
+
+    `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
+    """
+    document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
         raise DiagnosticError([error("S001", "an OpenAPI document must be a mapping", document.locate(""))])
@@ -79,7 +83,7 @@ def load_spec(path: Path, display_path: str | None = None) -> Spec:
         model.model_validate(data)
     except pydantic.ValidationError as exc:
         raise DiagnosticError(_validation_diagnostics(exc, document)) from None
-    resolver = RefResolver(document)
+    resolver = RefResolver(document, roots=ref_roots)
     info = data.get("info") or {}
     return Spec(
         document=document,
@@ -202,9 +206,9 @@ def find_operation(spec: Spec, reference: str) -> Operation | None:
 
 
 def load_spec_or_diagnostics(
-    path: Path, display_path: str | None = None
+    path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()
 ) -> tuple[Spec | None, list[Diagnostic]]:
     try:
-        return load_spec(path, display_path), []
+        return load_spec(path, display_path, ref_roots=ref_roots), []
     except DiagnosticError as exc:
         return None, list(exc.diagnostics)

@@ -60,7 +60,7 @@ def test_a_lone_surrogate_is_located_not_a_crash_on_write(tmp_path: Path) -> Non
 
     found = LOCATED.search(stderr)
     assert found and found["code"] == "F010" and "/info/description" in stderr, stderr
-    assert found["line"] == "5"
+    assert found["line"] == "6"  # the line of "description" in the indented JSON
 
 
 def test_a_deeply_nested_spec_is_refused(tmp_path: Path) -> None:
