@@ -8,7 +8,7 @@ uses keeps its JSON pointer and line for diagnostics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,15 @@ class Spec:
     description: str
     servers: tuple[str, ...]
     operations: tuple[Operation, ...]  # in document order
+    # find_operation's lookups: 'METHOD /path' and operationId (the first operation holding it).
+    _by_reference: dict[str, Operation] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for operation in reversed(self.operations):  # reversed: the first one with an id wins
+            self._by_reference[operation.key] = operation
+        for operation in reversed(self.operations):
+            if isinstance(operation.operation_id, str):
+                self._by_reference[f"#{operation.operation_id}"] = operation
 
     def security_schemes(self) -> dict[str, Any]:
         components = self.document.data.get("components") or {}
@@ -200,9 +209,8 @@ def find_operation(spec: Spec, reference: str) -> Operation | None:
     """An operation by operationId, or by 'METHOD /path' (method in any case)."""
     method, _, path = reference.strip().partition(" ")
     if path.startswith("/"):
-        wanted = f"{method.upper()} {path.strip()}"
-        return next((op for op in spec.operations if op.key == wanted), None)
-    return next((op for op in spec.operations if op.operation_id == reference), None)
+        return spec._by_reference.get(f"{method.upper()} {path.strip()}")
+    return spec._by_reference.get(f"#{reference}")
 
 
 def load_spec_or_diagnostics(
