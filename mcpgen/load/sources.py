@@ -192,7 +192,7 @@ def _load_json(text: str, path: Path, shown: str) -> Document:
     except RecursionError:
         raise DiagnosticError([_too_deep(_at_offset(shown, text, _json_depth_offset(text)))]) from None
     except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
-        raise DiagnosticError([_long_number(shown, text)]) from None
+        raise DiagnosticError([_long_number("F003", shown, text)]) from None
     document = Document(display_path=shown, path=path, text=text, data=data)
     # A lone surrogate can only come from a `\ud800`-style escape: look for one only then.
     _check_values(document, strings=_ESCAPED_SURROGATE.search(text) is not None)
@@ -244,7 +244,7 @@ def _load_yaml(text: str, path: Path, shown: str) -> Document:
     except yaml.YAMLError as exc:
         raise DiagnosticError([error("F004", f"invalid YAML: {exc}", SourceRef(file=shown))]) from None
     except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
-        raise DiagnosticError([_long_number(shown, text)]) from None
+        raise DiagnosticError([_long_number("F004", shown, text)]) from None
     finally:
         loader.dispose()
     if duplicates:
@@ -376,10 +376,10 @@ def _too_deep(source: SourceRef) -> Diagnostic:
     )
 
 
-def _long_number(shown: str, text: str) -> Diagnostic:
+def _long_number(code: str, shown: str, text: str) -> Diagnostic:
     found = re.search(r"\d{4000,}", text)
     return error(
-        "F003",
+        code,
         "a number here has thousands of digits, more than mcpgen reads",
         _at_offset(shown, text, found.start()) if found else SourceRef(file=shown),
         hint="write it as a string if it must be kept",

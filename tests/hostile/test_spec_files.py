@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.venvs import run_mcpgen
 
 LOCATED = re.compile(
@@ -131,3 +133,25 @@ def test_init_refuses_the_same_files(tmp_path: Path) -> None:
 
     assert "error[F010]" in refused(completed)
     assert not (tmp_path / "m.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    "info,code,column",
+    [
+        ('{title: t, version: "1", description: !!binary aGVsbG8=}', "F004", 45),
+        ('{title: t, version: "1", x-n: .nan}', "F012", 32),
+        ('&i {title: t, version: "1", <<: *i}', "F009", 35),
+        ('{title: t, version: "1", x-n: ' + "9" * 5000 + "}", "F004", 37),
+    ],
+    ids=["binary-tag", "nan", "merge-into-itself", "five-thousand-digits"],
+)
+def test_yaml_values_no_generated_file_can_hold_are_located(
+    tmp_path: Path, info: str, code: str, column: int
+) -> None:
+    spec = tmp_path / "api.openapi.yaml"
+    spec.write_text(f"openapi: 3.0.3\ninfo: {info}\npaths: {{}}\n", encoding="utf-8")
+
+    stderr = refused(check(tmp_path, spec))
+
+    found = LOCATED.search(stderr)
+    assert found and (found["code"], found["line"], found["column"]) == (code, "2", str(column)), stderr
