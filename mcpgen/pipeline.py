@@ -1,19 +1,28 @@
-"""The generator as one call: spec + mapping -> rendered files and diagnostics. Nothing is written here."""
+"""The generator as one call: spec + mapping -> rendered files and diagnostics. Nothing is written here.
+
+Every generated .py file is compiled before the files are handed on: a module that does not compile
+is an internal error naming the file, and the write stage never sees the files.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen.build.contract import contract
 from mcpgen.build.server import build_server
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, has_errors
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, has_errors
 from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
 from mcpgen.load.openapi import Spec, load_spec
 from mcpgen.profiles import Profile
-from mcpgen.render.package import render_server
+from mcpgen.render.package import RenderError, render_server
+
+BUG_HINT = (
+    "this is a bug in mcpgen, not in your files: please report it with the spec and mapping that caused it"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,12 +38,17 @@ class GenerationResult:
         return self.server is not None and not has_errors(self.diagnostics)
 
 
-def load_inputs(spec_path: Path, mapping_path: Path) -> tuple[Spec | None, Mapping | None, list[Diagnostic]]:
-    """Both inputs, with every problem of each (a broken mapping does not hide a broken spec)."""
+def load_inputs(
+    spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Path] = ()
+) -> tuple[Spec | None, Mapping | None, list[Diagnostic]]:
+    """Both inputs, with every problem of each (a broken mapping does not hide a broken spec).
+
+    The spec's `$ref`s may read files under its own directory and under `ref_roots` only.
+    """
     diagnostics: list[Diagnostic] = []
     spec = mapping = None
     try:
-        spec = load_spec(spec_path, display_path=str(spec_path))
+        spec = load_spec(spec_path, display_path=str(spec_path), ref_roots=ref_roots)
     except DiagnosticError as exc:
         diagnostics += exc.diagnostics
     try:
@@ -44,8 +58,14 @@ def load_inputs(spec_path: Path, mapping_path: Path) -> tuple[Spec | None, Mappi
     return spec, mapping, diagnostics
 
 
-def generate(spec_path: Path, mapping_path: Path, profile: Profile | None = None) -> GenerationResult:
-    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path)
+def generate(
+    spec_path: Path,
+    mapping_path: Path,
+    profile: Profile | None = None,
+    *,
+    ref_roots: Sequence[Path] = (),
+) -> GenerationResult:
+    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
     try:
@@ -53,7 +73,7 @@ def generate(spec_path: Path, mapping_path: Path, profile: Profile | None = None
             spec,
             mapping,
             spec_file=_header_path(spec_path, mapping_path),
-            mapping_file=mapping_path.name,
+            mapping_file=_shown_name(mapping_path.name),
         )
     except DiagnosticError as exc:  # an unresolvable $ref met while building
         return GenerationResult(None, (), tuple(diagnostics + list(exc.diagnostics)), spec)
@@ -61,11 +81,52 @@ def generate(spec_path: Path, mapping_path: Path, profile: Profile | None = None
     if built.server is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
     served = contract(built.server, profile)
-    files = render_server(built.server, served, api_title=spec.title, profiled=profile is not None)
+    try:
+        files = render_server(built.server, served, api_title=spec.title, profiled=profile is not None)
+    except RenderError as exc:
+        problem = error(
+            "G001", f"internal error: {exc.path} could not be rendered: {exc.reason}", hint=BUG_HINT
+        )
+        return GenerationResult(built.server, (), (*diagnostics, problem), spec, mapping)
+    problems = compile_problems(files)
+    if problems:
+        return GenerationResult(built.server, (), (*diagnostics, *problems), spec, mapping)
     return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
+
+
+def compile_problems(files: Iterable[RenderedFile]) -> list[Diagnostic]:
+    """An internal error for each generated .py file Python would refuse to compile."""
+    problems = []
+    for file in files:
+        if not file.path.endswith(".py"):
+            continue
+        try:
+            compile(file.content, file.path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:  # ValueError: a NUL character, before Python 3.12
+            line = getattr(exc, "lineno", None)
+            where = f"line {line}: " if line else ""
+            reason = getattr(exc, "msg", None) or str(exc)
+            problems.append(
+                error(
+                    "G002",
+                    f"internal error: the generated {file.path} does not compile ({where}{reason})",
+                    SourceRef(file=file.path, line=line),
+                    hint=BUG_HINT,
+                )
+            )
+    return problems
 
 
 def _header_path(spec_path: Path, mapping_path: Path) -> str:
     # Relative to the mapping file, so headers do not depend on the directory mcpgen ran from.
     relative = os.path.relpath(spec_path.resolve(), mapping_path.resolve().parent)
-    return Path(relative).as_posix()
+    return _shown_name(Path(relative).as_posix())
+
+
+def _shown_name(name: str) -> str:
+    """A file name as generated files record it: bytes that are not UTF-8 (which Python keeps as lone
+    surrogates) become U+FFFD, so the name can be written into tools.lock.json and headers."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "replace").decode("utf-8")

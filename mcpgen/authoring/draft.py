@@ -18,6 +18,19 @@ from typing import Any
 
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
+
+# The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
+from mcpgen.build.results import (
+    _CURSOR_PARAMS,
+    _LIMIT_PARAMS,
+    _OFFSET_PARAMS,
+    _PAGE_PARAMS,
+    CURSOR_ARG,
+    FORMAT_ARG,
+    LIMIT_ARG,
+    PAGE_ARG,
+    _declares_link_header,
+)
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
@@ -130,6 +143,7 @@ class _OpInfo:
     group_why: str
     params: list[Any]  # build's operation parameters
     units: dict[tuple[str, str], str] = field(default_factory=dict)  # (wire, location) -> x-unit
+    link_paged: bool = False  # a read whose answer has a Link header: the build may page by it
 
     @property
     def is_read(self) -> bool:
@@ -148,6 +162,7 @@ def _analyse(
     try:
         params, _, problems = operation_params(spec, op)
         units = _x_units(spec, op)
+        link_paged = op.method in READ_METHODS and _declares_link_header(spec, op)
     except DiagnosticError as exc:  # an unresolvable $ref in this operation only
         return None, Unmapped(operation=_shown(op), reason=exc.diagnostics[0].message)
     if problems:
@@ -170,6 +185,7 @@ def _analyse(
             group_why=why,
             params=params,
             units=units,
+            link_paged=link_paged,
         ),
         None,
     )
@@ -705,37 +721,87 @@ def _ids_spell_paths(operations: Sequence[Operation]) -> bool:
 
 
 def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]:
-    """Renames for units (T5) and for the clashes the build rejects (M205 reserved, M206, M207)."""
+    """Renames for units (T5) and for the clashes the build rejects (M205 reserved, M206, M207, M217)."""
     params = info.params
     wire_counts = Counter(p.wire_name for p in params)
-    taken: set[str] = set()
+    roles = _paging_roles(info)
+    # A paging parameter is called page, limit or cursor once the build pages the list, and keeps its
+    # own name otherwise: both names stay free for it, and the other parameters keep off them.
+    taken: set[str] = {n for (wire, _), owned in roles.items() for n in (owned, snake_case(wire))}
+    owned_names = _server_owned(info, roles)
     out: list[DraftParam] = []
     for param in params:
         base = snake_case(param.wire_name)
+        role = roles.get((param.wire_name, param.location))
+        own = {role, base} if role else set()
+        others = taken - own
         name, why = base, ""
         hint = stated_unit(param.schema, param.description, info.units.get((param.wire_name, param.location)))
         if hint is not None and not carries(name, hint.unit):
             name, why = with_unit(name, hint.unit), f"unit in the name (T5): the spec says {hint.evidence}"
         if name in RESERVED_ARGS:
             name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
-        if name in taken:
+        if role is None and name in owned_names:
+            where = "body" if param.location == "body_whole" else param.location
+            name, why = (
+                f"{where}_{name}",
+                f"'{name}' is the server's own paging or response_format argument (M217)",
+            )
+        if name in others:
             where = "body" if param.location == "body_whole" else param.location
             name, why = f"{where}_{name}", f"another parameter of this operation is also '{name}' (M206)"
         type_ = json_type_of(param.schema)
-        if name in tool_types and tool_types[name] != type_:
+        # An unnamed limit is called 'limit' by the build; page and cursor always are, whatever the draft says.
+        seen_as = role if role is not None and (name == base or role != LIMIT_ARG) else name
+        if seen_as in tool_types and tool_types[seen_as] != type_ and role in (None, LIMIT_ARG):
             name, why = (
                 _typed_name(name, type_, tool_types),
                 (
-                    f"'{name}' is {tool_types[name]} in another action of this tool, {type_} here; "
+                    f"'{seen_as}' is {tool_types[seen_as]} in another action of this tool, {type_} here; "
                     "one tool has one flat parameter set (T2, M207)"
                 ),
             )
-        name = _free(name[:ARG_MAX].rstrip("_"), taken, type_, tool_types)
+        name = _free(name[:ARG_MAX].rstrip("_"), others, type_, tool_types)
         taken.add(name)
         tool_types.setdefault(name, type_)
+        if role is not None and name == base:
+            tool_types.setdefault(role, type_)
         if name != base:
             out.append(DraftParam(key=_param_key(param, wire_counts), name=name, why=why or "renamed"))
     return out
+
+
+# The build's names for each paging role, most common first, and what it calls the chosen one.
+_ROLES = ((_PAGE_PARAMS, PAGE_ARG), (_LIMIT_PARAMS, LIMIT_ARG), (_CURSOR_PARAMS, CURSOR_ARG))
+
+
+def _paging_roles(info: _OpInfo) -> dict[tuple[str, str], str]:
+    """For a read: the query parameters the build may rename for paging, each with its paging name.
+    The build picks the first of its candidate names the operation has, as this does."""
+    if info.op.method not in READ_METHODS:
+        return {}
+    query = {p.wire_name for p in info.params if p.location == "query"}
+    roles = {}
+    for candidates, owned in _ROLES:
+        chosen = next((name for name in candidates if name in query), None)
+        if chosen is not None:
+            roles[(chosen, "query")] = owned
+    return roles
+
+
+def _server_owned(info: _OpInfo, roles: dict[tuple[str, str], str]) -> set[str]:
+    """The argument names the build may give a read action itself (M217): response_format always, and
+    page, limit or cursor where the operation can page that way. Elsewhere those names stay free, so
+    Twilio's `Page` is still `page` when nothing pages by it."""
+    if info.op.method not in READ_METHODS:
+        return set()
+    owned = {FORMAT_ARG, *roles.values()}
+    query = {p.wire_name for p in info.params if p.location == "query"}
+    if any(name in query for name in _OFFSET_PARAMS):
+        owned.add(PAGE_ARG)  # offset paging: the server takes `page` and computes the offset
+    if info.link_paged:
+        owned.add(CURSOR_ARG)  # Link-header paging: the server takes `cursor`
+    return owned
 
 
 _TYPE_WORDS = {

@@ -58,6 +58,16 @@ MappingOpt = Annotated[
         "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
     ),
 ]
+RefRootsOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-ref-root",
+        metavar="DIR",
+        help="Let the spec's $refs read files under DIR as well (repeatable). Without it they reach "
+        "only files in the spec's own directory tree.",
+        show_default=False,
+    ),
+]
 
 
 @app.command("generate")
@@ -86,6 +96,7 @@ def generate_command(
             "Dropped constraints move into descriptions; the server still checks them.",
         ),
     ] = None,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
     """Generate (or regenerate) the server package in OUT.
 
@@ -93,7 +104,7 @@ def generate_command(
     did not write (a virtualenv, caches) are left alone.
     """
     chosen = _profile(profile)
-    result = generate(spec, mapping, chosen)
+    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or ())
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         typer.echo("no files were written", err=True)
@@ -191,9 +202,9 @@ def lint_command(
 
 
 @app.command("validate")
-def validate_command(spec: SpecArg, mapping: MappingOpt) -> None:
+def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRootsOpt = None) -> None:
     """Check the spec and the mapping file, and list the operations no tool maps."""
-    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping)
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping, ref_roots=allow_ref_root or ())
     if loaded_spec is None or loaded_mapping is None:
         _report(diagnostics, quiet=False)
         raise typer.Exit(1)

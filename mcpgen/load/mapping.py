@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -18,7 +20,7 @@ import jsonschema
 
 from mcpgen.conversions import KNOWN_UNITS, known_factor
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
-from mcpgen.load.sources import Document, join_pointer, load_document
+from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
 
 PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
@@ -185,6 +187,8 @@ class Mapping:
 
 
 DEFAULT_TIMEOUT_S = 30.0
+# A mapping lists the tools; `mcpgen init` on a 10,000-operation spec writes about 2.5 MB of it.
+MAX_MAPPING_BYTES = 8 * MB
 DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 
@@ -200,16 +204,35 @@ def schema_path() -> Path:
 
 
 def load_mapping(path: Path, display_path: str | None = None) -> Mapping:
-    document = load_document(path, display_path)
+    document = load_document(path, display_path, max_bytes=MAX_MAPPING_BYTES)
     problems = validate_mapping_document(document)
     if problems:
         raise DiagnosticError(problems)
     return _read(document)
 
 
+def _ecma_pattern(
+    validator: jsonschema.protocols.Validator, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """`pattern` as JSON Schema means it (ECMA-262): a final `$` ends the text. Python's `$` also
+    matches before a final newline, which let 'get\\n' through as an action name into generated code."""
+    if validator.is_type(instance, "string") and not re.search(_end_anchored(pattern), instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def _end_anchored(pattern: str) -> str:
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        return pattern[:-1] + r"\Z"
+    return pattern
+
+
+_MappingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+
+
 def validate_mapping_document(document: Document) -> list[Diagnostic]:
     schema = mapping_schema()
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _MappingValidator(schema)
     found: list[Diagnostic] = []
     for problem in sorted(
         validator.iter_errors(document.data), key=lambda e: (list(map(str, e.absolute_path)), e.validator)

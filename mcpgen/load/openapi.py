@@ -7,7 +7,8 @@ uses keeps its JSON pointer and line for diagnostics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
-from mcpgen.load.sources import Document, join_pointer, load_document
+from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -58,15 +59,27 @@ class Spec:
     description: str
     servers: tuple[str, ...]
     operations: tuple[Operation, ...]  # in document order
+    # find_operation's lookups: 'METHOD /path' and operationId (the first operation holding it).
+    _by_reference: dict[str, Operation] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for operation in reversed(self.operations):  # reversed: the first one with an id wins
+            self._by_reference[operation.key] = operation
+        for operation in reversed(self.operations):
+            if isinstance(operation.operation_id, str):
+                self._by_reference[f"#{operation.operation_id}"] = operation
 
     def security_schemes(self) -> dict[str, Any]:
         components = self.document.data.get("components") or {}
         return components.get("securitySchemes") or {}
 
 
-def load_spec(path: Path, display_path: str | None = None) -> Spec:
-    """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used."""
-    document = load_document(path, display_path)
+def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()) -> Spec:
+    """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used.
+
+    `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
+    """
+    document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
         raise DiagnosticError([error("S001", "an OpenAPI document must be a mapping", document.locate(""))])
@@ -79,7 +92,7 @@ def load_spec(path: Path, display_path: str | None = None) -> Spec:
         model.model_validate(data)
     except pydantic.ValidationError as exc:
         raise DiagnosticError(_validation_diagnostics(exc, document)) from None
-    resolver = RefResolver(document)
+    resolver = RefResolver(document, roots=ref_roots)
     info = data.get("info") or {}
     return Spec(
         document=document,
@@ -196,15 +209,14 @@ def find_operation(spec: Spec, reference: str) -> Operation | None:
     """An operation by operationId, or by 'METHOD /path' (method in any case)."""
     method, _, path = reference.strip().partition(" ")
     if path.startswith("/"):
-        wanted = f"{method.upper()} {path.strip()}"
-        return next((op for op in spec.operations if op.key == wanted), None)
-    return next((op for op in spec.operations if op.operation_id == reference), None)
+        return spec._by_reference.get(f"{method.upper()} {path.strip()}")
+    return spec._by_reference.get(f"#{reference}")
 
 
 def load_spec_or_diagnostics(
-    path: Path, display_path: str | None = None
+    path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()
 ) -> tuple[Spec | None, list[Diagnostic]]:
     try:
-        return load_spec(path, display_path), []
+        return load_spec(path, display_path, ref_roots=ref_roots), []
     except DiagnosticError as exc:
         return None, list(exc.diagnostics)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, error
 from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
@@ -32,12 +33,29 @@ class Located:
 
 
 class RefResolver:
-    """Follows `$ref`s from a root document into the same file or sibling files on disk."""
+    """Follows `$ref`s from a root document into the same file or other files on disk.
 
-    def __init__(self, root: Document, loader: Callable[[Path], Document] | None = None):
+    Files are read only from the spec's own directory tree and the directories in `roots` (the
+    command line's --allow-ref-root): a spec is untrusted, and `$ref: /etc/passwd` or `../../.ssh/...`
+    would otherwise copy a file of the user's into the generated package. Links are followed before
+    the check, so a symlink cannot lead out either. Only regular files are read, at most
+    MAX_SPEC_BYTES each: a `$ref` to /dev/zero or a named pipe neither fills memory nor hangs.
+    """
+
+    def __init__(
+        self,
+        root: Document,
+        loader: Callable[[Path], Document] | None = None,
+        *,
+        roots: Sequence[Path] = (),
+    ):
         self.root = root
-        self._loader = loader or (lambda path: load_document(path, display_path=_display(path, root)))
+        self._loader = loader or (
+            lambda path: load_document(path, display_path=_display(path, root), regular_only=True)
+        )
         self._documents: dict[Path, Document] = {root.path.resolve(): root}
+        # The spec's directory as the user named it, so a spec reached through a symlink keeps its tree.
+        self.roots = (Path(os.path.abspath(root.path)).parent.resolve(), *(Path(r).resolve() for r in roots))
 
     def deref(self, located: Located, limit: int = 32) -> Located:
         """Follow `$ref` chains until a non-reference value (bounded, so cycles end in an error)."""
@@ -54,9 +72,15 @@ class RefResolver:
         if problem:
             raise DiagnosticError([_network_error(ref, located)])
         file_part, _, fragment = ref.partition("#")
+        # A $ref is a URI reference: its path and its fragment (a JSON pointer) may be percent-encoded,
+        # as in '#/paths/~1a~1%7Bid%7D' (RFC 6901, section 6).
+        if "%" in fragment:
+            fragment = unquote(fragment)
         document = located.document
         if file_part:
-            target = (located.document.path.parent / file_part).resolve()
+            target = (located.document.path.parent / unquote(file_part)).resolve()
+            if not any(target.is_relative_to(root) for root in self.roots):
+                raise DiagnosticError([self._outside(ref, located)])
             document = self._documents.get(target) or self._load(target, located)
         value = _walk(document.data, fragment)
         if value is _MISSING:
@@ -64,13 +88,25 @@ class RefResolver:
                 [
                     error(
                         "R002",
-                        f"$ref '{ref}' points at nothing in {document.display_path}",
+                        f"$ref '{_shown(ref)}' points at nothing in {document.display_path}",
                         located.child("$ref").source,
                         hint="check the spelling of the path after '#', e.g. #/components/schemas/Pet",
                     )
                 ]
             )
         return Located(document, fragment, value)
+
+    def _outside(self, ref: str, located: Located) -> Diagnostic:
+        where = f"the spec's directory ({self.roots[0]})"
+        if len(self.roots) > 1:
+            where += " or a directory given with --allow-ref-root"
+        return error(
+            "R005",
+            f"$ref '{_shown(ref)}' points outside {where}; mcpgen reads referenced files only from there",
+            located.child("$ref").source,
+            hint="copy the referenced file into the spec's directory, or pass --allow-ref-root DIR to "
+            "let references reach files under DIR",
+        )
 
     def _load(self, target: Path, located: Located) -> Document:
         try:
@@ -81,8 +117,9 @@ class RefResolver:
                 [
                     error(
                         "R004",
-                        f"$ref '{located.value['$ref']}' cannot be loaded: {first.message}",
+                        f"$ref '{_shown(located.value['$ref'])}' cannot be loaded: {first.message}",
                         located.child("$ref").source,
+                        hint=first.hint,
                     )
                 ]
             ) from None
@@ -115,7 +152,7 @@ def network_ref_problem(ref: str) -> str | None:
 def _network_error(ref: str, located: Located) -> Diagnostic:
     return error(
         "R001",
-        f"$ref '{ref}' points to a network URI; mcpgen never fetches remote references (T6)",
+        f"$ref '{_shown(ref)}' points to a network URI; mcpgen never fetches remote references",
         located.child("$ref").source,
         hint="download the referenced document next to the spec and refer to it by relative path",
     )
@@ -141,6 +178,12 @@ def check_network_refs(root: Document) -> list[Diagnostic]:
         for found in iter_refs(Located(root, "", root.data))
         if network_ref_problem(found.value["$ref"])
     ]
+
+
+def _shown(ref: str, limit: int = 200) -> str:
+    """A reference as a message quotes it: control characters escaped, at most `limit` characters."""
+    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in ref)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _display(path: Path, root: Document) -> str:

@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
+import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from mcpgen.diagnostics import DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MB = 1024 * 1024
+MAX_SPEC_BYTES = 64 * MB  # GitHub's spec, the largest known, is 13 MB; referenced files get the same cap
+MAX_DEPTH = 100  # nesting levels; real specs stay under 30 even with every $ref inlined
+ALIAS_EXPANSION_FLOOR = 100_000  # YAML aliases may add this many values, or as many as the file holds
 
 
 def escape_pointer_token(token: str | int) -> str:
@@ -90,18 +96,91 @@ class Document:
         return self._json_cache[pointer]
 
 
-def load_document(path: Path, display_path: str | None = None) -> Document:
-    """Parse a YAML or JSON file; raise DiagnosticError with the file and line on any failure."""
+def load_document(
+    path: Path,
+    display_path: str | None = None,
+    *,
+    max_bytes: int = MAX_SPEC_BYTES,
+    regular_only: bool = False,
+) -> Document:
+    """Parse a YAML or JSON file; raise DiagnosticError with the file and line on any failure.
+
+    At most `max_bytes` are read. `regular_only` refuses devices, pipes and sockets without reading
+    from them: a `$ref` to /dev/zero or to a named pipe must neither fill memory nor hang.
+    """
     shown = display_path or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DiagnosticError([error("F001", f"file not found: {shown}", SourceRef(file=shown))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DiagnosticError([error("F002", f"cannot read {shown}: {exc}", SourceRef(file=shown))]) from None
+    text = _decode(_read_bounded(path, shown, max_bytes, regular_only), shown)
     if path.suffix.lower() == ".json":
         return _load_json(text, path, shown)
     return _load_yaml(text, path, shown)
+
+
+def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) -> bytes:
+    source = SourceRef(file=shown)
+    # O_NONBLOCK: opening a named pipe must not wait for a writer before it can be refused.
+    flags = os.O_RDONLY | (getattr(os, "O_NONBLOCK", 0) if regular_only else 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise DiagnosticError([error("F001", f"file not found: {shown}", source)]) from None
+    except OSError as exc:
+        raise DiagnosticError([_unreadable(shown, exc)]) from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise DiagnosticError([error("F002", f"cannot read {shown}: it is a directory", source)])
+        if regular_only and not stat.S_ISREG(mode):
+            raise DiagnosticError(
+                [
+                    error(
+                        "F007",
+                        f"{shown} is not a regular file (a device, pipe or socket), so mcpgen does not read it",
+                        source,
+                        hint="refer to a file that holds the JSON or YAML itself",
+                    )
+                ]
+            )
+        if stat.S_ISREG(mode) and os.fstat(fd).st_size > max_bytes:
+            raise DiagnosticError([_too_large(shown, max_bytes)])
+        try:
+            raw = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise DiagnosticError([_unreadable(shown, exc)]) from None
+    if len(raw) > max_bytes:
+        raise DiagnosticError([_too_large(shown, max_bytes)])
+    return raw
+
+
+def _unreadable(shown: str, exc: OSError) -> Diagnostic:
+    return error("F002", f"cannot read {shown}: {exc.strerror or exc}", SourceRef(file=shown))
+
+
+def _too_large(shown: str, max_bytes: int) -> Diagnostic:
+    return error(
+        "F006",
+        f"{shown} is larger than {max_bytes // MB} MB, the most mcpgen reads of such a file",
+        SourceRef(file=shown),
+        hint="check that this is the file you meant; a spec this large can be split into files that $ref each other",
+    )
+
+
+def _decode(raw: bytes, shown: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        raise DiagnosticError(
+            [
+                error(
+                    "F008",
+                    f"not valid UTF-8: the byte 0x{raw[exc.start]:02x} cannot start or continue a character",
+                    SourceRef(file=shown, line=line, column=column),
+                    hint="save the file as UTF-8, the only encoding mcpgen reads",
+                )
+            ]
+        ) from None
 
 
 def _load_json(text: str, path: Path, shown: str) -> Document:
@@ -110,7 +189,37 @@ def _load_json(text: str, path: Path, shown: str) -> Document:
     except json.JSONDecodeError as exc:
         source = SourceRef(file=shown, line=exc.lineno, column=exc.colno)
         raise DiagnosticError([error("F003", f"invalid JSON: {exc.msg}", source)]) from None
-    return Document(display_path=shown, path=path, text=text, data=data)
+    except RecursionError:
+        raise DiagnosticError([_too_deep(_at_offset(shown, text, _json_depth_offset(text)))]) from None
+    except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
+        raise DiagnosticError([_long_number("F003", shown, text)]) from None
+    document = Document(display_path=shown, path=path, text=text, data=data)
+    # A lone surrogate can only come from a `\ud800`-style escape: look for one only then.
+    _check_values(document, strings=_ESCAPED_SURROGATE.search(text) is not None)
+    return document
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML that makes JSON's kinds of values only: a date stays the text written, and the tags
+    that make bytes, sets or ordered pairs are refused, since nothing downstream can write them out."""
+
+
+def _as_written(loader: yaml.BaseLoader, node: yaml.Node) -> Any:
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+def _refuse_tag(loader: yaml.BaseLoader, node: yaml.Node) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"the tag {node.tag} makes a value JSON has no kind for; write text, numbers, lists or mappings",
+        node.start_mark,
+    )
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_written)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
 
 
 def _load_yaml(text: str, path: Path, shown: str) -> Document:
@@ -120,8 +229,10 @@ def _load_yaml(text: str, path: Path, shown: str) -> Document:
         positions: dict[str, Position] = {}
         duplicates: list[tuple[str, Position]] = []
         if node is not None:
-            _index_yaml(node, "", positions, duplicates)
+            _index_yaml(node, positions, duplicates, shown)
         data = loader.construct_document(node) if node is not None else None
+    except yaml.reader.ReaderError as exc:
+        raise DiagnosticError([_control_character(shown, text, exc)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -132,6 +243,8 @@ def _load_yaml(text: str, path: Path, shown: str) -> Document:
         ) from None
     except yaml.YAMLError as exc:
         raise DiagnosticError([error("F004", f"invalid YAML: {exc}", SourceRef(file=shown))]) from None
+    except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
+        raise DiagnosticError([_long_number("F004", shown, text)]) from None
     finally:
         loader.dispose()
     if duplicates:
@@ -144,30 +257,235 @@ def _load_yaml(text: str, path: Path, shown: str) -> Document:
             )
             for pointer, pos in duplicates
         )
-    return Document(display_path=shown, path=path, text=text, data=data, _yaml_positions=positions)
+    document = Document(display_path=shown, path=path, text=text, data=data, _yaml_positions=positions)
+    _check_values(document, strings=False)  # YAML refuses lone surrogates itself
+    return document
+
+
+def _control_character(shown: str, text: str, exc: yaml.reader.ReaderError) -> Diagnostic:
+    # libyaml counts the position in bytes, PyYAML in characters; the first occurrence of the refused
+    # character is where either stopped, since any earlier one would have stopped it sooner.
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    offset = text.find(chr(code))
+    return error(
+        "F004",
+        f"invalid YAML: the file holds the control character U+{code:04X}, which YAML does not allow",
+        _at_offset(shown, text, offset) if offset >= 0 else SourceRef(file=shown),
+        hint="remove it; inside a double-quoted string a value can spell it as an escape, e.g. \\x1b",
+    )
 
 
 def _index_yaml(
-    node: yaml.Node, pointer: str, positions: dict[str, Position], duplicates: list[tuple[str, Position]]
+    root: yaml.Node, positions: dict[str, Position], duplicates: list[tuple[str, Position]], shown: str
 ) -> None:
-    positions[pointer] = Position(node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            child = join_pointer(pointer, key)
-            if key in seen:
-                duplicates.append(
-                    (child, Position(key_node.start_mark.line + 1, key_node.start_mark.column + 1))
-                )
-                continue
-            seen.add(key)
-            _index_yaml(value_node, child, positions, duplicates)
-            # Point at the key, which is where a reader looks for "this entry".
-            positions[child] = Position(key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-    elif isinstance(node, yaml.SequenceNode):
+    """Record where every value stands and which keys are written twice, walking with aliases expanded.
+
+    Refuses what would never end or not fit in memory (F009): an alias inside its own anchor, and
+    aliases that add more values than the document holds itself (past a floor), as in "billion laughs".
+    """
+    on_path: set[int] = set()  # the nodes being walked, root to here: meeting one again is a cycle
+    unique: set[int] = set()
+    expanded = 0
+    stack: list[tuple[yaml.Node, str | None, int]] = [(root, "", 0)]
+    while stack:
+        node, pointer, depth = stack.pop()
+        if pointer is None:  # leaving a collection
+            on_path.discard(id(node))
+            continue
+        mark = Position(node.start_mark.line + 1, node.start_mark.column + 1)
+        # A mapping's entry is already at its key, which is where a reader looks for "this entry".
+        positions.setdefault(pointer, mark)
+        if id(node) in on_path:
+            raise DiagnosticError([_self_alias(shown, pointer, positions[pointer])])
+        unique.add(id(node))
+        expanded += 1
+        if expanded - len(unique) > max(len(unique), ALIAS_EXPANSION_FLOOR):
+            raise DiagnosticError([_alias_bomb(shown, pointer, positions[pointer], expanded)])
+        if not isinstance(node, yaml.CollectionNode):
+            continue
+        if depth >= MAX_DEPTH:
+            raise DiagnosticError(
+                [_too_deep(SourceRef(file=shown, pointer=pointer, line=mark.line, column=mark.column))]
+            )
+        on_path.add(id(node))
+        stack.append((node, None, depth))
+        children = list(_yaml_children(node, pointer, positions, duplicates, shown))
+        stack.extend((child, child_pointer, depth + 1) for child, child_pointer in reversed(children))
+
+
+def _yaml_children(
+    node: yaml.CollectionNode,
+    pointer: str,
+    positions: dict[str, Position],
+    duplicates: list[tuple[str, Position]],
+    shown: str,
+) -> Iterator[tuple[yaml.Node, str]]:
+    if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _index_yaml(item, join_pointer(pointer, index), positions, duplicates)
+            yield item, join_pointer(pointer, index)
+        return
+    seen: set[str] = set()
+    for key_node, value_node in node.value:
+        key_at = Position(key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+        if not isinstance(key_node, yaml.ScalarNode):
+            source = SourceRef(file=shown, pointer=pointer, line=key_at.line, column=key_at.column)
+            raise DiagnosticError(
+                [
+                    error(
+                        "F004",
+                        "invalid YAML for mcpgen: a key here is a list or a mapping; keys are text",
+                        source,
+                    )
+                ]
+            )
+        key = str(key_node.value)
+        child = join_pointer(pointer, key)
+        if key in seen:
+            duplicates.append((child, key_at))
+            continue
+        seen.add(key)
+        positions[child] = key_at
+        yield value_node, child
+
+
+def _self_alias(shown: str, pointer: str, at: Position) -> Diagnostic:
+    return error(
+        "F009",
+        "an alias here refers to itself: its anchor contains it, so the value would never end",
+        SourceRef(file=shown, pointer=pointer, line=at.line, column=at.column),
+        hint="write the repeated part out instead of the alias",
+    )
+
+
+def _alias_bomb(shown: str, pointer: str, at: Position, expanded: int) -> Diagnostic:
+    return error(
+        "F009",
+        f"aliases expand this file past {expanded:,} values, more than it holds itself (an alias bomb "
+        "such as 'billion laughs'); mcpgen stops reading here",
+        SourceRef(file=shown, pointer=pointer, line=at.line, column=at.column),
+        hint="write the repeated parts out, or nest fewer aliases inside one another",
+    )
+
+
+def _too_deep(source: SourceRef) -> Diagnostic:
+    return error(
+        "F011",
+        f"values are nested more than {MAX_DEPTH} levels deep here; mcpgen reads no deeper",
+        source,
+        hint="real specs nest fewer than 30 levels; move deep schemas under components and $ref them",
+    )
+
+
+def _long_number(code: str, shown: str, text: str) -> Diagnostic:
+    found = re.search(r"\d{4000,}", text)
+    return error(
+        code,
+        "a number here has thousands of digits, more than mcpgen reads",
+        _at_offset(shown, text, found.start()) if found else SourceRef(file=shown),
+        hint="write it as a string if it must be kept",
+    )
+
+
+def _at_offset(shown: str, text: str, offset: int) -> SourceRef:
+    line = text.count("\n", 0, offset) + 1
+    return SourceRef(file=shown, line=line, column=offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _json_depth_offset(text: str) -> int:
+    """Where JSON text first opens a collection deeper than MAX_DEPTH (strings skipped)."""
+    depth = 0
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return 0
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_values(document: Document, *, strings: bool) -> None:
+    """Refuse values no generated file can hold (located): nesting past MAX_DEPTH, NaN and infinity
+    (not JSON numbers), and with `strings` text holding a lone surrogate (not a character: it cannot
+    be written as UTF-8)."""
+    found = _unusable_value(document.data, strings)
+    if found is None:
+        return
+    tokens, problem = found
+    source = document.locate(join_pointer("", *tokens))
+    if problem == "deep":
+        raise DiagnosticError([_too_deep(source)])
+    if problem == "number":
+        raise DiagnosticError(
+            [
+                error(
+                    "F012",
+                    "NaN and infinity are not JSON numbers, and no generated file can hold them",
+                    source,
+                    hint="write a finite number, or the text in quotes",
+                )
+            ]
+        )
+    raise DiagnosticError(
+        [
+            error(
+                "F010",
+                "this text holds an unpaired surrogate escape (\\ud800 to \\udfff), which is not a character "
+                "and cannot be written out as UTF-8",
+                source,
+                hint="remove the escape, or complete the pair (a high surrogate followed by a low one)",
+            )
+        ]
+    )
+
+
+def _unusable_value(data: Any, strings: bool) -> tuple[tuple[str | int, ...], str] | None:
+    """(pointer tokens, 'deep' | 'number' | 'text') of a value that cannot be used, or None.
+
+    Walks every collection once; scalars are checked in place, so a 13 MB spec takes milliseconds.
+    """
+    problem = _scalar_problem(data, strings)
+    if problem:
+        return (), problem
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, tokens = stack.pop()
+        if isinstance(value, dict):
+            items: Iterable[tuple[Any, Any]] = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        if len(tokens) >= MAX_DEPTH:
+            return tokens, "deep"
+        nested = []
+        for key, child in items:
+            if strings and isinstance(key, str) and _SURROGATE.search(key):
+                return (*tokens, key), "text"
+            if isinstance(child, (dict, list)):
+                nested.append((child, (*tokens, key)))
+            else:
+                problem = _scalar_problem(child, strings)
+                if problem:
+                    return (*tokens, key), problem
+        stack.extend(reversed(nested))
+    return None
+
+
+def _scalar_problem(value: Any, strings: bool) -> str | None:
+    if type(value) is float and not math.isfinite(value):
+        return "number"
+    if strings and type(value) is str and _SURROGATE.search(value):
+        return "text"
+    return None
 
 
 _decoder = json.JSONDecoder()

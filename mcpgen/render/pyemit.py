@@ -1,13 +1,18 @@
-"""Python literals laid out the way ruff/black would, so generated modules read well and stay format-stable.
+"""Everything spec- or mapping-derived that enters a generated .py file passes through here, in one of
+three forms: a literal (`literal`), words in a docstring or `#` comment (`comment_text`), or a name
+(`identifier`). Nothing else from the inputs reaches Python source, so no input can become code.
 
-A call or collection goes on one line when it fits in `LINE_LENGTH`; otherwise one item per line with a
-trailing comma (which formatters keep exploded).
+Literals are laid out the way ruff/black would, so generated modules read well and stay format-stable:
+a call or collection goes on one line when it fits in `LINE_LENGTH`; otherwise one item per line with
+a trailing comma (which formatters keep exploded).
 """
 
 from __future__ import annotations
 
 import json
+import keyword
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +33,40 @@ class Code:
     """A Python expression written verbatim (a name, for instance)."""
 
     text: str
+
+
+class EmitError(ValueError):
+    """A value that cannot be written as Python source: a bug in mcpgen, since the inputs were checked."""
+
+
+class Emitted(str):
+    """Text that is already Python source, made by this module; templates place only these."""
+
+
+COMMENT_LIMIT = 200  # characters of input text a docstring or comment line shows
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def comment_text(text: str, limit: int = COMMENT_LIMIT) -> str:
+    """Any text made safe inside a `\"\"\"` docstring or a `#` comment, and still readable there.
+
+    One line: every run of whitespace, control and format characters (NUL, newlines, U+2028, bidi
+    overrides) becomes one space. No quote can close the docstring (`"` becomes `'`) and no backslash
+    can start an escape (`\\` becomes `/`). Past `limit` characters the text is cut with an ellipsis.
+    """
+    kept = "".join(_COMMENT_SUBSTITUTES.get(ch, ch) if ch.isprintable() else " " for ch in text)
+    line = " ".join(kept.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+_COMMENT_SUBSTITUTES = {'"': "'", "\\": "/"}
+
+
+def identifier(name: str) -> str:
+    """`name` when it is a plain ASCII Python identifier and not a keyword; EmitError otherwise."""
+    if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise EmitError(f"{name!r} is not usable as a Python name")
+    return name
 
 
 def literal(value: Any, indent: int = 0, tail: int = 1) -> str:
@@ -92,9 +131,28 @@ def _scalar(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            raise ValueError(f"cannot emit {value!r} as a literal")
+            raise EmitError(f"cannot emit {value!r} as a literal")
         return repr(value)
     if isinstance(value, str):
-        # A JSON string is a valid Python literal and always uses double quotes, as ruff prefers.
-        return json.dumps(value, ensure_ascii=False)
-    raise TypeError(f"cannot emit {type(value).__name__} as a literal")
+        return _string(value)
+    raise EmitError(f"cannot emit {type(value).__name__} as a literal")
+
+
+def _string(value: str) -> str:
+    """A double-quoted literal (as ruff prefers) that reads back as `value`, every character of it.
+
+    A JSON string is a valid Python literal; JSON escapes quotes, backslashes and C0 controls, and the
+    rest that does not print (DEL, C1 controls, U+2028, bidi overrides, lone surrogates) is escaped
+    here, so the source shows what the string holds and always encodes as UTF-8.
+    """
+    dumped = json.dumps(value, ensure_ascii=False)
+    if dumped.isprintable():
+        return dumped
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in dumped)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
