@@ -77,7 +77,7 @@ async def test_a_200_html_login_page_is_an_error_that_says_what_came_back(
         result = await client.call_tool(FIND, GET)
     text = result_text(result)
     assert result.is_error and result.structured_content is None, text
-    assert "HTTP 200" in text and "text/html" in text and "not JSON" in text
+    assert "HTTP 200" in text and "text/html" in text and "not valid JSON" in text
     assert "<!DOCTYPE html> <html><head><title>Sign in - Example SSO" in text  # the start of what came back
     assert "padding" not in text and len(text) < 1000  # bounded: about 100 characters of the page
 
@@ -90,7 +90,7 @@ async def test_a_200_with_invalid_json_is_an_error(
         result = await client.call_tool(FIND, {"action": "list"})
     text = result_text(result)
     assert result.is_error and "application/json" in text and "not valid JSON" in text, text
-    assert '{"campaigns": [{"id": "cmp_001", "name": ' in text
+    assert 'It began: "{"campaigns": [{"id": "cmp_001", "name":".' in text
 
 
 async def test_a_non_json_answer_to_a_change_is_an_unknown_outcome(
