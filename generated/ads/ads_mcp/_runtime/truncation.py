@@ -24,14 +24,12 @@ DEFAULT_MAX_TOKENS = 20_000
 _STRING_CAP = 1000  # characters a long string keeps in the first step
 _NOTE_CHARS = 1200  # room kept for the note itself
 _NAMED = 10  # cuts a note names one by one
-_SMALL_FIELD = (
-    100  # characters of a field not worth cutting: it is shown whole or left out
-)
+# Characters of a field not worth cutting: it is shown whole or left out.
+_SMALL_FIELD = 100
 
 Path = tuple[str | int, ...]  # where a value sits: ("items", 2, "description")
-_encode = json.JSONEncoder(
-    ensure_ascii=False
-).encode  # as json.dumps(value, ensure_ascii=False)
+# As json.dumps(value, ensure_ascii=False), without building an encoder each time.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def estimate_tokens(data: Any) -> int:
@@ -54,15 +52,13 @@ def fit(
 ) -> dict[str, Any]:
     """`data` itself when it fits; otherwise a cut copy with a `truncated` note saying what was cut and
     how to get the rest."""
-    if (
-        _chars(data, max_tokens * 4) <= max_tokens * 4
-    ):  # estimate_tokens, without dumping a huge result
+    # estimate_tokens(data) <= max_tokens, without dumping a huge result whole.
+    if _chars(data, max_tokens * 4) <= max_tokens * 4:
         return data
     room = max(max_tokens * 4 - _NOTE_CHARS - _chars(dict(arguments)), _NOTE_CHARS)
-    strings: dict[Path, int] = {}  # where a string was cut -> its full length
-    parts: dict[
-        Path, tuple[int, int, str]
-    ] = {}  # where a list or object was cut -> (shown, of, what)
+    # Where a string was cut -> its full length; where a list or object was -> (shown, of, what).
+    strings: dict[Path, int] = {}
+    parts: dict[Path, tuple[int, int, str]] = {}
     cut = _cut_strings(data, _STRING_CAP, (), strings, reach=room // 3 + 1)
     cut = _shrink(cut, room, (), strings, parts)
     note: dict[str, Any] = {
@@ -90,7 +86,7 @@ def fit(
     result = {**cut, "truncated": note}
     if estimate_tokens(result) > max_tokens:
         # Nothing left that can be cut (a huge key, say): say so rather than overrun the budget.
-        note = {k: note[k] for k in ("reason",)}
+        note = {"reason": note["reason"]}
         note["shown"] = "nothing: even cut, this result does not fit"
         note["rest"] = (
             "narrow the request (filters, a smaller limit, one record) and call again"
@@ -191,9 +187,8 @@ def _shrink(
     if isinstance(value, str):
         strings.setdefault(path, len(value))
         keep = max(room - 3, 0)
-        while (
-            keep and _chars(value[:keep] + "…") > room
-        ):  # escapes make some characters longer
+        # Escapes (\" \n \u0000) make some characters longer than one.
+        while keep and _chars(value[:keep] + "…") > room:
             keep //= 2
         return value[:keep] + "…"
     if isinstance(value, list):
@@ -239,10 +234,9 @@ def _shrink_object(
         elif key in shares:
             share = shares[key] - _key_chars(key) - 2
             part = _shrink(item, share, (*path, key), strings, parts)
+            # When not even part of it fits (a long number, say), the field is left out.
             if _chars(part, share) <= share:
-                out[key] = (
-                    part  # otherwise not even part of it fits: the field is left out
-                )
+                out[key] = part
     if len(out) < len(value):
         parts[path] = (len(out), len(value), "fields")
     return out
@@ -309,11 +303,10 @@ def _name(path: Path) -> str:
     """('items', 2, 'description') as items[2].description."""
     name = ""
     for step in path:
-        name += (
-            f"[{step}]"
-            if isinstance(step, int)
-            else (f".{step}" if name else str(step))
-        )
+        if isinstance(step, int):
+            name += f"[{step}]"
+        else:
+            name += f".{step}" if name else str(step)
     return name or "the result"
 
 
