@@ -35,7 +35,10 @@ CASES = {
     "a normal record (for comparison)": None,
     "50 MB array, Content-Length sent": {"size_bytes": 50 * MB, "declare_length": True},
     "50 MB array, no Content-Length (read until the cap)": {"size_bytes": 50 * MB, "declare_length": False},
-    "7.9 MB array (under the cap: parsed and cut)": {"size_bytes": 8 * MB - 100 * 1024, "declare_length": True},
+    "7.9 MB array (under the cap: parsed and cut)": {
+        "size_bytes": 8 * MB - 100 * 1024,
+        "declare_length": True,
+    },
 }
 
 
@@ -44,17 +47,37 @@ def generate(work: Path) -> Path:
     (work / "mapping.yaml").write_text(mapping.replace("timeout_s: 30", f"timeout_s: {TIMEOUT_S:g}"))
     out = work / "ads"
     subprocess.run(
-        [sys.executable, "-m", "mcpgen", "generate", str(ROOT / "specs" / "ads" / "ads.openapi.yaml"),
-         "-m", str(work / "mapping.yaml"), "-o", str(out)],
-        check=True, capture_output=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "mcpgen",
+            "generate",
+            str(ROOT / "specs" / "ads" / "ads.openapi.yaml"),
+            "-m",
+            str(work / "mapping.yaml"),
+            "-o",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
     )
     return out
 
 
 async def measure(package: Path, work: Path, body: dict | None) -> dict:
     peak_file = work / "peak.json"
-    command = [sys.executable, str(ROOT / "benchmarks" / "rss_probe.py"), str(peak_file), "--",
-               sys.executable, "-m", "ads_mcp", "--log-level", "WARNING"]
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "rss_probe.py"),
+        str(peak_file),
+        "--",
+        sys.executable,
+        "-m",
+        "ads_mcp",
+        "--log-level",
+        "WARNING",
+    ]
     with HostileUpstream(token=TOKEN) as upstream:
         env = {"PYTHONPATH": str(package), "ADS_BASE_URL": upstream.base_url, "ADS_API_TOKEN": TOKEN}
         async with stdio_client(command, env) as client:
@@ -91,12 +114,18 @@ async def main() -> None:
     for name, row in rows.items():
         print(f"| {name} | {row['call_s']:.2f} | {row['peak_rss_mb']:.0f} | {row['answer']} |")
     out = ROOT / "benchmarks" / "results" / "hostile_body.json"
-    out.write_text(json.dumps({
-        "timeout_s": TIMEOUT_S,
-        "python": platform.python_version(),
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "cases": rows,
-    }, indent=2) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "timeout_s": TIMEOUT_S,
+                "python": platform.python_version(),
+                "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "cases": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,13 @@ many). The ads server's budget is 20,000 tokens (JSON characters / 4)."""
 # ruff: noqa: F401, F811 - hostile_package and hostile_upstream are pytest fixtures, imported to be used by name
 from __future__ import annotations
 
+import importlib
 import json
+import random
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -69,29 +74,55 @@ async def test_an_apply_result_is_cut_and_named_and_so_is_its_replay(
     assert _assert_cut_and_named(replayed) == first
 
 
-def test_cap_result_cuts_any_result_and_says_where(hostile_package: Path) -> None:
-    """The one function app.py calls for results without a paging plan (previews, applies, server info)."""
-    import importlib
-    import sys
-
+@pytest.fixture
+def truncation(hostile_package: Path) -> Iterator[ModuleType]:
+    """The runtime's truncation module, as generated into the hostile package."""
     sys.path.insert(0, str(hostile_package))
     try:
-        truncation = importlib.import_module("ads_mcp._runtime.truncation")
-        preview_like = {
-            "preview_id": "pv.x.y",
-            "target": {"campaign_id": "cmp_001"},
-            "changes": [{"field": "tags", "before": [f"tag-{n}" for n in range(50_000)], "after": ["one"]}],
-            "deep": {"a": {"b": {"c": {"d": list(range(100_000))}}}},
-            "wide": {f"k{n}": n for n in range(100_000)},
-        }
-        capped = truncation.cap_result(preview_like, 2_000)
+        yield importlib.import_module("ads_mcp._runtime.truncation")
     finally:
         sys.path.remove(str(hostile_package))
         for name in [n for n in sys.modules if n == "ads_mcp" or n.startswith("ads_mcp.")]:
             del sys.modules[name]
+
+
+def test_cap_result_cuts_any_result_and_says_where(truncation: ModuleType) -> None:
+    """The one function for results without a paging plan (previews, applies, server info)."""
+    preview_like = {
+        "preview_id": "pv.x.y",
+        "target": {"campaign_id": "cmp_001"},
+        "changes": [{"field": "tags", "before": [f"tag-{n}" for n in range(50_000)], "after": ["one"]}],
+        "deep": {"a": {"b": {"c": {"d": list(range(100_000))}}}},
+        "wide": {f"k{n}": n for n in range(100_000)},
+    }
+    capped = truncation.cap_result(preview_like, 2_000)
     assert len(json.dumps(capped, ensure_ascii=False)) / 4 <= 2_000
     assert capped["preview_id"] == "pv.x.y" and capped["target"] == {"campaign_id": "cmp_001"}
     cut = capped["truncated"]["lists_cut"]
     assert "changes[0].before (" in cut and "of 50000 entries" in cut and "deep.a.b.c.d (" in cut
     assert "wide (" in cut and "of 100000 fields" in cut
     assert capped["changes"][0]["after"] == ["one"]
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    if depth > 3 or rng.random() < 0.35:
+        return rng.choice(
+            [None, True, 12, -2.5, 10**80, "x" * rng.randint(0, 3000), "\u0000" * 300, "é" * 40]
+        )
+    width = rng.choice([0, 1, 3, 30, 300] if depth < 2 else [0, 1, 3])
+    if rng.random() < 0.5:
+        return [_random_value(rng, depth + 1) for _ in range(width)]
+    return {"k" * rng.randint(0, 300) + str(n): _random_value(rng, depth + 1) for n in range(min(width, 30))}
+
+
+def test_any_result_fits_its_budget_and_a_cut_one_says_what_was_cut(truncation: ModuleType) -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        data = {"a": _random_value(rng), "items": _random_value(rng)}
+        budget = rng.choice([300, 1000, 2000, 20_000])
+        capped = truncation.cap_result(data, budget)
+        assert truncation.estimate_tokens(capped) <= budget
+        if truncation.estimate_tokens(data) <= budget:
+            assert capped is data
+        else:
+            assert set(capped["truncated"]) - {"reason"}, capped["truncated"]  # a cut is always named

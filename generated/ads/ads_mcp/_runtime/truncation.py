@@ -192,10 +192,9 @@ def _shrink(
             keep //= 2
         return value[:keep] + "…"
     if isinstance(value, list):
-        count = _leading(value, room)
-        shown = value[:count] or [
-            _shrink(value[0], room - 4, (*path, 0), strings, parts)
-        ]
+        shown = value[: _leading(value, room)]
+        if value and not shown:  # the first entry alone is too big: part of it
+            shown = [_shrink(value[0], room - 2, (*path, 0), strings, parts)]
         if len(shown) < len(value):
             parts[path] = (len(shown), len(value), "entries")
         return shown
