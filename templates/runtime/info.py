@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import anyio
 import httpx
 
 from .errors import ToolError
@@ -52,9 +53,14 @@ async def _probe(
 ) -> dict[str, Any]:
     timeout = min(upstream.timeout_s, PROBE_TIMEOUT_S)
     try:
-        response = await client.get(base_url + "/", timeout=timeout)
-    except httpx.TimeoutException:
+        with anyio.fail_after(timeout):
+            # Only the status line matters: the body, however big, is never read.
+            async with client.stream(
+                "GET", base_url + "/", timeout=timeout
+            ) as response:
+                status = response.status_code
+    except (httpx.TimeoutException, TimeoutError):
         return {"reachable": False, "problem": f"no answer within {timeout:g} s"}
     except httpx.HTTPError as exc:
         return {"reachable": False, "problem": f"cannot connect ({type(exc).__name__})"}
-    return {"reachable": True, "status": response.status_code}
+    return {"reachable": True, "status": status}

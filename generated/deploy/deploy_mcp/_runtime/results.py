@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 import mcp_types as types
@@ -18,9 +19,89 @@ from .errors import Recovery, ToolError
 from .pagination import page_info
 from .routing import Action, Param
 from .shaping import Shape, lookup, response_format, shape_record
-from .truncation import fit
+from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
 _MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
+_MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2, E5)
+_MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
+
+
+class Answer(httpx.Response):
+    """The API's answer, read within the byte cap and the timeout (upstream.py), with its JSON body
+    parsed once: `data` (credential values already redacted), or `problem` saying why the body is not
+    usable ("not valid JSON", "more than 8 MB")."""
+
+    data: Any = None
+    problem: str | None = None
+    # Past the byte cap: `content` is empty, the body was never read whole.
+    too_big: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        response: httpx.Response,
+        content: bytes,
+        data: Any = None,
+        problem: str | None = None,
+        too_big: bool = False,
+    ) -> Answer:
+        # The body is already decoded: the encoding and length headers describe the wire, not it.
+        headers = [
+            (k, v)
+            for k, v in response.headers.multi_items()
+            if k.lower()
+            not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
+        answer = cls(
+            response.status_code,
+            headers=headers,
+            content=content,
+            request=response.request,
+        )
+        answer.data, answer.problem, answer.too_big = data, problem, too_big
+        return answer
+
+
+def decode_body(content: bytes, secrets: tuple[str, ...]) -> tuple[Any, str | None]:
+    """A body as (JSON value, None), or (None, why it is not usable). Strict JSON only (no NaN or
+    Infinity), at most _MAX_DEPTH levels deep; the credential's values are replaced in every string (E5)."""
+    if not content:
+        return None, None
+    try:
+        data = json.loads(content, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return None, "not valid JSON"
+    try:
+        return _redacted(data, secrets, _MAX_DEPTH), None
+    except _TooDeep:
+        return None, f"nested more than {_MAX_DEPTH} levels deep"
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _redacted(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
+    """`value` with the credential's values replaced in every string and key; lists are changed in
+    place (the value was just parsed: nothing else holds it). Raises _TooDeep past `depth` levels."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if not isinstance(value, (dict, list)):
+        return value
+    if depth == 0:
+        raise _TooDeep
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, (str, dict, list)):
+                value[i] = _redacted(item, secrets, depth - 1)
+        return value
+    return {
+        redact(k, secrets): _redacted(v, secrets, depth - 1) for k, v in value.items()
+    }
 
 
 def interpret(
@@ -28,17 +109,11 @@ def interpret(
     action: Action,
     values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A successful answer as a JSON object for structuredContent. Refusals never get here:
-    `upstream.send` turns them into a ToolError with guidance (E2, E3)."""
+    """A successful answer as a JSON object for structuredContent. Refusals, redirects and bodies that
+    are not JSON never get here: `upstream.send` turns them into a ToolError with guidance (E2, E3)."""
     if response.status_code == 204 or not response.content:
         return {"ok": True, "status": response.status_code}
     body = _json_or_none(response)
-    if body is None:
-        return {
-            "ok": True,
-            "status": response.status_code,
-            "text": response.text[:2000],
-        }
     if action.shape is not None:
         return present(body, response, action, action.shape, values or {})
     if isinstance(body, dict):
@@ -100,20 +175,20 @@ def http_error(
             f"Read the current state with {check}, then decide whether the change is still needed.",
             Recovery.FIX_INPUT,
         )
+    wait = _retry_after_s(response.headers.get("retry-after", ""))
+    when = (
+        f"{wait} second{'' if wait == 1 else 's'} (the API's Retry-After)"
+        if wait is not None
+        else "a minute"
+    )
     if status == 429:
-        wait = _retry_after_s(response.headers.get("retry-after", ""))
-        when = (
-            f"{wait} seconds (the API's Retry-After)"
-            if wait is not None
-            else "a minute"
-        )
         return ToolError(
             f"the API is rate limiting this server (HTTP 429).{told}",
             f"Wait {when}, then call '{action.name}' again.",
             Recovery.RETRY_LATER,
         )
     if status >= 500:
-        how = "Wait a minute and retry; if it keeps failing, tell the user the API is unavailable."
+        how = f"Wait {when} and retry; if it keeps failing, tell the user the API is unavailable."
         if not action.idempotent:
             check = action.check_with or "a read action of this server"
             how = f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
@@ -214,18 +289,27 @@ def _param_named(action: Action, field: str | None, said: str) -> Param | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
+_DELTA_SECONDS = re.compile(r"[0-9]{1,9}")
+MAX_RETRY_AFTER_S = (
+    86_400  # a longer wait is no advice an agent can follow: it gets the generic one
+)
+
+
 def _retry_after_s(value: str) -> int | None:
-    """Retry-After as seconds: delta-seconds, or an HTTP date measured from now."""
+    """Retry-After as seconds from now: delta-seconds, or an HTTP date with its zone. None when it is
+    neither, or further away than a day."""
     value = value.strip()
-    if value.isdigit():
-        return int(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
+    if _DELTA_SECONDS.fullmatch(value):
+        seconds = int(value)
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
+    return seconds if seconds <= MAX_RETRY_AFTER_S else None
 
 
 _SCOPE = re.compile(r'scope="([^"]*)"')
@@ -233,18 +317,19 @@ _SCOPE = re.compile(r'scope="([^"]*)"')
 
 def _wanted_scope(challenge: str) -> str | None:
     found = _SCOPE.search(challenge)
-    scope = found.group(1).strip() if found else ""
+    scope = _quoted(found.group(1)) if found else ""
     return scope or None
 
 
 def _json_or_none(response: httpx.Response) -> Any:
+    if isinstance(response, Answer):
+        return response.data
     try:
         return response.json()
     except ValueError:
         return None
 
 
-_MAX_SAID = 300
 # Lines of a stack trace (Python, Java/JS, Go): never passed on to the agent (E5).
 _TRACE = re.compile(
     r"Traceback \(most recent call last\)|^\s+File \"|^\s+at \S|goroutine \d+", re.M
@@ -264,7 +349,7 @@ def _upstream_problem(response: httpx.Response) -> tuple[str, str | None]:
             if isinstance(value, str) and value.strip():
                 return _clean(value), field if isinstance(field, str) else None
         return "", None
-    text = response.text.strip()
+    text = _opening(response, 4 * _MAX_QUOTED).strip()
     if not text or text.startswith("<"):
         return "", None  # an HTML error page says nothing the agent can use
     return _clean(text.splitlines()[0]), None
@@ -274,8 +359,92 @@ def _clean(message: str) -> str:
     found = _TRACE.search(message)
     if found:
         message = message[: found.start()]
-    message = " ".join(message.split())
-    return message if len(message) <= _MAX_SAID else message[: _MAX_SAID - 3] + "..."
+    return _quoted(message)
+
+
+def _quoted(text: str, limit: int = _MAX_QUOTED) -> str:
+    """An upstream value as an error message quotes it: on one line, at most `limit` characters."""
+    text = " ".join(text[: 4 * limit].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _opening(response: httpx.Response, limit: int) -> str:
+    """The start of the body as text, without decoding all of it."""
+    return response.content[: 4 * limit].decode(
+        response.encoding or "utf-8", errors="replace"
+    )
+
+
+def redirect_error(
+    response: httpx.Response, action: Action, base_url_env: str
+) -> ToolError:
+    """A 3xx. The server never follows one: it could take the credential to another host (P3)."""
+    where = _redirect_target(response)
+    said = (
+        f"the API redirected to {_quoted(where)} (HTTP {response.status_code})"
+        if where
+        else f"the API answered with a redirect (HTTP {response.status_code}) without saying where"
+    )
+    how = (
+        f"This needs the user: ask them to check that {base_url_env} points at the API itself; a redirect "
+        "usually means the API moved, wants https, or sent a login page."
+    )
+    if not action.idempotent:
+        check = action.check_with or "a read action of this server"
+        how = f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
+    return ToolError(
+        f"{said} for '{action.name}'; mcpgen does not follow redirects.",
+        how,
+        Recovery.NEEDS_HUMAN,
+    )
+
+
+def _redirect_target(response: httpx.Response) -> str:
+    """Where a redirect points, as scheme://host:port/path: its query and any user:password may carry
+    secrets (E5). '' when it says nowhere usable."""
+    location = response.headers.get("location", "")
+    try:
+        target = urlsplit(urljoin(str(response.request.url), location))
+        port = f":{target.port}" if target.port else ""
+    except ValueError:
+        return ""
+    if not location or not target.hostname:
+        return ""
+    return f"{target.scheme}://{target.hostname}{port}{target.path}"
+
+
+def unusable_error(answer: Answer, action: Action, base_url_env: str) -> ToolError:
+    """A 2xx whose body cannot be used: too big, or not JSON. For a change the API said yes, so the
+    change may have happened (E4)."""
+    status = answer.status_code
+    if answer.too_big:
+        what = (
+            f"the API answered with {answer.problem} for '{action.name}' (HTTP {status}), the most this "
+            "server reads of one answer."
+        )
+        fix = "Narrow the request (filters, a smaller limit, one page or one record at a time) and call again."
+        recovery = Recovery.FIX_INPUT
+    else:
+        kind = _quoted(answer.headers.get("content-type") or "no content type", 60)
+        what = (
+            f"the API answered HTTP {status} to '{action.name}' with {kind} that is {answer.problem}, so "
+            f'this server cannot read it. It began: "{_quoted(_opening(answer, 100), 100)}".'
+        )
+        fix = f"This needs the user: ask them to check that {base_url_env} points at the API itself"
+        fix += (
+            " and that the credential is valid: an HTML page usually is a login or error page."
+            if "html" in kind.lower()
+            else "."
+        )
+        recovery = Recovery.NEEDS_HUMAN
+    if action.idempotent:
+        return ToolError(what, fix, recovery)
+    check = action.check_with or "a read action of this server"
+    return ToolError(
+        f"{what} The API accepted the request, so whether '{action.name}' took effect is unknown.",
+        f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened.",
+        Recovery.CHECK_OUTCOME,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,8 +458,13 @@ class Budget:
 
 
 def success_result(
-    data: dict[str, Any], budget: Budget | None = None
+    data: dict[str, Any],
+    budget: Budget | None = None,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> types.CallToolResult:
+    """Every result is capped (R4): with a `budget`, by its call's paging plan; otherwise (previews,
+    applies, server info) at `max_tokens`."""
     if budget is not None:
         paging = budget.action.paging
         data = fit(
@@ -301,6 +475,8 @@ def success_result(
             paging=paging,
             limit_arg=paging.limit if paging else None,
         )
+    else:
+        data = cap_result(data, max_tokens)
     text = json.dumps(data, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=data

@@ -3,6 +3,11 @@
 Clients cut tool results at about 25,000 tokens without telling the model; a partial list that looks
 whole is worse than a short one that says what is missing. Tokens are estimated as JSON characters
 divided by 4: deterministic, and close enough for a budget.
+
+A result too big is cut in two steps: long strings keep their first 1,000 characters; then every list
+keeps the leading entries that fit, and every object keeps its small fields whole and gives its big
+ones an equal share of the room left. The `truncated` note names each cut, and for a cut page of
+records (`items`) the exact call that gets the rest.
 """
 
 from __future__ import annotations
@@ -10,16 +15,30 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 from .pagination import CURSOR_ARG, PAGE_ARG, Paging
 
 DEFAULT_MAX_TOKENS = 20_000
-_STRING_CAPS = (1000, 200)  # characters a long string keeps: first pass, last resort
+_STRING_CAP = 1000  # characters a long string keeps in the first step
+_NOTE_CHARS = 1200  # room kept for the note itself
+_NAMED = 10  # cuts a note names one by one
+# Characters of a field not worth cutting: it is shown whole or left out.
+_SMALL_FIELD = 100
+
+Path = tuple[str | int, ...]  # where a value sits: ("items", 2, "description")
+# As json.dumps(value, ensure_ascii=False), without building an encoder each time.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def estimate_tokens(data: Any) -> int:
     return math.ceil(len(json.dumps(data, ensure_ascii=False)) / 4)
+
+
+def cap_result(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """Any result within `max_tokens`, for results that have no paging plan (previews, applies)."""
+    return fit(data, max_tokens, tool="", arguments={}, paging=None, limit_arg=None)
 
 
 def fit(
@@ -31,56 +50,61 @@ def fit(
     paging: Paging | None,
     limit_arg: str | None,
 ) -> dict[str, Any]:
-    """`data` itself when it fits; otherwise a cut copy with a `truncated` note saying how to get the rest."""
-    if estimate_tokens(data) <= max_tokens:
+    """`data` itself when it fits; otherwise a cut copy with a `truncated` note saying what was cut and
+    how to get the rest."""
+    # estimate_tokens(data) <= max_tokens, without dumping a huge result whole.
+    if _chars(data, max_tokens * 4) <= max_tokens * 4:
         return data
-    cut: dict[str, int] = {}  # where a string was cut -> its full length
-    data = _cut_strings(data, _STRING_CAPS[0], "", cut)
+    room = max(max_tokens * 4 - _NOTE_CHARS - _chars(dict(arguments)), _NOTE_CHARS)
+    # Where a string was cut -> its full length; where a list or object was -> (shown, of, what).
+    strings: dict[Path, int] = {}
+    parts: dict[Path, tuple[int, int, str]] = {}
+    cut = _cut_strings(data, _STRING_CAP, (), strings, reach=room // 3 + 1)
+    cut = _shrink(cut, room, (), strings, parts)
     note: dict[str, Any] = {
         "reason": f"the full result is larger than this server's budget of {max_tokens} tokens",
     }
     items = data.get("items")
-    if (
-        estimate_tokens(data) > max_tokens
-        and isinstance(items, list)
-        and len(items) > 1
-    ):
-        data, note = _cut_items(
-            data, note, max_tokens, tool, arguments, paging, limit_arg
-        )
-    if estimate_tokens({**data, "truncated": note}) > max_tokens:
-        data = _cut_strings(data, _STRING_CAPS[1], "", cut)
-    shown = _still_shown(cut, data)
+    if isinstance(items, list) and parts.pop(("items",), None):
+        cut = _page_note(cut, len(items), note, tool, arguments, paging, limit_arg)
+    shown = [
+        f"{_name(p)} ({n} characters)" for p, n in strings.items() if _exists(cut, p)
+    ]
     if shown:
         note["strings_cut"] = (
             f"{len(shown)} long text value(s) end with '…' after their first characters: "
-            + ", ".join(shown[:10])
-            + (" …" if len(shown) > 10 else "")
+            + _listed(shown)
         )
-    return {**data, "truncated": note}
+    if parts:
+        named = [
+            f"{_name(p)} ({n} of {total} {what})"
+            for p, (n, total, what) in parts.items()
+        ]
+        note["lists_cut"] = (
+            f"{_listed(named)}: only part of each is shown, and this server cannot page inside them"
+        )
+    result = {**cut, "truncated": note}
+    if estimate_tokens(result) > max_tokens:
+        # Nothing left that can be cut (a huge key, say): say so rather than overrun the budget.
+        note = {"reason": note["reason"]}
+        note["shown"] = "nothing: even cut, this result does not fit"
+        note["rest"] = (
+            "narrow the request (filters, a smaller limit, one record) and call again"
+        )
+        return {"truncated": note}
+    return result
 
 
-def _still_shown(cut: dict[str, int], data: dict[str, Any]) -> list[str]:
-    """Cut strings of the records that were kept, as 'items[2].description (15000 characters)'."""
-    kept = len(data["items"]) if isinstance(data.get("items"), list) else 0
-    out = []
-    for where, length in cut.items():
-        if where.startswith("items["):
-            if int(where[len("items[") : where.index("]")]) >= kept:
-                continue
-        out.append(f"{where} ({length} characters)")
-    return out
-
-
-def _cut_items(
+def _page_note(
     data: dict[str, Any],
+    page_length: int,
     note: dict[str, Any],
-    max_tokens: int,
     tool: str,
     arguments: Mapping[str, Any],
     paging: Paging | None,
     limit_arg: str | None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> dict[str, Any]:
+    """A cut page of records: which ones are shown, and the call that returns the rest (R3, R4)."""
     items: list[Any] = data["items"]
     page = int(arguments.get(PAGE_ARG, 1))
     limit = arguments.get(limit_arg) if limit_arg else None
@@ -88,32 +112,14 @@ def _cut_items(
     paged = (
         paging is not None and paging.style in ("page", "offset") and bool(limit_arg)
     )
-
-    def shown(count: int) -> dict[str, Any]:
-        rest = {k: v for k, v in data.items() if k not in ("next_page", "next_cursor")}
-        return {**rest, "items": items[:count], "has_more": True}
-
     # Page arithmetic needs the shown count to divide the offset: then page and limit name the rest.
-    counts = [c for c in range(1, len(items)) if not (paged and offset % c)]
-    # Binary search for the largest count that fits: the size grows with the count.
-    low, high = 0, len(counts) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        # Room for the note's next call, which is only written once the count is known.
-        if (
-            estimate_tokens({**shown(counts[middle]), "truncated": note}) + 150
-            <= max_tokens
-        ):
-            low = middle
-        else:
-            high = middle - 1
-    keep = counts[low]
+    keep = max(c for c in range(1, len(items) + 1) if not (paged and offset % c))
     first, last = offset + 1, offset + keep
     total = data.get("total_count")
     note["shown"] = (
         f"items {first}-{last}"
         + (f" of {total}" if isinstance(total, int) else "")
-        + f"; this page had {len(items)}"
+        + f"; this page had {page_length}"
     )
     next_arguments = dict(arguments)
     if limit_arg:
@@ -123,29 +129,185 @@ def _cut_items(
         note["rest"] = (
             f"items {last + 1} onward: make exactly this call, then keep paging with its next_page"
         )
+        note["next_call"] = {"tool": tool, "arguments": next_arguments}
     elif paging is not None and paging.style in ("cursor", "link") and limit_arg:
         note["rest"] = (
             f"make this call (same {CURSOR_ARG}, limit {keep}): it returns these {keep} items again with the "
             "next_cursor that continues right after them"
         )
+        note["next_call"] = {"tool": tool, "arguments": next_arguments}
     else:
         note["rest"] = (
             "the other items cannot be paged to; narrow the request (filters, limit) to see them"
         )
-        return shown(keep), note
-    note["next_call"] = {"tool": tool, "arguments": next_arguments}
-    return shown(keep), note
+    rest = {k: v for k, v in data.items() if k not in ("next_page", "next_cursor")}
+    return {**rest, "items": items[:keep], "has_more": True}
 
 
-def _cut_strings(value: Any, cap: int, where: str, cut: dict[str, int]) -> Any:
+def _cut_strings(
+    value: Any, cap: int, path: Path, cut: dict[Path, int], reach: int
+) -> Any:
+    """Strings longer than `cap` keep their first `cap` characters. Only the first `reach` entries of a
+    list or object are looked at (no more than that many could ever be shown), and a list or object
+    is copied only when something in it was cut."""
     if isinstance(value, str) and len(value) > cap:
-        cut.setdefault(where or "value", len(value))
+        cut.setdefault(path, len(value))
         return value[:cap] + "…"
+    if not isinstance(value, (dict, list)):
+        return value
+    entries = value.items() if isinstance(value, dict) else enumerate(value)
+    changed = {}
+    for key, item in islice(entries, reach):
+        new = _cut_strings(item, cap, (*path, key), cut, reach)
+        if new is not item:
+            changed[key] = new
+    if not changed:
+        return value
     if isinstance(value, dict):
-        return {
-            k: _cut_strings(v, cap, f"{where}.{k}" if where else k, cut)
-            for k, v in value.items()
-        }
+        return {**value, **changed}
+    copy = list(value)
+    for index, new in changed.items():
+        copy[index] = new
+    return copy
+
+
+def _shrink(
+    value: Any,
+    room: int,
+    path: Path,
+    strings: dict[Path, int],
+    parts: dict[Path, tuple[int, int, str]],
+) -> Any:
+    """`value` in at most about `room` JSON characters: a list keeps its leading entries that fit (at
+    least part of the first), an object its small fields whole and an equal share of the rest for each
+    big one, a string its first characters. Numbers, true, false and null are never cut."""
+    room = max(room, 0)
+    if _chars(value, room) <= room:
+        return value
+    if isinstance(value, str):
+        strings.setdefault(path, len(value))
+        keep = max(room - 3, 0)
+        # Escapes (\" \n \u0000) make some characters longer than one.
+        while keep and _chars(value[:keep] + "…") > room:
+            keep //= 2
+        return value[:keep] + "…"
     if isinstance(value, list):
-        return [_cut_strings(v, cap, f"{where}[{i}]", cut) for i, v in enumerate(value)]
+        shown = value[: _leading(value, room)]
+        if value and not shown:  # the first entry alone is too big: part of it
+            shown = [_shrink(value[0], room - 2, (*path, 0), strings, parts)]
+        if len(shown) < len(value):
+            parts[path] = (len(shown), len(value), "entries")
+        return shown
+    if isinstance(value, dict):
+        return _shrink_object(value, room, path, strings, parts)
     return value
+
+
+def _shrink_object(
+    value: dict[Any, Any],
+    room: int,
+    path: Path,
+    strings: dict[Path, int],
+    parts: dict[Path, tuple[int, int, str]],
+) -> dict[Any, Any]:
+    # More fields than this can never fit, even as `"": 0`.
+    entries = dict(islice(value.items(), room // 7 + 1))
+    # A field costs its key, ': ', its value and ', '.
+    sizes = {k: _key_chars(k) + _chars(v, room) + 2 for k, v in entries.items()}
+    big = {k: n for k, n in sizes.items() if n > _SMALL_FIELD}
+    # Small fields stay whole, the leading ones that fit beside at least half the room for the big ones.
+    left = room - 2 - min(sum(big.values()), room // 2)
+    small: set[Any] = set()
+    for key, size in sizes.items():
+        if key in big:
+            continue
+        if size > left:
+            break
+        small.add(key)
+        left -= size
+    shares = _shares(big, room - 2 - sum(sizes[k] for k in small))
+    out: dict[Any, Any] = {}
+    for key, item in entries.items():
+        if key in small:
+            out[key] = item
+        elif key in shares:
+            share = shares[key] - _key_chars(key) - 2
+            part = _shrink(item, share, (*path, key), strings, parts)
+            # When not even part of it fits (a long number, say), the field is left out.
+            if _chars(part, share) <= share:
+                out[key] = part
+    if len(out) < len(value):
+        parts[path] = (len(out), len(value), "fields")
+    return out
+
+
+def _shares(sizes: dict[Any, int], room: int) -> dict[Any, int]:
+    """Room for each field: the small ones get all they need, the big ones split what is left equally."""
+    shares: dict[Any, int] = {}
+    left = room
+    ordered = sorted(sizes, key=sizes.__getitem__)
+    for done, key in enumerate(ordered):
+        shares[key] = min(sizes[key], left // (len(ordered) - done))
+        left -= shares[key]
+    return shares
+
+
+def _leading(values: list[Any], room: int) -> int:
+    """How many leading entries of `values` fit in `room` characters."""
+    used = 2
+    for count, value in enumerate(values):
+        used += _chars(value, room - used) + 2
+        if used > room:
+            return count
+    return len(values)
+
+
+def _chars(value: Any, limit: float = math.inf) -> int:
+    """len(json.dumps(value, ensure_ascii=False)), counted only until past `limit`: sizing a huge value
+    costs no more than the room it could get, and builds no copy of it."""
+    if isinstance(value, (dict, list)):
+        total = 2
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            total += _chars(item, limit - total) + 2  # the item and ', '
+            if isinstance(value, dict):
+                total += _key_chars(key)
+            if total > limit:
+                return total
+        return total - 2 if value else total  # no ', ' after the last item
+    if isinstance(value, str):
+        return len(_encode(value))
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
+    return len(repr(value)) if isinstance(value, (int, float)) else len(_encode(value))
+
+
+def _key_chars(key: Any) -> int:
+    return len(_encode(str(key))) + 2  # the key and ': '
+
+
+def _exists(data: Any, path: Path) -> bool:
+    for step in path:
+        if isinstance(data, dict) and step in data:
+            data = data[step]
+        elif isinstance(data, list) and isinstance(step, int) and step < len(data):
+            data = data[step]
+        else:
+            return False
+    return True
+
+
+def _name(path: Path) -> str:
+    """('items', 2, 'description') as items[2].description."""
+    name = ""
+    for step in path:
+        if isinstance(step, int):
+            name += f"[{step}]"
+        else:
+            name += f".{step}" if name else str(step)
+    return name or "the result"
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:_NAMED]) + (" …" if len(names) > _NAMED else "")

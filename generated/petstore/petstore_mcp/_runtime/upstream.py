@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
-import anyio
+import anyio.to_thread
 import httpx
 
 from .errors import Recovery, ToolError
 from .pagination import merge_query, page_query
-from .results import http_error
+from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action, Param
+
+MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +41,8 @@ class Upstream:
     timeout_s: float
     # The API reads an idempotency key from this header on POST (E4); None when it has none.
     idempotency_header: str | None = None
+    # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
+    max_body_bytes: int = MAX_BODY_BYTES
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -54,6 +58,15 @@ class Upstream:
     def secret(self) -> str | None:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
+
+    def secret_forms(self) -> tuple[str, ...]:
+        """Every form the credential travels in, so none of them comes back to the agent (E5)."""
+        secret = self.secret()
+        if not secret:
+            return ()
+        if self.auth and self.auth.kind == "basic":
+            return (secret, base64.b64encode(secret.encode()).decode())
+        return (secret, quote(secret, safe=""))
 
 
 def build_request(
@@ -197,13 +210,18 @@ async def send(
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
-) -> httpx.Response:
-    """Send with the configured timeout; network failures and refusals become errors that say what
-    to do next (E2, E4)."""
-    response = await _exchange(client, upstream, request, action)
-    if response.status_code >= 400:
-        raise http_error(response, action, upstream.auth.env if upstream.auth else None)
-    return response
+) -> Answer:
+    """Send with the configured timeout. Only a 2xx with a JSON body (or none) comes back; refusals,
+    redirects, answers too big or not JSON, and network failures become errors that say what to do
+    next (E2, E4)."""
+    answer = await _exchange(client, upstream, request, action)
+    if answer.status_code >= 400:
+        raise http_error(answer, action, upstream.auth.env if upstream.auth else None)
+    if answer.status_code >= 300:
+        raise redirect_error(answer, action, upstream.base_url_env)
+    if answer.problem:
+        raise unusable_error(answer, action, upstream.base_url_env)
+    return answer
 
 
 async def _exchange(
@@ -211,7 +229,7 @@ async def _exchange(
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
-) -> httpx.Response:
+) -> Answer:
     """One exchange within the timeout. A request that carries an idempotency key is sent once more
     after a timeout, with the same key: the API applies it at most once (E4).
     """
@@ -258,11 +276,41 @@ async def _exchange(
 
 async def _send_within_limit(
     client: httpx.AsyncClient, upstream: Upstream, request: httpx.Request
-) -> httpx.Response:
-    """httpx's timeout bounds each connect and read; this bounds the whole exchange, however slowly
-    the API trickles its answer (P5)."""
+) -> Answer:
+    """httpx's timeout bounds each connect and read; this bounds the whole exchange: the answer, however
+    slowly the API trickles it, and its parsing (P5). The body is read as a stream and never past
+    `max_body_bytes`; it is parsed in a worker thread, so a large one cannot stall other calls."""
     with anyio.move_on_after(upstream.timeout_s):
-        return await client.send(request)
+        response = await client.send(request, stream=True)
+        try:
+            content = await _read_capped(response, upstream.max_body_bytes)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        if content is None:
+            too_big = f"more than {_megabytes(upstream.max_body_bytes)}"
+            return Answer.of(response, b"", problem=too_big, too_big=True)
+        data, problem = await anyio.to_thread.run_sync(
+            decode_body, content, upstream.secret_forms(), abandon_on_cancel=True
+        )
+        return Answer.of(response, content, data=data, problem=problem)
     raise httpx.ReadTimeout(
         "the exchange took longer than the timeout", request=request
     )
+
+
+async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
+    """The body, or None as soon as it is past `limit` bytes (the rest is never read)."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / 1024 / 1024:g} MB" if count >= 1024 * 1024 else f"{count} bytes"
