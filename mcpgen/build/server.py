@@ -19,7 +19,7 @@ from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_te
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.units import is_numeric
 from mcpgen.conversions import restate, spelled
-from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
     AccessSpec,
     ActionSpec,
@@ -155,13 +155,15 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     name = f"{mapping.server.name}_{rule.name}"
     problem = tool_name_problem(name)
     if problem:
-        diagnostics.append(error("M208", problem, rule.source, hint="shorten the tool name"))
+        diagnostics.append(
+            error("M208", f"{problem} ({rule_name('T4')})", rule.source, hint="shorten the tool name")
+        )
     elif len(name) > TOOL_NAME_COMFORT_LENGTH:
         diagnostics.append(
             warning(
                 "M209",
                 f"tool name '{name}' has {len(name)} characters; clients that add a prefix may cut it past "
-                f"{TOOL_NAME_COMFORT_LENGTH} (T4)",
+                f"{TOOL_NAME_COMFORT_LENGTH} ({rule_name('T4')})",
                 rule.source,
             )
         )
@@ -654,7 +656,8 @@ def _unit_spec(
         return None, [
             error(
                 "M221",
-                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so (T5)",
+                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
+                f"({rule_name('T5')})",
                 rule.source,
                 hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
             )
@@ -768,7 +771,8 @@ def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diag
                         f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
                         f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
                         action.source,
-                        hint="one tool has one flat parameter set (T2): rename one of them in its action's params",
+                        hint=f"one tool has one flat parameter set ({rule_name('T2')}): rename one of them in "
+                        "its action's params",
                     )
                 )
     return diagnostics

@@ -11,7 +11,15 @@ from typing import Any
 import typer
 
 from mcpgen.build.contract import contract
-from mcpgen.diagnostics import Diagnostic, Level, SourceRef, format_diagnostic, sort_key
+from mcpgen.diagnostics import (
+    RULE_NAMES,
+    Diagnostic,
+    Level,
+    SourceRef,
+    format_diagnostic,
+    rule_name,
+    sort_key,
+)
 from mcpgen.ir import ServerSpec
 from mcpgen.lint.rules import Finding, LintReport, lint_tools
 from mcpgen.lint.tokens import load_counter
@@ -19,14 +27,6 @@ from mcpgen.pipeline import generate
 from mcpgen.profiles import Profile, apply_profile
 
 _LEVELS = {"info": Level.INFO, "warning": Level.WARNING, "error": Level.ERROR}
-_RULE_TITLES = {
-    "T2": "flat action enum",
-    "T3": "few tools",
-    "T4": "names",
-    "T5": "parameter names",
-    "T6": "simple, honest schemas",
-    "T7": "descriptions are contracts",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +134,7 @@ def report_text(loaded: LintInput, report: LintReport, show: Level) -> str:
     for rule in sorted(by_rule):
         findings = by_rule[rule]
         lines.append("")
-        lines.append(f"{rule} {_RULE_TITLES.get(rule, '')} ({_counts(findings)})".rstrip())
+        lines.append(f"{rule_name(rule)} ({_counts(findings)})")
         by_check: dict[tuple[int, str], list[Finding]] = defaultdict(list)
         for finding in findings:
             by_check[(-finding.level, finding.check)].append(finding)
@@ -188,6 +188,7 @@ def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
     def entry(finding: Finding) -> dict[str, Any]:
         item: dict[str, Any] = {
             "rule": finding.rule,
+            "rule_name": RULE_NAMES.get(finding.rule),
             "check": finding.check,
             "level": finding.level.name.lower(),
             "tool": finding.tool,
