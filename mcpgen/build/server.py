@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from mcpgen.build.discovery import check_discovery_names
 from mcpgen.build.fingerprints import (
@@ -24,9 +24,11 @@ from mcpgen.ir import (
     AccessSpec,
     ActionSpec,
     AuthSpec,
+    BodyEncoding,
     FixedValue,
     GuardSpec,
     JsonSchema,
+    ParamLocation,
     ParamSpec,
     PreviewSpec,
     ServerSpec,
@@ -83,7 +85,7 @@ class _OperationParam:
     """A parameter of an operation before the mapping's rules apply."""
 
     wire_name: str
-    location: str
+    location: ParamLocation
     required: bool
     schema: JsonSchema
     description: str
@@ -404,11 +406,11 @@ def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
 
 def _operation_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     params: list[_OperationParam] = []
     for located in operation.parameters:
         raw = located.value
-        location = str(raw.get("in"))
+        location = cast(ParamLocation, str(raw.get("in")))  # openapi-pydantic allows OpenAPI's four only
         if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
             continue
         schema_located = _parameter_schema(located)
@@ -430,7 +432,7 @@ def _operation_params(
 
 def operation_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
     `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
@@ -452,7 +454,7 @@ def _parameter_schema(located: Located) -> Located | None:
 
 def _body_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     body = operation.request_body
     if body is None:
         return [], None, []
@@ -472,7 +474,7 @@ def _body_params(
                 )
             ],
         )
-    encoding = "json" if media not in _FORM_TYPES else "form"
+    encoding: BodyEncoding = "json" if media not in _FORM_TYPES else "form"
     media_located = body.child("content", media)
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
@@ -628,7 +630,7 @@ def _param_spec(
         ParamSpec(
             arg_name=arg_name,
             wire_name=param.wire_name,
-            location=param.location,  # type: ignore[arg-type]
+            location=param.location,
             required=required,
             schema=schema,
             source=source,

@@ -107,13 +107,15 @@ def read_target(
 
 
 def _tool_list(data: Any) -> list[Any] | None:
+    """A list of tools, a tools/list result, or a JSON-RPC response carrying one."""
     if isinstance(data, list):
         return data
-    if isinstance(data, dict):
-        if isinstance(data.get("tools"), list):
-            return data["tools"]
-        if isinstance(data.get("result"), dict) and isinstance(data["result"].get("tools"), list):
-            return data["result"]["tools"]
+    if not isinstance(data, dict):
+        return None
+    for holder in (data, data.get("result")):
+        tools = holder.get("tools") if isinstance(holder, dict) else None
+        if isinstance(tools, list):
+            return tools
     return None
 
 

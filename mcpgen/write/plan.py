@@ -51,7 +51,9 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
     rendered = tuple(rendered)
     previous = _read_manifest(out_dir)
     files: list[RenderedFile] = []
-    added, changed, unchanged = [], [], []
+    added: list[str] = []
+    changed: list[str] = []
+    unchanged: list[str] = []
     diagnostics: list[Diagnostic] = []
     for file in rendered:
         target = out_dir / file.path
@@ -67,10 +69,10 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             (changed if content != current else unchanged).append(file.path)
             continue
         files.append(file)
-        current = target.read_bytes() if target.is_file() else None
-        if current is None:
+        on_disk = target.read_bytes() if target.is_file() else None
+        if on_disk is None:
             added.append(file.path)
-        elif current != file.content.encode("utf-8"):
+        elif on_disk != file.content.encode("utf-8"):
             changed.append(file.path)
         else:
             unchanged.append(file.path)

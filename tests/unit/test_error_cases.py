@@ -40,7 +40,9 @@ def test_broken_mapping_is_reported_with_its_location(mapping: Path) -> None:
 
 def test_generate_writes_nothing_for_a_broken_mapping(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    completed = run_cli("generate", SPEC, "-m", CASES / "mappings" / "unknown_operation_id.yaml", "-o", out, cwd=ROOT)
+    completed = run_cli(
+        "generate", SPEC, "-m", CASES / "mappings" / "unknown_operation_id.yaml", "-o", out, cwd=ROOT
+    )
     assert completed.returncode == 1
     assert "did you mean 'getPetById'" in completed.stderr
     assert not out.exists()
@@ -54,10 +56,16 @@ def test_network_ref_in_a_spec_is_refused_not_fetched(tmp_path: Path) -> None:
         "      responses: {'200': {description: ok}}\n"
     )
     mapping = tmp_path / "mapping.yaml"
-    mapping.write_text("mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n")
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n"
+    )
     completed = run_cli("validate", spec, "-m", mapping)
     assert completed.returncode == 1
-    assert f"{spec}:8:" in completed.stderr and "R001" in completed.stderr and "never fetches" in completed.stderr
+    assert (
+        f"{spec}:8:" in completed.stderr
+        and "R001" in completed.stderr
+        and "never fetches" in completed.stderr
+    )
 
 
 def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
@@ -70,7 +78,9 @@ def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
         "      parameters:\n        - $ref: 'common.yaml#/Limit'\n      responses: {'200': {description: ok}}\n"
     )
     mapping = tmp_path / "mapping.yaml"
-    mapping.write_text("mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n")
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n"
+    )
     out = tmp_path / "out"
     completed = run_cli("generate", spec, "-m", mapping, "-o", out)
     assert completed.returncode == 0, completed.stderr
@@ -81,4 +91,8 @@ def test_swagger_2_is_named_as_such(tmp_path: Path) -> None:
     spec = tmp_path / "old.json"
     spec.write_text('{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}')
     completed = run_cli("validate", spec, "-m", CASES / "mappings" / "unknown_operation_id.yaml")
-    assert completed.returncode == 1 and "only OpenAPI 3.0 and 3.1" in completed.stderr and "swagger2openapi" in completed.stderr
+    assert (
+        completed.returncode == 1
+        and "only OpenAPI 3.0 and 3.1" in completed.stderr
+        and "swagger2openapi" in completed.stderr
+    )
