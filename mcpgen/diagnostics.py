@@ -9,6 +9,46 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+# The short name of every design rule (docs/rules.md; the ids come from the design notes). Code and
+# tests cite the bare id; anything a user reads says `rule_name(id)`: "T4 names", never "T4" alone.
+RULE_NAMES = {
+    "T1": "task tools",
+    "T2": "flat action enum",
+    "T3": "few tools",
+    "T4": "names",
+    "T5": "parameter names",
+    "T6": "simple, honest schemas",
+    "T7": "descriptions are contracts",
+    "R1": "meaningful fields",
+    "R2": "concise or detailed",
+    "R3": "pagination",
+    "R4": "truncation is announced",
+    "R5": "structured and text",
+    "R6": "nothing on stdout",
+    "E1": "tool errors are results",
+    "E2": "what, why, how",
+    "E3": "which kind of recovery",
+    "E4": "unknown outcome is not retry",
+    "E5": "no internals",
+    "S1": "preview, then apply",
+    "S2": "guard rails as errors",
+    "S3": "handles",
+    "S4": "annotations are hints",
+    "P1": "stateless",
+    "P2": "deterministic tools/list",
+    "P3": "credentials",
+    "P4": "ask what the model cannot know",
+    "P5": "timeouts",
+    "C1": "versioned contract",
+    "C2": "measure on real tasks",
+}
+
+
+def rule_name(rule_id: str) -> str:
+    """'T4' -> 'T4 names': a rule id as a user reads it. An id not in the table comes back as it is."""
+    name = RULE_NAMES.get(rule_id)
+    return f"{rule_id} {name}" if name else rule_id
+
 
 class Level(enum.IntEnum):
     INFO = 10

@@ -22,7 +22,7 @@ RESERVED_ARGS = frozenset({"action"})
 
 def tool_name_problem(name: str) -> str | None:
     if not TOOL_NAME_PATTERN.match(name):
-        return f"tool name '{name}' must match {TOOL_NAME_PATTERN.pattern} (T4)"
+        return f"tool name '{name}' must match {TOOL_NAME_PATTERN.pattern}"
     return None
 
 

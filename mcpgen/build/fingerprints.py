@@ -60,8 +60,8 @@ class Canonicalizer:
         while pending:
             key = pending.pop()
             if key not in reached:
-                reached[key], refs = self._definition(key)
-                pending += refs
+                reached[key], further = self._definition(key)
+                pending += further
         definitions = ",".join(f"{_string(f'{d}#{p}')}:{reached[d, p]}" for d, p in sorted(reached))
         bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
         return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
@@ -119,7 +119,7 @@ class _Text(str):
 
 # What json.dumps(ensure_ascii=False) writes for a string, without its per-call set-up: a 13 MB spec
 # has hundreds of thousands of keys and strings.
-_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_string = json.encoder.encode_basestring
 
 
 def _scalar(value: Any) -> str:

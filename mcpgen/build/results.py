@@ -112,10 +112,12 @@ def _response_schema(spec: Spec, operation: Operation) -> Located | None:
             continue
         response = spec.resolver.deref(operation.located.child("responses", status))
         content = response.value.get("content") if isinstance(response.value, dict) else None
-        for media in content or {}:
+        if not isinstance(content, dict):
+            return None
+        for media, entry in content.items():
             base = media.split(";")[0].strip().lower()
-            if (base == "application/json" or base.endswith("+json")) and isinstance(content[media], dict):
-                if isinstance(content[media].get("schema"), dict):
+            if (base == "application/json" or base.endswith("+json")) and isinstance(entry, dict):
+                if isinstance(entry.get("schema"), dict):
                     return spec.resolver.deref(response.child("content", media, "schema"))
         return None
     return None
@@ -385,14 +387,14 @@ def _incomplete(
     cursor: ParamSpec | None,
     next_cursor: str | None,
 ) -> list[Diagnostic]:
-    needs = {
+    needed: dict[str, list[tuple[str, object]]] = {
         "page": [("page", page)],
         "offset": [("offset", offset), ("limit", limit)],
         "cursor": [("cursor", cursor), ("next_cursor", next_cursor)],
         "limit": [("limit", limit)],
         "link": [],
-    }[style]
-    missing = [key for key, found in needs if found is None]
+    }
+    missing = [key for key, found in needed[style] if found is None]
     if not missing:
         return []
     return [

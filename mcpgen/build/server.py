@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from mcpgen.build.discovery import check_discovery_names
 from mcpgen.build.fingerprints import (
@@ -19,14 +19,16 @@ from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_te
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.units import is_numeric
 from mcpgen.conversions import restate, spelled
-from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, warning
+from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
     AccessSpec,
     ActionSpec,
     AuthSpec,
+    BodyEncoding,
     FixedValue,
     GuardSpec,
     JsonSchema,
+    ParamLocation,
     ParamSpec,
     PreviewSpec,
     ServerSpec,
@@ -83,7 +85,7 @@ class _OperationParam:
     """A parameter of an operation before the mapping's rules apply."""
 
     wire_name: str
-    location: str
+    location: ParamLocation
     required: bool
     schema: JsonSchema
     description: str
@@ -155,13 +157,15 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     name = f"{mapping.server.name}_{rule.name}"
     problem = tool_name_problem(name)
     if problem:
-        diagnostics.append(error("M208", problem, rule.source, hint="shorten the tool name"))
+        diagnostics.append(
+            error("M208", f"{problem} ({rule_name('T4')})", rule.source, hint="shorten the tool name")
+        )
     elif len(name) > TOOL_NAME_COMFORT_LENGTH:
         diagnostics.append(
             warning(
                 "M209",
                 f"tool name '{name}' has {len(name)} characters; clients that add a prefix may cut it past "
-                f"{TOOL_NAME_COMFORT_LENGTH} (T4)",
+                f"{TOOL_NAME_COMFORT_LENGTH} ({rule_name('T4')})",
                 rule.source,
             )
         )
@@ -402,11 +406,11 @@ def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
 
 def _operation_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     params: list[_OperationParam] = []
     for located in operation.parameters:
         raw = located.value
-        location = str(raw.get("in"))
+        location = cast(ParamLocation, str(raw.get("in")))  # openapi-pydantic allows OpenAPI's four only
         if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
             continue
         schema_located = _parameter_schema(located)
@@ -428,7 +432,7 @@ def _operation_params(
 
 def operation_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
     `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
@@ -450,7 +454,7 @@ def _parameter_schema(located: Located) -> Located | None:
 
 def _body_params(
     spec: Spec, operation: Operation
-) -> tuple[list[_OperationParam], str | None, list[Diagnostic]]:
+) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     body = operation.request_body
     if body is None:
         return [], None, []
@@ -470,7 +474,7 @@ def _body_params(
                 )
             ],
         )
-    encoding = "json" if media not in _FORM_TYPES else "form"
+    encoding: BodyEncoding = "json" if media not in _FORM_TYPES else "form"
     media_located = body.child("content", media)
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
@@ -626,7 +630,7 @@ def _param_spec(
         ParamSpec(
             arg_name=arg_name,
             wire_name=param.wire_name,
-            location=param.location,  # type: ignore[arg-type]
+            location=param.location,
             required=required,
             schema=schema,
             source=source,
@@ -654,7 +658,8 @@ def _unit_spec(
         return None, [
             error(
                 "M221",
-                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so (T5)",
+                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
+                f"({rule_name('T5')})",
                 rule.source,
                 hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
             )
@@ -768,7 +773,8 @@ def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diag
                         f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
                         f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
                         action.source,
-                        hint="one tool has one flat parameter set (T2): rename one of them in its action's params",
+                        hint=f"one tool has one flat parameter set ({rule_name('T2')}): rename one of them in "
+                        "its action's params",
                     )
                 )
     return diagnostics

@@ -16,12 +16,12 @@ from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import load_operand
 from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
 from mcpgen.contract.format import format_diff
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, sort_key
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, rule_name, sort_key
 from mcpgen.load.mapping import schema_path
 from mcpgen.pipeline import generate, load_inputs
 from mcpgen.profiles import Profile, get_profile
 from mcpgen.version import __version__
-from mcpgen.write.plan import apply_write, plan_write
+from mcpgen.write.plan import WritePlan, apply_write, plan_write
 
 app = typer.Typer(
     name="mcpgen",
@@ -113,18 +113,8 @@ def generate_command(
     plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
     _report(plan.diagnostics, quiet)  # from merging user-owned files, e.g. hooks of removed actions
     if check:
-        if plan.is_noop:
-            typer.echo(f"{out}: up to date")
-            return
-        for label, paths in (
-            ("would add", plan.added),
-            ("would change", plan.changed),
-            ("would remove", plan.removed),
-        ):
-            for path in paths:
-                typer.echo(f"{label}: {out / path}", err=True)
-        typer.echo(f"{out} is out of date; run the same command without --check", err=True)
-        raise typer.Exit(1)
+        _check(out, plan)
+        return
     try:
         apply_write(plan, force=force)
     except DiagnosticError as exc:
@@ -146,6 +136,26 @@ def generate_command(
         typer.echo(f"run it:  pip install {out} && {server.distribution_name}")
 
 
+def _check(out: Path, plan: WritePlan) -> None:
+    """`generate --check`: say what regenerating would do, exit 1 unless the package is current."""
+    if plan.is_current:
+        typer.echo(f"{out}: up to date")
+        return
+    for label, paths in (
+        ("would add", plan.added),
+        ("would change", plan.changed),
+        ("would remove", plan.removed),
+        ("not written by mcpgen", plan.untracked),  # each also a warning, with what to do
+    ):
+        for path in paths:
+            typer.echo(f"{label}: {out / path}", err=True)
+    if not plan.is_noop:
+        typer.echo(f"{out} is out of date; run the same command without --check", err=True)
+    if plan.untracked:
+        typer.echo(f"{out} holds files mcpgen did not write inside the package; move them out", err=True)
+    raise typer.Exit(1)
+
+
 def _profile(name: str | None) -> Profile | None:
     if name is None:
         return None
@@ -155,7 +165,14 @@ def _profile(name: str | None) -> Profile | None:
         raise typer.BadParameter(str(exc), param_hint="--profile") from None
 
 
-@app.command("lint")
+@app.command(
+    "lint",
+    help="Check a tool surface against the agent-tool rules ("
+    + "; ".join(rule_name(r) for r in ("T2", "T3", "T4", "T5", "T6", "T7"))
+    + ": docs/rules.md explains each, and ships inside mcpgen too) and, optionally, a provider's "
+    "strict mode.\n\n"
+    "Exit codes: 0 clean at the --fail-on level, 1 findings at that level or unreadable input, 2 wrong usage.",
+)
 def lint_command(
     target: Annotated[
         Path,
@@ -184,12 +201,10 @@ def lint_command(
     show: Annotated[
         str, typer.Option("--show", help="Lowest level listed in text output: info, warning, error.")
     ] = "warning",
-    budget: Annotated[int, typer.Option("--budget", help="Token budget of all definitions (T3).")] = 10_000,
+    budget: Annotated[
+        int, typer.Option("--budget", help=f"Token budget of all definitions ({rule_name('T3')}).")
+    ] = 10_000,
 ) -> None:
-    """Check a tool surface against the agent-tool rules in docs/rules.md (T2-T7) and, optionally, a provider's strict mode.
-
-    Exit codes: 0 clean at the --fail-on level, 1 findings at that level or unreadable input, 2 wrong usage.
-    """
     if output not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
     if fail_on not in ("error", "warning"):
@@ -227,7 +242,15 @@ def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRoot
             typer.echo(f"  {line}")
 
 
-@app.command("diff")
+@app.command(
+    "diff",
+    help=f"Explain how the tool contract changed between OLD and NEW, and why ({rule_name('C1')}).\n\n"
+    "OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, "
+    "nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, "
+    "a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).\n\n"
+    "Each change is breaking, behaviour-affecting or additive and names the spec or mapping change it "
+    "comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.",
+)
 def diff_command(
     old: Annotated[str, typer.Argument(help="The contract before: see OPERANDS below.", show_default=False)],
     new: Annotated[str, typer.Argument(help="The contract after.", show_default=False)],
@@ -242,12 +265,6 @@ def diff_command(
         ),
     ] = None,
 ) -> None:
-    """Explain how the tool contract changed between OLD and NEW, and why (C1).
-
-    OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).
-
-    Each change is breaking, behaviour-affecting or additive and names the spec or mapping change it comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.
-    """
     try:
         before = load_operand(old, Path.cwd())
         after = load_operand(new, Path.cwd())
@@ -268,7 +285,13 @@ def _fails(diff: ContractDiff, fail_on: FailOn) -> bool:
     return diff.impact is not None and diff.impact >= threshold
 
 
-@app.command("init")
+@app.command(
+    "init",
+    help="Draft a mapping file that covers every operation of SPEC, each choice commented.\n\n"
+    f"Operations are grouped into task tools (by tag or path), named within {rule_name('T4')}, with "
+    f"unit-bearing parameter renames ({rule_name('T5')}) and destructive actions marked. Edit the draft, "
+    "then run `mcpgen generate`.",
+)
 def init_command(
     spec: SpecArg,
     out: Annotated[
@@ -280,11 +303,6 @@ def init_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
 ) -> None:
-    """Draft a mapping file that covers every operation of SPEC, each choice commented.
-
-    Operations are grouped into task tools (by tag or path), named within T4, with unit-bearing
-    parameter renames (T5) and destructive actions marked. Edit the draft, then run `mcpgen generate`.
-    """
     raise typer.Exit(run_init(spec, out, name=name, force=force))
 
 
@@ -327,4 +345,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

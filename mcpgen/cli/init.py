@@ -12,7 +12,7 @@ import typer
 
 from mcpgen.authoring.draft import Progress, init_mapping
 from mcpgen.build.server import build_server
-from mcpgen.diagnostics import DiagnosticError, Level, format_diagnostic, has_errors, sort_key
+from mcpgen.diagnostics import DiagnosticError, Level, format_diagnostic, has_errors, rule_name, sort_key
 from mcpgen.load.mapping import load_mapping, schema_path
 from mcpgen.load.openapi import load_spec_or_diagnostics
 
@@ -66,7 +66,7 @@ def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> in
         )
         return 1
     unmapped = f", {len(draft.unmapped)} unmapped (listed at the end)" if draft.unmapped else ""
-    discovery = "; on-demand discovery on (T3)" if draft.discovery else ""
+    discovery = f"; on-demand discovery on ({rule_name('T3')})" if draft.discovery else ""
     typer.echo(
         f"wrote {out}: {len(draft.tools)} tools, {draft.action_count} actions over "
         f"{draft.operation_count} operations{unmapped}{discovery}"

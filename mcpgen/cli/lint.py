@@ -11,7 +11,15 @@ from typing import Any
 import typer
 
 from mcpgen.build.contract import contract
-from mcpgen.diagnostics import Diagnostic, Level, SourceRef, format_diagnostic, sort_key
+from mcpgen.diagnostics import (
+    RULE_NAMES,
+    Diagnostic,
+    Level,
+    SourceRef,
+    format_diagnostic,
+    rule_name,
+    sort_key,
+)
 from mcpgen.ir import ServerSpec
 from mcpgen.lint.rules import Finding, LintReport, lint_tools
 from mcpgen.lint.tokens import load_counter
@@ -19,14 +27,6 @@ from mcpgen.pipeline import generate
 from mcpgen.profiles import Profile, apply_profile
 
 _LEVELS = {"info": Level.INFO, "warning": Level.WARNING, "error": Level.ERROR}
-_RULE_TITLES = {
-    "T2": "flat action enum",
-    "T3": "few tools",
-    "T4": "names",
-    "T5": "parameter names",
-    "T6": "simple, honest schemas",
-    "T7": "descriptions are contracts",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +107,15 @@ def read_target(
 
 
 def _tool_list(data: Any) -> list[Any] | None:
+    """A list of tools, a tools/list result, or a JSON-RPC response carrying one."""
     if isinstance(data, list):
         return data
-    if isinstance(data, dict):
-        if isinstance(data.get("tools"), list):
-            return data["tools"]
-        if isinstance(data.get("result"), dict) and isinstance(data["result"].get("tools"), list):
-            return data["result"]["tools"]
+    if not isinstance(data, dict):
+        return None
+    for holder in (data, data.get("result")):
+        tools = holder.get("tools") if isinstance(holder, dict) else None
+        if isinstance(tools, list):
+            return tools
     return None
 
 
@@ -134,7 +136,7 @@ def report_text(loaded: LintInput, report: LintReport, show: Level) -> str:
     for rule in sorted(by_rule):
         findings = by_rule[rule]
         lines.append("")
-        lines.append(f"{rule} {_RULE_TITLES.get(rule, '')} ({_counts(findings)})".rstrip())
+        lines.append(f"{rule_name(rule)} ({_counts(findings)})")
         by_check: dict[tuple[int, str], list[Finding]] = defaultdict(list)
         for finding in findings:
             by_check[(-finding.level, finding.check)].append(finding)
@@ -188,6 +190,7 @@ def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
     def entry(finding: Finding) -> dict[str, Any]:
         item: dict[str, Any] = {
             "rule": finding.rule,
+            "rule_name": RULE_NAMES.get(finding.rule),
             "check": finding.check,
             "level": finding.level.name.lower(),
             "tool": finding.tool,

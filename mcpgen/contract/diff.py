@@ -685,11 +685,17 @@ def _enum_change(old: dict[str, Any], new: dict[str, Any], name: str) -> Iterato
     before, after = old.get("enum"), new.get("enum")
     if before == after:
         return
-    if before is None:
-        yield Impact.BREAKING, "enum-introduced", f"{name}: now limited to {_show_values(after)}", None, after
-        return
-    if after is None:
-        yield Impact.ADDITIVE, "enum-dropped", f"{name}: no longer limited to a fixed set", before, None
+    if before is None or after is None:
+        if after is not None:
+            yield (
+                Impact.BREAKING,
+                "enum-introduced",
+                f"{name}: now limited to {_show_values(after)}",
+                None,
+                after,
+            )
+        else:
+            yield Impact.ADDITIVE, "enum-dropped", f"{name}: no longer limited to a fixed set", before, None
         return
     removed = [v for v in before if v not in after]
     added = [v for v in after if v not in before]
@@ -712,8 +718,8 @@ def _enum_change(old: dict[str, Any], new: dict[str, Any], name: str) -> Iterato
 
 
 def _member_changes(old: dict[str, Any], new: dict[str, Any], where: str) -> Iterator[SchemaChange]:
-    old_members = old.get("properties") if isinstance(old.get("properties"), dict) else {}
-    new_members = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    old_members = _members(old)
+    new_members = _members(new)
     old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
     for member in sorted(old_members.keys() - new_members.keys()):
         yield Impact.BREAKING, "member-removed", f"parameter `{where}.{member}` removed", None, None
@@ -744,6 +750,11 @@ def _member_changes(old: dict[str, Any], new: dict[str, Any], where: str) -> Ite
                 False,
             )
         yield from schema_changes(old_members[member], new_members[member], f"{where}.{member}")
+
+
+def _members(schema: dict[str, Any]) -> dict[str, Any]:
+    found = schema.get("properties")
+    return found if isinstance(found, dict) else {}
 
 
 def _types(schema: dict[str, Any]) -> frozenset[str]:

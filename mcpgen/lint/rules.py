@@ -323,9 +323,8 @@ def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list
     found = []
     for prop, prop_schema in _properties(schema):
         at = join_pointer(pointer, "properties", prop)
-        description = (
-            prop_schema.get("description") if isinstance(prop_schema.get("description"), str) else ""
-        )
+        given = prop_schema.get("description")
+        description = given if isinstance(given, str) else ""
         if not description.strip():
             found.append(
                 _finding(
@@ -515,7 +514,7 @@ def _profile_limits(
 
 
 def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
-    names = [t.get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    names: list[str] = [name for t in tools if isinstance(t, dict) and isinstance(name := t.get("name"), str)]
     found = []
     seen: dict[str, int] = {}
     for index, tool in enumerate(tools):
@@ -643,8 +642,9 @@ def schema_depth(schema: Any) -> int:
 
 def _closed_set(schema: dict[str, Any]) -> bool:
     """An enum or a boolean (or a list of them) shows its values already; no example needed."""
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-    return any("enum" in s or s.get("type") in ("boolean", ["boolean", "null"]) for s in (schema, items))
+    items = schema.get("items")
+    each: dict[str, Any] = items if isinstance(items, dict) else {}
+    return any("enum" in s or s.get("type") in ("boolean", ["boolean", "null"]) for s in (schema, each))
 
 
 def _properties(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

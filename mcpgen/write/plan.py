@@ -4,7 +4,8 @@ Nothing is written until every file has been rendered. New contents are first st
 targets and only then moved into place, so a failure leaves the previous output as it was. Files that
 mcpgen did not write (a virtualenv, caches) are never touched; generated files that are no longer
 produced are removed; user-owned files are created once and afterwards merged with their fresh render
-(`preserve.py`: the user's code always wins, stubs for new actions are added).
+(`preserve.py`: the user's code always wins, stubs for new actions are added). A file added by hand
+inside the package's own directories would ship with it unseen: the plan names it (`untracked`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.ir import RenderedFile
 
 MANIFEST = ".mcpgen-manifest.json"
@@ -31,17 +32,28 @@ class WritePlan:
     removed: tuple[str, ...]
     unchanged: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = ()  # from merging user files: orphaned hooks, say
+    untracked: tuple[
+        str, ...
+    ] = ()  # inside the package's directories, written by neither mcpgen nor its user files
 
     @property
     def is_noop(self) -> bool:
+        """Nothing to write (files mcpgen did not write are left alone either way)."""
         return not (self.added or self.changed or self.removed)
+
+    @property
+    def is_current(self) -> bool:
+        """What `generate --check` asks: the package is exactly what mcpgen would write."""
+        return self.is_noop and not self.untracked
 
 
 def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) -> WritePlan:
     rendered = tuple(rendered)
     previous = _read_manifest(out_dir)
     files: list[RenderedFile] = []
-    added, changed, unchanged = [], [], []
+    added: list[str] = []
+    changed: list[str] = []
+    unchanged: list[str] = []
     diagnostics: list[Diagnostic] = []
     for file in rendered:
         target = out_dir / file.path
@@ -57,15 +69,17 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             (changed if content != current else unchanged).append(file.path)
             continue
         files.append(file)
-        current = target.read_bytes() if target.is_file() else None
-        if current is None:
+        on_disk = target.read_bytes() if target.is_file() else None
+        if on_disk is None:
             added.append(file.path)
-        elif current != file.content.encode("utf-8"):
+        elif on_disk != file.content.encode("utf-8"):
             changed.append(file.path)
         else:
             unchanged.append(file.path)
     produced = {f.path for f in files}
     removed = sorted(p for p in previous if p not in produced and (out_dir / p).exists())
+    untracked = _untracked(out_dir, produced | set(previous))
+    diagnostics += [_untracked_warning(out_dir, path) for path in untracked]
     manifest = _manifest_text(files, generator)
     manifest_path = out_dir / MANIFEST
     if not manifest_path.is_file() or manifest_path.read_text(encoding="utf-8") != manifest:
@@ -79,6 +93,7 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
         tuple(removed),
         tuple(unchanged),
         tuple(diagnostics),
+        untracked,
     )
 
 
@@ -125,6 +140,29 @@ def _refuse_foreign_directory(out_dir: Path, force: bool) -> None:
                 )
             ]
         )
+
+
+def _untracked(out_dir: Path, known: set[str]) -> tuple[str, ...]:
+    """Files in the package's directories (those holding files mcpgen writes, below the top) that mcpgen
+    does not know. The top of OUT is the user's too (a virtualenv, notes), so it is not searched."""
+    package_dirs = sorted({path.split("/", 1)[0] for path in known if "/" in path})
+    found = []
+    for name in package_dirs:
+        for path in sorted((out_dir / name).rglob("*")):
+            relative = path.relative_to(out_dir).as_posix()
+            if path.is_file() and "__pycache__" not in path.parts and relative not in known:
+                found.append(relative)
+    return tuple(found)
+
+
+def _untracked_warning(out_dir: Path, path: str) -> Diagnostic:
+    return warning(
+        "W003",
+        f"{path} is inside the generated package but mcpgen did not write it, so it ships unseen",
+        SourceRef(file=str(out_dir / path)),
+        hint="put your own code in hooks.py (it is yours and kept on every regeneration) or outside "
+        "the package directory; `generate --check` fails while the file is there",
+    )
 
 
 def _read_manifest(out_dir: Path) -> dict[str, str]:

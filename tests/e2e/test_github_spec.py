@@ -1,47 +1,159 @@
-"""The real GitHub spec (1,223 operations) with a small issues mapping: generates, imports, lists."""
+"""The real GitHub spec (1,223 operations) with the command line alone: init drafts a mapping of every
+operation, generate writes the package, lint passes it, and the server lists and runs its tools.
+
+Drafting and generating GitHub is the slow part, so one package serves every test here (a session
+fixture); each test only reads it or starts its own server process.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.mcp_client import stdio_client, tool_dicts
-from tests.support.paths import ROOT, shared_spec
+from tests.support.mcp_client import stdio_client
+from tests.support.paths import shared_spec
 from tests.support.venvs import run_mcpgen
 
-MAPPING = ROOT / "tests" / "fixtures" / "github.mapping.yaml"
+pytestmark = pytest.mark.e2e
+
+DISCOVERY_META = "dev.mcpgen/discovery"
 
 
-@pytest.fixture(scope="module")
-def github_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("github") / "github"
-    completed = run_mcpgen("generate", shared_spec("github.json"), "-m", MAPPING, "-o", out)
+@dataclass(frozen=True)
+class Drafted:
+    out: Path  # the generated package's directory
+    init_report: str  # what `mcpgen init` printed
+    generate_report: str  # what `mcpgen generate` printed
+
+    @property
+    def contract(self) -> list[dict[str, Any]]:
+        return json.loads((self.out / "github_mcp" / "tools.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def github(tmp_path_factory: pytest.TempPathFactory) -> Drafted:
+    spec = shared_spec("github.json")
+    root = tmp_path_factory.mktemp("github")
+    mapping, out = root / "mapping.yaml", root / "server"
+    init = run_mcpgen("init", spec, "-o", mapping)
+    assert init.returncode == 0, init.stderr
+    generated = run_mcpgen("generate", spec, "-m", mapping, "-o", out)
+    assert generated.returncode == 0, generated.stderr
+    return Drafted(out, init.stdout, generated.stdout)
+
+
+def test_every_operation_is_mapped_or_reported(github: Drafted) -> None:
+    drafted = re.search(
+        r": (\d+) tools, (\d+) actions over (\d+) operations(?:, (\d+) unmapped)?", github.init_report
+    )
+    assert drafted, github.init_report
+    tools, actions, operations, unmapped = (int(n or 0) for n in drafted.groups())
+    assert operations == 1223 and actions + unmapped == operations
+    assert f"{tools} tools, {actions} actions" in github.generate_report
+    if unmapped:  # reported, never silently dropped
+        assert f"{unmapped} operations are not mapped" in github.generate_report
+
+
+def test_lint_finds_no_errors(github: Drafted) -> None:
+    lint = run_mcpgen("lint", github.out, "--format", "json")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    report = json.loads(lint.stdout)
+    assert report["counts"]["error"] == 0
+    assert report["tools"] == len(github.contract)
+    assert '"$ref"' not in json.dumps(github.contract)  # the contract stands alone
+
+
+def test_output_imports_with_a_table_for_every_tool(github: Drafted) -> None:
+    code = (
+        "import json, github_mcp.server as s; print(json.dumps([n for t in s.TOOLS for n in t.served_names]))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], cwd=github.out, capture_output=True, text=True, timeout=120
+    )
     assert completed.returncode == 0, completed.stderr
-    assert "1219 operations are not mapped" in completed.stdout  # reported, never silently added
-    return out
+    catalog = [t["name"] for t in github.contract if DISCOVERY_META not in t.get("_meta", {})]
+    assert sorted(json.loads(completed.stdout)) == sorted(catalog)
 
 
-def test_output_imports(github_package: Path) -> None:
-    code = "import github_mcp.server as s; print(len(s.TOOLS), s.TOOLS[0].action_names)"
-    completed = subprocess.run([sys.executable, "-c", code], cwd=github_package, capture_output=True, text=True)
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == "1 ('find', 'get', 'create', 'comment')"
+@contextmanager
+def _upstream() -> Iterator[tuple[str, list[str]]]:
+    """A loopback API that answers every GET with an empty JSON list and records the paths."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            seen.append(self.path)
+            body = b"[]"
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.anyio
-async def test_tools_list_and_validation_work(github_package: Path) -> None:
-    command = [sys.executable, "-m", "github_mcp"]
-    env = {"PYTHONPATH": str(github_package), "GITHUB_BASE_URL": "http://127.0.0.1:9"}
-    async with stdio_client(command, env) as client:
-        tools = tool_dicts(await client.list_tools())
-        result = await client.call_tool("github_issues", {"action": "get", "owner": "octo"})
-    [tool] = tools
-    assert tool["name"] == "github_issues"
-    properties = tool["inputSchema"]["properties"]
-    assert {"owner", "repo", "issue_number", "title", "body", "limit"} <= set(properties)
-    assert '"$ref"' not in json.dumps(tool)
-    assert result.is_error and "action 'get' needs repo" in result.content[0].text
+async def test_discovery_lists_finds_and_runs_a_tool(github: Drafted, tmp_path: Path) -> None:
+    # With discovery on, tools/list serves the meta-tools that tools.json marks as such.
+    served = sorted(t["name"] for t in github.contract if DISCOVERY_META in t.get("_meta", {}))
+    assert served == ["github_call_tool", "github_search_tools"]
+    with _upstream() as (base_url, seen):
+        env = {"PYTHONPATH": str(github.out), "GITHUB_BASE_URL": base_url}
+        async with stdio_client([sys.executable, "-m", "github_mcp"], env, tmp_path / "server.log") as client:
+            listing = await client.list_tools()
+            assert [t.name for t in listing.tools] == served
+            found = await client.call_tool(
+                "github_search_tools", {"query": "list repository issues", "limit": 3}
+            )
+            assert not found.is_error
+            data = json.loads(found.content[0].text)
+            names = [t["name"] for t in data["tools"]]
+            assert "github_issues_find" in names and len(names) <= 3
+            assert all("inputSchema" in t and "_meta" not in t for t in data["tools"])
+            ran = await client.call_tool(
+                "github_call_tool",
+                {
+                    "tool": "github_issues_find",
+                    "arguments": {"action": "list_for_repo", "owner": "o", "repo": "r"},
+                },
+            )
+            assert not ran.is_error, ran.content[0].text
+            # Strict-mode clients send the arguments as JSON text instead.
+            as_text = json.dumps({"action": "list_for_repo", "owner": "o", "repo": "r2"})
+            ran_text = await client.call_tool(
+                "github_call_tool", {"tool": "github_issues_find", "arguments_json": as_text}
+            )
+            assert not ran_text.is_error, ran_text.content[0].text
+            # The wrapped call is checked like a direct one: a missing argument is a tool error naming it.
+            missing = await client.call_tool(
+                "github_call_tool",
+                {"tool": "github_issues_find", "arguments": {"action": "list_for_repo", "owner": "o"}},
+            )
+            assert missing.is_error and "action 'list_for_repo' needs repo" in missing.content[0].text
+            unknown = await client.call_tool(
+                "github_call_tool", {"tool": "github_isues_find", "arguments": {}}
+            )
+            assert unknown.is_error and "github_issues_find" in unknown.content[0].text
+    assert [p.split("?")[0] for p in seen] == ["/repos/o/r/issues", "/repos/o/r2/issues"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
-from tests.support.venvs import run_mcpgen
+from tests.unit.cli import run_cli
 
 CASES = ROOT / "tests" / "error_cases"
 SPEC = Path("specs/petstore/petstore.openapi.json")
@@ -28,7 +28,7 @@ def test_there_are_enough_kinds_of_mistake() -> None:
 
 @pytest.mark.parametrize("mapping", MAPPINGS, ids=[m.stem for m in MAPPINGS])
 def test_broken_mapping_is_reported_with_its_location(mapping: Path) -> None:
-    completed = run_mcpgen("validate", SPEC, "--mapping", mapping.relative_to(ROOT), cwd=ROOT)
+    completed = run_cli("validate", SPEC, "--mapping", mapping.relative_to(ROOT), cwd=ROOT)
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr
     assert LOCATED.search(completed.stderr), completed.stderr
@@ -43,7 +43,9 @@ def test_broken_mapping_is_reported_with_its_location(mapping: Path) -> None:
 
 def test_generate_writes_nothing_for_a_broken_mapping(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    completed = run_mcpgen("generate", SPEC, "-m", CASES / "mappings" / "unknown_operation_id.yaml", "-o", out, cwd=ROOT)
+    completed = run_cli(
+        "generate", SPEC, "-m", CASES / "mappings" / "unknown_operation_id.yaml", "-o", out, cwd=ROOT
+    )
     assert completed.returncode == 1
     assert "did you mean 'getPetById'" in completed.stderr
     assert not out.exists()
@@ -57,10 +59,16 @@ def test_network_ref_in_a_spec_is_refused_not_fetched(tmp_path: Path) -> None:
         "      responses: {'200': {description: ok}}\n"
     )
     mapping = tmp_path / "mapping.yaml"
-    mapping.write_text("mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n")
-    completed = run_mcpgen("validate", spec, "-m", mapping)
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n"
+    )
+    completed = run_cli("validate", spec, "-m", mapping)
     assert completed.returncode == 1
-    assert f"{spec}:8:" in completed.stderr and "R001" in completed.stderr and "never fetches" in completed.stderr
+    assert (
+        f"{spec}:8:" in completed.stderr
+        and "R001" in completed.stderr
+        and "never fetches" in completed.stderr
+    )
 
 
 def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
@@ -73,9 +81,11 @@ def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
         "      parameters:\n        - $ref: 'common.yaml#/Limit'\n      responses: {'200': {description: ok}}\n"
     )
     mapping = tmp_path / "mapping.yaml"
-    mapping.write_text("mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n")
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: t}\ntools:\n  - {name: a, description: A., actions: [{name: get, operation: getA}]}\n"
+    )
     out = tmp_path / "out"
-    completed = run_mcpgen("generate", spec, "-m", mapping, "-o", out)
+    completed = run_cli("generate", spec, "-m", mapping, "-o", out)
     assert completed.returncode == 0, completed.stderr
     assert '"limit"' in (out / "t_mcp" / "tools.json").read_text()
 
@@ -83,5 +93,9 @@ def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
 def test_swagger_2_is_named_as_such(tmp_path: Path) -> None:
     spec = tmp_path / "old.json"
     spec.write_text('{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}')
-    completed = run_mcpgen("validate", spec, "-m", CASES / "mappings" / "unknown_operation_id.yaml")
-    assert completed.returncode == 1 and "only OpenAPI 3.0 and 3.1" in completed.stderr and "swagger2openapi" in completed.stderr
+    completed = run_cli("validate", spec, "-m", CASES / "mappings" / "unknown_operation_id.yaml")
+    assert (
+        completed.returncode == 1
+        and "only OpenAPI 3.0 and 3.1" in completed.stderr
+        and "swagger2openapi" in completed.stderr
+    )

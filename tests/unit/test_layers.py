@@ -32,6 +32,7 @@ def test_no_module_imports_itself_back() -> None:
     cycles = [
         (a, b)
         for a, b in itertools.combinations(modules, 2)
-        if graph.find_shortest_chain(importer=a, imported=b) and graph.find_shortest_chain(importer=b, imported=a)
+        if graph.find_shortest_chain(importer=a, imported=b)
+        and graph.find_shortest_chain(importer=b, imported=a)
     ]
     assert cycles == []

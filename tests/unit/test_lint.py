@@ -115,7 +115,9 @@ def test_lint_flags_the_endpoint_wrapper_style() -> None:
     assert any(f.pointer.endswith("/inputSchema/properties/body") for f in refs)  # the nested body
 
 
-@pytest.mark.parametrize("example", ["petstore/petstore.openapi.json", "ads/ads.openapi.yaml", "deploy/deploy.openapi.yaml"])
+@pytest.mark.parametrize(
+    "example", ["petstore/petstore.openapi.json", "ads/ads.openapi.yaml", "deploy/deploy.openapi.yaml"]
+)
 def test_mcpgen_examples_lint_clean(example: str) -> None:
     spec = SPECS / example
     result = generate(spec, spec.parent / "mapping.yaml")

@@ -26,13 +26,21 @@ def _actions(server: ServerSpec) -> dict[str, ActionSpec]:
 
 def test_paging_styles_are_derived_from_parameters_body_fields_and_link_headers() -> None:
     actions = _actions(_built(PAGES / "pages.openapi.yaml", PAGES / "mapping.yaml"))
-    books, events, commits, note = (actions[f"pages_catalog_find.{n}"] for n in ("books", "events", "commits", "note"))
+    books, events, commits, note = (
+        actions[f"pages_catalog_find.{n}"] for n in ("books", "events", "commits", "note")
+    )
     assert (books.paging.style, books.paging.offset_wire, books.paging.total) == ("offset", "offset", "total")
     assert [p.arg_name for p in books.params] == ["limit"]  # the offset is the server's to compute
     assert [p.arg_name for p in books.server_params] == ["page", "response_format"]
     assert (events.paging.style, events.paging.next_cursor, events.paging.has_more) == (
-        "cursor", "meta.next_cursor", "meta.has_more")
-    assert [(p.arg_name, p.wire_name) for p in events.params] == [("cursor", "cursor"), ("limit", "page_size")]
+        "cursor",
+        "meta.next_cursor",
+        "meta.has_more",
+    )
+    assert [(p.arg_name, p.wire_name) for p in events.params] == [
+        ("cursor", "cursor"),
+        ("limit", "page_size"),
+    ]
     assert commits.paging.style == "link" and commits.shape.items == ""
     assert note.paging is None and note.shape.items is None
     # Default and maximum: the spec's when it has them, else 20 and 100.
@@ -44,7 +52,12 @@ def test_ads_list_folds_its_page_fields_into_the_one_shape() -> None:
     actions = _actions(_built(SPECS / "ads" / "ads.openapi.yaml", SPECS / "ads" / "mapping.yaml"))
     listing = actions["ads_campaigns_find.list"]
     assert listing.paging.style == "page" and listing.paging.echoed == ("page", "per_page")
-    assert listing.shape.items == "campaigns" and listing.shape.concise == ("id", "name", "status", "daily_budget")
+    assert listing.shape.items == "campaigns" and listing.shape.concise == (
+        "id",
+        "name",
+        "status",
+        "daily_budget",
+    )
     assert actions["ads_campaigns_find.search"].paging.style == "limit"
     assert actions["ads_campaign_change.create"].shape is None  # response_format is for reads only
 
@@ -57,7 +70,14 @@ def test_concise_is_derived_for_large_records_when_the_mapping_names_none(tmp_pa
     )
     actions = _actions(_built(SPECS / "ads" / "ads.openapi.yaml", mapping))
     # ids, names, status and dates of a 12-field record; a 4-field record is concise already.
-    assert actions["ads_find.get"].shape.concise == ("id", "name", "status", "start_date", "created_at", "updated_at")
+    assert actions["ads_find.get"].shape.concise == (
+        "id",
+        "name",
+        "status",
+        "start_date",
+        "created_at",
+        "updated_at",
+    )
     assert actions["ads_find.account"].shape.concise == ()
 
 
@@ -76,6 +96,10 @@ def test_a_field_the_records_lack_is_a_located_warning(tmp_path: Path) -> None:
 def test_one_limit_property_states_each_actions_bounds() -> None:
     [tool] = _built(PAGES / "pages.openapi.yaml", PAGES / "mapping.yaml").tools
     limit = tool.input_schema["properties"]["limit"]
-    assert limit["maximum"] == 60 and "default" not in limit  # the defaults differ, so none is stated as the one
-    assert "books 1 to 60 (default 10); events 1 to 50 (default 20); commits 1 to 30 (default 30)" in limit[
-        "description"]
+    assert (
+        limit["maximum"] == 60 and "default" not in limit
+    )  # the defaults differ, so none is stated as the one
+    assert (
+        "books 1 to 60 (default 10); events 1 to 50 (default 20); commits 1 to 30 (default 30)"
+        in limit["description"]
+    )

@@ -31,7 +31,11 @@ def test_a_previewed_tool_is_served_as_preview_and_apply() -> None:
     assert preview.read.operation_id == "getCampaign" and preview.ttl_minutes == 10
     assert preview.compared == (("new_daily_budget_krw", "daily_budget"),)
     [guard] = preview.guards
-    assert (guard.arg_name, guard.current_field, guard.max_increase_pct) == ("new_daily_budget_krw", "daily_budget", 50)
+    assert (guard.arg_name, guard.current_field, guard.max_increase_pct) == (
+        "new_daily_budget_krw",
+        "daily_budget",
+        50,
+    )
     tools = _by_name(contract(server))
     assert "ads_budget_change" not in tools  # only the pair is served
     shown = tools["ads_budget_change_preview"]
@@ -41,8 +45,13 @@ def test_a_previewed_tool_is_served_as_preview_and_apply() -> None:
     assert "more than 50% above the current value is refused" in shown["description"]
     apply = tools["ads_budget_change_apply"]
     assert apply["inputSchema"]["properties"].keys() == {"preview_id"}
-    assert apply["annotations"] == {"title": "Change a daily budget: apply", "readOnlyHint": False,
-                                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
+    assert apply["annotations"] == {
+        "title": "Change a daily budget: apply",
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    }
     assert "valid for 10 minutes" in apply["description"]
 
 
@@ -66,8 +75,13 @@ def test_scopes_destructive_and_confirm_reach_the_contract_and_tables() -> None:
     assert 'scopes=("deploy:rollback",)' in files["deploy_mcp/tools/rollback.py"]
     assert 'confirm="CONFIRM_ROLLBACK"' in files["deploy_mcp/tools/rollback.py"]
     server_py = files["deploy_mcp/server.py"]
-    assert 'issuer="https://auth.example.com"' in server_py and 'audience="https://deploy-mcp.example.com/mcp"' in server_py
-    assert "pyjwt" in files["pyproject.toml"] and "redis" not in files["pyproject.toml"]  # no previews, no extra
+    assert (
+        'issuer="https://auth.example.com"' in server_py
+        and 'audience="https://deploy-mcp.example.com/mcp"' in server_py
+    )
+    assert (
+        "pyjwt" in files["pyproject.toml"] and "redis" not in files["pyproject.toml"]
+    )  # no previews, no extra
 
 
 def test_every_new_mapping_knob_is_described_for_editors() -> None:

@@ -16,8 +16,10 @@ from tests.support.paths import GENERATED
 def runtime() -> Iterator[tuple[ModuleType, ModuleType]]:
     sys.path.insert(0, str(GENERATED / "ads"))
     try:
-        yield (importlib.import_module("ads_mcp._runtime.truncation"),
-               importlib.import_module("ads_mcp._runtime.pagination"))
+        yield (
+            importlib.import_module("ads_mcp._runtime.truncation"),
+            importlib.import_module("ads_mcp._runtime.pagination"),
+        )
     finally:
         sys.path.remove(str(GENERATED / "ads"))
         for name in [n for n in sys.modules if n == "ads_mcp" or n.startswith("ads_mcp.")]:
@@ -25,7 +27,11 @@ def runtime() -> Iterator[tuple[ModuleType, ModuleType]]:
 
 
 def _page(count: int, **extra: object) -> dict:
-    return {"items": [{"id": f"ev_{n:03d}", "text": "x" * 300} for n in range(count)], "has_more": True, **extra}
+    return {
+        "items": [{"id": f"ev_{n:03d}", "text": "x" * 300} for n in range(count)],
+        "has_more": True,
+        **extra,
+    }
 
 
 def test_a_result_within_budget_is_returned_as_it_is(runtime) -> None:
@@ -38,8 +44,9 @@ def test_a_cut_cursor_page_names_the_call_that_continues_right_after_it(runtime)
     truncation, pagination = runtime
     paging = pagination.Paging(style="cursor", limit="limit", next_cursor="next")
     arguments = {"action": "events", "cursor": "c40", "limit": 40}
-    cut = truncation.fit(_page(40, next_cursor="c80"), 1000, tool="t", arguments=arguments, paging=paging,
-                         limit_arg="limit")
+    cut = truncation.fit(
+        _page(40, next_cursor="c80"), 1000, tool="t", arguments=arguments, paging=paging, limit_arg="limit"
+    )
     shown = len(cut["items"])
     assert 1 <= shown < 40 and "next_cursor" not in cut and cut["has_more"] is True
     assert cut["truncated"]["next_call"] == {"tool": "t", "arguments": {**arguments, "limit": shown}}
@@ -48,6 +55,8 @@ def test_a_cut_cursor_page_names_the_call_that_continues_right_after_it(runtime)
 
 def test_a_list_that_cannot_be_paged_says_so(runtime) -> None:
     truncation, pagination = runtime
-    cut = truncation.fit(_page(40), 1000, tool="t", arguments={"action": "search"}, paging=None, limit_arg=None)
+    cut = truncation.fit(
+        _page(40), 1000, tool="t", arguments={"action": "search"}, paging=None, limit_arg=None
+    )
     assert "next_call" not in cut["truncated"] and "narrow the request" in cut["truncated"]["rest"]
     assert cut["truncated"]["shown"] == f"items 1-{len(cut['items'])}; this page had 40"

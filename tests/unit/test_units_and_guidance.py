@@ -23,15 +23,29 @@ SHIPPING = ROOT / "tests" / "fixtures" / "units"
 
 @pytest.mark.parametrize(
     "agent,upstream,factor",
-    [("kg", "g", 1000), ("g", "kg", 0.001), ("s", "ms", 1000), ("min", "s", 60), ("usd", "cents", 100),
-     ("cents", "eur", 0.01), ("km", "m", 1000), ("kg", "s", None), ("usd", "eur", None), ("dozen", "pieces", None)],
+    [
+        ("kg", "g", 1000),
+        ("g", "kg", 0.001),
+        ("s", "ms", 1000),
+        ("min", "s", 60),
+        ("usd", "cents", 100),
+        ("cents", "eur", 0.01),
+        ("km", "m", 1000),
+        ("kg", "s", None),
+        ("usd", "eur", None),
+        ("dozen", "pieces", None),
+    ],
 )
-def test_known_factors_are_same_dimension_or_currency_cents(agent: str, upstream: str, factor: float | None) -> None:
+def test_known_factors_are_same_dimension_or_currency_cents(
+    agent: str, upstream: str, factor: float | None
+) -> None:
     assert known_factor(agent, upstream) == factor
 
 
 def test_descriptions_are_restated_in_the_agents_unit() -> None:
-    assert restate("Weight in grams; at least 1 gram.", "g", "kg") == "Weight in kilograms; at least 1 kilogram."
+    assert (
+        restate("Weight in grams; at least 1 gram.", "g", "kg") == "Weight in kilograms; at least 1 kilogram."
+    )
     assert restate("Declared value in cents.", "cents", "usd") == "Declared value in USD."
     assert restate("Timeout in milliseconds.", "ms", "s") == "Timeout in seconds."
 
@@ -45,8 +59,11 @@ def _actions(spec, mapping) -> dict[tuple[str, str], object]:
 def test_errors_point_to_the_actions_that_help_next() -> None:
     actions = _actions(SPECS / "ads" / "ads.openapi.yaml", SPECS / "ads" / "mapping.yaml")
     get = actions[("ads_campaigns_find", "get")]
-    assert (get.find_with, get.finds, get.check_with) == ("ads_campaigns_find (action list or search)", "campaign_id",
-                                                          None)
+    assert (get.find_with, get.finds, get.check_with) == (
+        "ads_campaigns_find (action list or search)",
+        "campaign_id",
+        None,
+    )
     pause = actions[("ads_campaign_change", "pause")]
     assert pause.check_with == "ads_campaigns_find (action get)"  # the read on the longest common path
     assert actions[("ads_campaign_change", "create")].check_with == "ads_campaigns_find (action list)"
@@ -93,7 +110,9 @@ def test_retry_after_in_seconds_or_as_a_date(results: ModuleType) -> None:
 
 
 def test_stack_traces_and_html_never_reach_the_agent(results: ModuleType) -> None:
-    trace = httpx.Response(500, text='database down\nTraceback (most recent call last):\n  File "x.py", line 1')
+    trace = httpx.Response(
+        500, text='database down\nTraceback (most recent call last):\n  File "x.py", line 1'
+    )
     assert results._upstream_problem(trace) == ("database down", None)
     html = httpx.Response(502, text="<html><body>Bad gateway</body></html>")
     assert results._upstream_problem(html) == ("", None)
@@ -109,6 +128,8 @@ def test_refusals_without_a_configured_credential_or_a_named_scope(results: Modu
     assert unauthenticated.recovery.name == "NEEDS_HUMAN" and "this server sends none" in unauthenticated.what
     forbidden = results.http_error(httpx.Response(403), action, "THINGS_TOKEN")
     assert forbidden.what == "the credentials in THINGS_TOKEN may not run 'list' (HTTP 403)."
-    assert forbidden.how.startswith("This needs the user: ask them to grant permission for 'list' to that credential")
+    assert forbidden.how.startswith(
+        "This needs the user: ask them to grant permission for 'list' to that credential"
+    )
     teapot = results.http_error(httpx.Response(418, text="I'm a teapot"), action, None)
     assert teapot.what == "the API answered HTTP 418 to 'list'. The API said: I'm a teapot."

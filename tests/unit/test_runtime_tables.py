@@ -1,0 +1,287 @@
+"""The IR's table types and the runtime's stay in step.
+
+render/package.py writes the generated `tools/*.py` and `server.py` as tables of runtime dataclasses
+(`Action(name=..., paging=Paging(...))`), field by field, from the IR. Nothing but this test ties the
+three together, so it fails when they drift:
+- every keyword the rendered code passes is a field of the runtime class it calls;
+- every runtime field is passed by the rendered code of some example or fixture, or has a default and
+  is listed below as left to its default on purpose;
+- every IR field of a type that becomes a runtime table is either carried to a runtime field (the
+  table below names which) or listed as the generator's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import importlib.util
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from mcpgen import ir
+from mcpgen.pipeline import generate
+from tests.support.paths import ROOT, SPECS
+
+RUNTIME = ROOT / "templates" / "runtime"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+# Runtime fields that no rendered table sets, each with the reason it may keep its default.
+DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {}
+
+# IR type -> (runtime class, {IR field: runtime field}, IR fields that stay in the generator and why).
+IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
+    ir.UnitSpec: (
+        "Unit",
+        {"agent": "agent", "upstream": "upstream", "factor": "factor", "integer": "integer"},
+        {},
+    ),
+    ir.ParamSpec: (
+        "Param",
+        {"arg_name": "arg", "wire_name": "wire", "location": "at", "unit": "unit"},
+        {
+            "required": "becomes Action.required",
+            "schema": "goes to tools.json",
+            "source": "diagnostics",
+        },
+    ),
+    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value"}, {}),
+    ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
+    ir.PagingSpec: (
+        "Paging",
+        {
+            "style": "style",
+            "limit_arg": "limit",
+            "offset_wire": "offset",
+            "next_cursor": "next_cursor",
+            "has_more": "has_more",
+            "total": "total",
+            "echoed": "echoed",
+            "max_limit": "max_limit",
+        },
+        {},
+    ),
+    ir.GuardSpec: (
+        "Guard",
+        {"arg_name": "arg", "current_field": "current", "max_increase_pct": "max_increase_pct"},
+        {},
+    ),
+    ir.PreviewSpec: (
+        "Preview",
+        {
+            "read": "read",
+            "ttl_minutes": "ttl_minutes",
+            "approval": "approval",
+            "compared": "compared",
+            "guards": "guards",
+        },
+        {},
+    ),
+    ir.ActionSpec: (
+        "Action",
+        {
+            "name": "name",
+            "method": "method",
+            "path": "path",
+            "operation_id": "operation_id",
+            "params": "params",
+            "defaults": "defaults",
+            "fixed": "fixed",
+            "body_encoding": "body",
+            "find_with": "find_with",
+            "finds": "finds",
+            "check_with": "check_with",
+            "shape": "shape",
+            "paging": "paging",
+            "preview": "preview",
+            "confirm_value": "confirm",
+            "idempotency_header": "idempotency_header",
+        },
+        {
+            "description": "goes to tools.json",
+            "source": "diagnostics",
+            "operation_source": "diagnostics",
+            "operation_fingerprint": "tools.lock.json",
+            "mapping_fingerprint": "tools.lock.json",
+            "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
+        },
+    ),
+    ir.ToolSpec: (
+        "Tool",
+        {"name": "name", "actions": "actions", "scopes": "scopes"},
+        {
+            "module_name": "the generated module's file name",
+            "title": "goes to tools.json",
+            "description": "goes to tools.json",
+            "input_schema": "goes to tools.json",
+            "hints": "goes to tools.json (annotations)",
+            "source": "diagnostics",
+            "mapping_fingerprint": "tools.lock.json",
+        },
+    ),
+    ir.AuthSpec: ("Auth", {"kind": "kind", "env": "env", "location": "at", "param_name": "name"}, {}),
+    ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
+}
+# Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
+DERIVED = {"Action": {"required"}}
+
+
+def _runtime_package() -> str:
+    """templates/runtime imported as a package of its own, as every generated package carries it."""
+    name = "mcpgen_runtime_under_test"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, RUNTIME / "__init__.py", submodule_search_locations=[str(RUNTIME)]
+        )
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+        spec.loader.exec_module(package)
+    return name
+
+
+def _runtime_module(module: str) -> ModuleType:
+    return importlib.import_module(f"{_runtime_package()}.{module}")
+
+
+def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
+    for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
+        yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
+    for name in ("units", "pages"):
+        yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
+    yield _ads_with_the_rest(scratch)
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, f"the ads example changed: {old!r} is no longer there once"
+    return text.replace(old, new)
+
+
+def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
+    """specs/ads with what no example has: a fixed value, idempotency keys (the server's and one an
+    operation declares), and access scopes for the whole server."""
+    spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
+    spec = _replaced(
+        spec,
+        "      operationId: createCampaign\n",
+        "      operationId: createCampaign\n      parameters:\n        - name: Idempotency-Key\n"
+        "          in: header\n          schema: {type: string}\n",
+    )
+    mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
+    mapping = _replaced(
+        mapping,
+        "  timeout_s: 30\n",
+        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key}\n  access:\n"
+        "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
+        "    scopes: [ads:use]\n",
+    )
+    mapping = _replaced(
+        mapping,
+        "          q: {name: query}\n",
+        "          q: {name: query}\n          status: {fixed: active}\n",
+    )
+    (scratch / "ads.openapi.yaml").write_text(spec, encoding="utf-8")
+    (scratch / "mapping.yaml").write_text(mapping, encoding="utf-8")
+    return scratch / "ads.openapi.yaml", scratch / "mapping.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderedTables:
+    classes: dict[str, type]  # runtime class name -> the class the generated code imports
+    passed: dict[str, set[str]]  # runtime class name -> keywords some rendered call passes it
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> RenderedTables:
+    classes: dict[str, type] = {}
+    passed: dict[str, set[str]] = defaultdict(set)
+    for spec, mapping in _examples(tmp_path_factory.mktemp("variant")):
+        result = generate(spec, mapping)
+        assert result.ok, [d.message for d in result.diagnostics]
+        for file in result.files:
+            if file.path.endswith(".py") and "/_runtime/" not in file.path:
+                _collect(ast.parse(file.content), classes, passed)
+    return RenderedTables(classes, dict(passed))
+
+
+def _collect(tree: ast.Module, classes: dict[str, type], passed: dict[str, set[str]]) -> None:
+    imported = {
+        alias.asname or alias.name: (node.module or "").removeprefix("_runtime.")
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("_runtime.")
+        for alias in node.names
+    }
+    for name, module in imported.items():
+        found = getattr(_runtime_module(module), name)
+        if dataclasses.is_dataclass(found):
+            classes[name] = found  # type: ignore[assignment]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in classes:
+            assert not node.args, f"{node.func.id}(...) is called with positional arguments"
+            passed[node.func.id] |= {k.arg for k in node.keywords if k.arg is not None}
+
+
+def _fields(cls: type) -> dict[str, dataclasses.Field[object]]:
+    return {f.name: f for f in dataclasses.fields(cls)}
+
+
+def _has_default(field: dataclasses.Field[object]) -> bool:
+    return field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+
+
+def test_the_examples_call_every_table_type(rendered: RenderedTables) -> None:
+    expected = {"Tool", "Action", "Param", "Unit", "Fixed", "Guard", "Preview", "Paging", "Shape"}
+    expected |= {"ServerConfig", "Upstream", "Auth", "Access"}
+    assert expected <= set(rendered.passed), "an example or fixture no longer renders one of them"
+
+
+def test_every_keyword_rendered_is_a_runtime_field(rendered: RenderedTables) -> None:
+    unknown = {
+        name: sorted(keywords - set(_fields(rendered.classes[name])))
+        for name, keywords in rendered.passed.items()
+    }
+    assert {k: v for k, v in unknown.items() if v} == {}
+
+
+def test_every_runtime_field_is_rendered_or_defaulted_on_purpose(rendered: RenderedTables) -> None:
+    never_passed = {
+        name: {f for f in _fields(cls) if f not in rendered.passed.get(name, set())}
+        for name, cls in rendered.classes.items()
+    }
+    required = {
+        name: sorted(f for f in fields if not _has_default(_fields(rendered.classes[name])[f]))
+        for name, fields in never_passed.items()
+    }
+    assert {k: v for k, v in required.items() if v} == {}, "render never sets these required fields"
+    unlisted = {
+        name: sorted(fields - DEFAULTED_ON_PURPOSE.get(name, set())) for name, fields in never_passed.items()
+    }
+    assert {k: v for k, v in unlisted.items() if v} == {}, (
+        "no example renders these runtime fields: render them from the IR, or list them in "
+        "DEFAULTED_ON_PURPOSE with the reason"
+    )
+    stale = {
+        name: sorted(fields - never_passed.get(name, set())) for name, fields in DEFAULTED_ON_PURPOSE.items()
+    }
+    assert {k: v for k, v in stale.items() if v} == {}, "rendered after all: take them off the list"
+
+
+@pytest.mark.parametrize("ir_type", list(IR_TO_RUNTIME), ids=[t.__name__ for t in IR_TO_RUNTIME])
+def test_every_ir_field_reaches_the_runtime_or_is_the_generators_own(
+    ir_type: type, rendered: RenderedTables
+) -> None:
+    runtime_name, carried, own = IR_TO_RUNTIME[ir_type]
+    ir_fields = {f.name for f in dataclasses.fields(ir_type)}
+    assert ir_fields == set(carried) | set(own), (
+        "an IR field is neither carried nor listed as the generator's"
+    )
+    assert not set(carried) & set(own)
+    runtime_fields = set(_fields(rendered.classes[runtime_name]))
+    assert set(carried.values()) <= runtime_fields
+    uncovered = runtime_fields - set(carried.values()) - DERIVED.get(runtime_name, set())
+    assert uncovered == set(), "runtime fields no IR field feeds"
