@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from scripts.sweep.oracle_spec import PAGING_WORDS, Operation, SpecDoc, answer_kind
+from scripts.sweep.oracle_spec import Operation, SpecDoc, answer_kind, is_paging_field
 from scripts.sweep.oracle_upstream import Exchange
 
 CATEGORIES = {
@@ -348,7 +348,7 @@ def _paged(call: Call, body: Any) -> bool:
     if any(_PAGING_PARAMS.match(name) for (at, name) in call.op.params if at == "query"):
         return True
     return isinstance(body, dict) and any(
-        PAGING_WORDS.match(k) and re.search(r"next|cursor|more|token|marker", k, re.I) for k in body
+        is_paging_field(k) and re.search(r"next|cursor|more|token|marker", k, re.I) for k in body
     )
 
 

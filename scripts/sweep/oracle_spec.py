@@ -10,19 +10,19 @@ import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import jsonschema
 
 MAX_DEPTH = 6  # recursive schemas are cut here, both for values and for validation
 JSON_TYPES = ("application/json", "text/json")
 FORM_TYPES = ("application/x-www-form-urlencoded",)
-# Body fields that carry a list's paging rather than its records.
-PAGING_WORDS = re.compile(
-    r"^(next|prev|previous|cursor|page|pages|total|count|offset|limit|size|per_?page|has_?more|more|links?|"
-    r"meta|metadata|paging|pagination|start|end|skip|top|continuation|token|marker|nextlink|@odata\..*|"
-    r"odata\..*|kind|etag|status|success|truncated|is_?truncated|request_?id|took|num_?results|"
-    r"total_?count|total_?results|results_?count|next_?page(_?token)?|next_?cursor|last|first|self|version)$",
-    re.I,
+# Words of body fields that carry a list's paging or envelope rather than its records.
+PAGING_TOKENS = frozenset(
+    "next prev previous cursor page pages total count offset limit marker token more size start skip top order "
+    "sort link links meta metadata paging pagination position continuation truncated kind etag self first last "
+    "end took num has odata nextlink href object url status success message code errors warnings request "
+    "requestid timestamp time version chunk stream results_count".split()
 )
 LIST_WORDS = ("items", "data", "results", "values", "value", "records", "entries", "list", "elements",
               "content", "hits", "rows", "objects", "resources", "collection")  # fmt: skip
@@ -49,7 +49,8 @@ class SpecDoc:
             return None
         node: Any = self.raw
         for part in ref[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
+            part = unquote(part).replace("~1", "/").replace("~0", "~")  # a URI fragment: %7B is '{'
+
             if isinstance(node, dict) and part in node:
                 node = node[part]
             elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -491,9 +492,17 @@ def valid_for(schema: dict[str, Any], value: Any) -> bool:
 # ---- what kind of answer the spec describes -----------------------------------------------------
 
 
+def is_paging_field(name: str) -> bool:
+    """'next_marker', 'totalCount', '@odata.nextLink', 'has_more': fields of a list's envelope."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    tokens = [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
+    return bool(tokens) and any(t in PAGING_TOKENS for t in tokens)
+
+
 def answer_kind(doc: SpecDoc, op: Operation, schema: Any) -> tuple[str, str | None]:
-    """('list', items_field) when the spec's response is a list of records ('' for a top-level array),
-    ('record', None) for one record, ('other', None) when the schema says neither."""
+    """What the spec's response is: ('list', field) for a list of records (field '' for a top-level
+    array), ('record', None) for one record, ('ambiguous', None) when a careful reader could take it
+    either way (not judged), ('other', None) when the schema says neither."""
     schema = doc.resolve(schema)
     if not isinstance(schema, dict) or not schema:
         return "other", None
@@ -503,28 +512,31 @@ def answer_kind(doc: SpecDoc, op: Operation, schema: Any) -> tuple[str, str | No
         return "list", ""
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     if not props:
-        return ("other", None) if kind not in ("object", None) else ("record", None)
-    arrays = {n: doc.resolve(p) for n, p in props.items() if _is_array(doc, p)}
+        return ("record", None) if kind in ("object", None) else ("other", None)
+    arrays = [n for n, p in props.items() if _is_array(doc, p)]
     if not arrays:
         return "record", None
-    last = _last_segment(op.path)
+    of_records = [n for n in arrays if _items_are_records(doc, props[n])]
+    plain = [n for n in props if n not in arrays and not is_paging_field(n)]
+    last = _last_segment(op.path).lower()
+    if not plain and of_records:
+        named = [n for n in of_records if n.lower() in LIST_WORDS or n.lower() in (last, last.rstrip("s"))]
+        if len(of_records) == 1:
+            return "list", of_records[0]
+        return ("list", named[0]) if len(named) == 1 else ("ambiguous", None)
+    if not plain:
+        return "ambiguous", None  # {"tags": ["a", "b"]}: a list of strings, or a record of one field
     if op.method == "GET" and op.path.rstrip("/").endswith("}"):
-        # GET .../{id}: one record, however many array fields it has (the issue's defect 1).
-        named = [n for n in arrays if n.lower() in LIST_WORDS]
-        if not (len(props) <= 3 and named and all(PAGING_WORDS.match(n) for n in props if n not in arrays)):
-            return "record", None
-    others = [n for n in props if n not in arrays]
-    for name in arrays:
-        if name.lower() in LIST_WORDS or name.lower() == last.lower():
-            if all(PAGING_WORDS.match(o) for o in others):
-                return "list", name
-    if len(arrays) == 1 and all(PAGING_WORDS.match(o) for o in others):
-        (name,) = arrays
-        items = doc.resolve(arrays[name].get("items")) if isinstance(arrays[name], dict) else None
-        if isinstance(items, dict) and (_flatten(doc, items).get("type") == "object"
-                                        or "properties" in _flatten(doc, items)):  # fmt: skip
-            return "list", name
-    return "record", None
+        return "record", None  # GET .../{id} with fields of its own (the issue's defect 1)
+    return ("record", None) if len(plain) >= 2 else ("ambiguous", None)
+
+
+def _items_are_records(doc: SpecDoc, prop: Any) -> bool:
+    items = doc.resolve(doc.resolve(prop).get("items")) if isinstance(doc.resolve(prop), dict) else None
+    if not isinstance(items, dict):
+        return False
+    items = _flatten(doc, items)
+    return items.get("type") == "object" or "properties" in items or any(k in items for k in ("oneOf", "anyOf"))
 
 
 def _flatten(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
