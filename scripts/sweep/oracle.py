@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import hashlib
 import json
 import os
@@ -112,7 +113,12 @@ def run_child(api_dir: Path, name: str, mode: str, budget_s: float, hard_s: floa
                     "reason": f"the spec did not finish within {hard_s:g} s"}  # fmt: skip
     lines = proc.stdout.replace(f"{api_dir}/", "").strip().splitlines()
     if proc.returncode == 0 and lines:
-        return {"spec": name, **json.loads(lines[-1]), "mode": mode, "wall_s": round(time.monotonic() - t0, 1)}
+        return {
+            "spec": name,
+            **json.loads(lines[-1]),
+            "mode": mode,
+            "wall_s": round(time.monotonic() - t0, 1),
+        }
     tail = proc.stderr.strip().splitlines()[-6:]
     return {"spec": name, "mode": mode, "status": "crashed", "reason": " | ".join(tail)[-600:],
             "findings": [{"category": "d", "kind": "oracle-child-crashed", "tool": "-", "action": "-",
@@ -120,15 +126,26 @@ def run_child(api_dir: Path, name: str, mode: str, budget_s: float, hard_s: floa
                           "cause": "mcpgen or the oracle raised outside a tool call (see detail)"}]}  # fmt: skip
 
 
+@functools.cache
+def code_version() -> str:
+    """The oracle's own code and mcpgen's commit: a kept row is reused only when both are the same."""
+    digest = hashlib.sha256(_commit().encode())
+    for path in sorted(HERE.glob("oracle*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def row_file(name: str, mode: str) -> Path:
-    digest = hashlib.sha256(f"{name}:{mode}".encode()).hexdigest()[:12]
+    digest = hashlib.sha256(f"{name}:{mode}:{code_version()}".encode()).hexdigest()[:12]
     return ROWS / f"{name.replace('/', '__')}.{mode}.{digest}.json"
 
 
 # ---- the run (parent) ---------------------------------------------------------------------------
 
 
-def run(names: list[tuple[str, str]], jobs: int, fresh: bool, budget_s: float, hard_s: float) -> list[dict[str, Any]]:
+def run(
+    names: list[tuple[str, str]], jobs: int, fresh: bool, budget_s: float, hard_s: float
+) -> list[dict[str, Any]]:
     from scripts.sweep.oracle_upstream import install_prism
 
     api_dir = sweep.fetch_corpus()
@@ -148,7 +165,9 @@ def run(names: list[tuple[str, str]], jobs: int, fresh: bool, budget_s: float, h
         done += 1
         counts = collections.Counter(f["category"] for f in row.get("findings", []))
         shown = " ".join(f"{c}={counts[c]}" for c in COUNTED if counts[c])
-        print(f"[{done}/{len(names)}] {row['status']:<9} {mode:<7} {name} {shown}", file=sys.stderr, flush=True)
+        print(
+            f"[{done}/{len(names)}] {row['status']:<9} {mode:<7} {name} {shown}", file=sys.stderr, flush=True
+        )
         return row
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, MAX_JOBS))) as pool:
@@ -159,7 +178,9 @@ def aggregate(rows: list[dict[str, Any]], sample_size: int | None) -> dict[str, 
     from scripts.sweep.oracle_upstream import prism_version
 
     measured = [r for r in rows if r["status"] in ("measured", "partial")]
-    totals = {c: sum(1 for r in measured for f in r.get("findings", []) if f["category"] == c) for c in COUNTED}
+    totals = {
+        c: sum(1 for r in measured for f in r.get("findings", []) if f["category"] == c) for c in COUNTED
+    }
     return {
         "corpus": sweep.CORPUS_PACKAGE,
         "prism": f"@stoplight/prism-cli {prism_version()}",
@@ -172,12 +193,17 @@ def aggregate(rows: list[dict[str, Any]], sample_size: int | None) -> dict[str, 
         "calls": sum(r.get("calls", 0) for r in measured),
         "exchanges": sum(r.get("exchanges", 0) for r in measured),
         "totals": totals,
-        "specs_with": {c: sum(1 for r in measured if any(f["category"] == c for f in r.get("findings", [])))
-                       for c in COUNTED},  # fmt: skip
+        "specs_with": {
+            c: sum(1 for r in measured if any(f["category"] == c for f in r.get("findings", [])))
+            for c in COUNTED
+        },  # fmt: skip
         "not_counted": sum(1 for r in measured for f in r.get("findings", []) if f["category"] == "x"),
         "categories": CATEGORIES,
-        "exclusions": [{"spec": r["spec"], "status": r["status"], "reason": r.get("reason", "")}
-                       for r in rows if r["status"] not in ("measured", "partial")],  # fmt: skip
+        "exclusions": [
+            {"spec": r["spec"], "status": r["status"], "reason": r.get("reason", "")}
+            for r in rows
+            if r["status"] not in ("measured", "partial")
+        ],  # fmt: skip
         "rows": [_compact(r) for r in rows],
     }
 
@@ -197,7 +223,9 @@ def _compact(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _commit() -> str:
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
     return done.stdout.strip() or "unknown"
 
 
@@ -280,13 +308,17 @@ def main() -> None:
         print(json.dumps(row), flush=True)
         return
     if a.pin:
-        SAMPLE_FILE.write_text(json.dumps(draw_sample(sweep.fetch_corpus()), indent=1) + "\n", encoding="utf-8")
+        SAMPLE_FILE.write_text(
+            json.dumps(draw_sample(sweep.fetch_corpus()), indent=1) + "\n", encoding="utf-8"
+        )
         return
     if a.summary:
         print(summary(json.loads(a.out.read_text(encoding="utf-8"))))
         return
     if a.specs:
-        names = [(s.split("@")[0], "dynamic" if s.endswith("@dynamic") else "static") for s in a.specs.split(",")]
+        names = [
+            (s.split("@")[0], "dynamic" if s.endswith("@dynamic") else "static") for s in a.specs.split(",")
+        ]
     else:
         names = [(n, mode_of(i)) for i, n in enumerate(pinned_sample()[: a.sample or 100])]
     rows = run(names, a.jobs, a.fresh, a.budget, a.hard_limit)

@@ -71,7 +71,9 @@ class Call:
     is_error: bool = False
     raised: str | None = None  # a JSON-RPC error or a client-side failure
 
-    def finding(self, category: str, kind: str, detail: str, cause: str, pointer: str | None = None) -> Finding:
+    def finding(
+        self, category: str, kind: str, detail: str, cause: str, pointer: str | None = None
+    ) -> Finding:
         return Finding(category, kind, self.tool, self.action.name, self.op.key, pointer or self.op.pointer(),
                        detail, cause)  # fmt: skip
 
@@ -149,7 +151,9 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         wire = _violated_name(location, message)
         detail = f"{where}: {'.'.join(location)}: {message}"
         if call.unsure & {wire, *location}:
-            out.append(call.finding("x", "oracle-input", detail, "the oracle found no value the spec allows here"))
+            out.append(
+                call.finding("x", "oracle-input", detail, "the oracle found no value the spec allows here")
+            )
             continue
         out.append(call.finding("a", "violation", detail, _violation_cause(call, location, message, wire),
                                 _violation_pointer(call, location, wire)))  # fmt: skip
@@ -203,7 +207,9 @@ def _scheme_words(scheme: dict[str, Any]) -> str:
 
 
 def _sent_credentials(exchange: Exchange) -> str:
-    headers = [h for h in exchange.headers if h == "authorization" or "key" in h or "token" in h or "auth" in h]
+    headers = [
+        h for h in exchange.headers if h == "authorization" or "key" in h or "token" in h or "auth" in h
+    ]
     query = [k for k, _ in exchange.query if "key" in k.lower() or "token" in k.lower()]
     sent = [f"header {h}" for h in headers] + [f"query {q}" for q in query]
     return ", ".join(sent) or "no credential"
@@ -236,6 +242,8 @@ def _violation_cause(call: Call, location: list[str], message: str, wire: str | 
         return "a value is sent with the wrong JSON type or serialization"
     if "must match format" in lowered or "must match pattern" in lowered:
         return "a value is sent in a format the spec does not allow (converted on the way?)"
+    if location[-1:] == ["accept"] or wire == "accept":
+        return "the server sends its own accept: application/json where the operation declares other values"
     if "equal to one of the allowed values" in lowered:
         return "a value outside the spec's enum reached the request"
     return "the request does not match the spec here"
@@ -246,7 +254,9 @@ def _is_body_field_of_whole(call: Call, wire: str) -> bool:
 
 
 def _violation_pointer(call: Call, location: list[str], wire: str | None) -> str:
-    where = location[1] if location[:1] == ["request"] and len(location) > 1 else location[0] if location else ""
+    where = (
+        location[1] if location[:1] == ["request"] and len(location) > 1 else location[0] if location else ""
+    )
     if where == "body":
         return call.op.pointer("requestBody")
     if wire and where in ("query", "path", "header", "headers", "cookie"):
@@ -359,6 +369,8 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
     first = call.text.splitlines()[0] if call.text else ""
     if "failed unexpectedly" in call.text:
         return []  # counted under d already
+    if "did not answer within" in call.text:
+        return [call.finding("x", "prism-slow", first, "Prism took longer than the server's timeout")]
     if last is None:
         if call.unsure:
             return [call.finding("x", "oracle-input", first, "the oracle had no spec-valid value for "
@@ -376,7 +388,9 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
         return [call.finding("x", "prism-failed", f"HTTP {last.status}: {first}",
                              "Prism could not make an answer from the spec")]  # fmt: skip
     if any(w in call.unsure for w in _all_wires(call)):
-        return [call.finding("x", "oracle-input", f"HTTP {last.status}: {first}", "the oracle's value was unsure")]
+        return [
+            call.finding("x", "oracle-input", f"HTTP {last.status}: {first}", "the oracle's value was unsure")
+        ]
     return [call.finding("c", "error-without-violation", f"HTTP {last.status}: {first}",
                          "the API refused a request Prism found valid")]  # fmt: skip
 
@@ -429,7 +443,9 @@ def message_strings(body: Any, prefix: str = "", depth: int = 0) -> dict[str, st
 # ---- f: what the package ignores (read from the spec and the generated files) ---------------------
 
 
-def static_findings(doc: SpecDoc, tools: Any, contract: dict[str, dict[str, Any]], package_text: str) -> list[Finding]:
+def static_findings(
+    doc: SpecDoc, tools: Any, contract: dict[str, dict[str, Any]], package_text: str
+) -> list[Finding]:
     out: list[Finding] = []
     root_servers = {s.get("url") for s in doc.raw.get("servers") or [] if isinstance(s, dict)}
     for tool in tools:
@@ -474,6 +490,4 @@ def _spec_typed(doc: SpecDoc, op: Operation, action: Any, param: Any) -> bool:
         schema = doc.resolve((schema.get("properties") or {}).get(param.wire))
     if isinstance(schema, dict) and schema.get("type") == "array":
         schema = doc.resolve(schema.get("items"))
-    return isinstance(schema, dict) and any(
-        k in schema for k in ("oneOf", "anyOf", "allOf", "properties")
-    )
+    return isinstance(schema, dict) and any(k in schema for k in ("oneOf", "anyOf", "allOf", "properties"))

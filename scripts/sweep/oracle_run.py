@@ -29,7 +29,7 @@ from scripts.sweep.oracle_upstream import PrismRefused, Recorder, prism
 
 CREDENTIAL = "oracle-credential-7c1e"
 BASIC_CREDENTIAL = "oracle:credential-7c1e"
-CALL_TIMEOUT_S = 20.0
+CALL_TIMEOUT_S = 45.0  # the generated server gives up on the API after 30 s (its timeout_s)
 PLAIN_JSON_SCHEMA = SpecDoc({})
 
 
@@ -47,6 +47,12 @@ class Plan:
 def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> dict[str, Any]:
     started = time.monotonic()
     deadline = started + budget_s
+    raw = json.loads(spec_path.read_text(encoding="utf-8"))
+    paths = list(raw.get("paths") or {})
+    if paths and all("#" in p for p in paths):
+        # AWS JSON-protocol specs name each operation '/#X-Amz-Target=...': Prism routes none of them.
+        return {"status": "excluded", "reason": "Prism cannot route the spec: every path has a '#' fragment "
+                "(AWS JSON protocol), and a request path never carries one"}  # fmt: skip
     generated, out = sweep.generate_package(spec_path, work)
     if out is None:
         return {"status": "excluded", "reason": f"mcpgen {generated.get('outcome')}: "
@@ -56,7 +62,7 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
     server = importlib.import_module(f"{package}.server")
     tools = importlib.import_module(f"{package}.tools").TOOLS
     contract = {t["name"]: t for t in json.loads((out / package / "tools.json").read_text(encoding="utf-8"))}
-    doc = SpecDoc(json.loads(spec_path.read_text(encoding="utf-8")))
+    doc = SpecDoc(raw)
     package_text = "\n".join(p.read_text(encoding="utf-8") for p in (out / package).rglob("*.py"))
     findings = static_findings(doc, tools, contract, package_text)
     plans = [plan for tool in tools for plan in _plans(doc, tool, contract)]
@@ -65,7 +71,10 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
     row: dict[str, Any] = {"mode": "dynamic" if dynamic else "static", **_counts(generated),
                            "auth": upstream.auth.kind if upstream.auth else None}  # fmt: skip
     try:
-        with prism(spec_path, dynamic=dynamic, log_file=work / "prism.log") as prism_url, Recorder(prism_url) as rec:
+        with (
+            prism(spec_path, dynamic=dynamic, log_file=work / "prism.log") as prism_url,
+            Recorder(prism_url) as rec,
+        ):
             env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
             if upstream.auth is not None:
                 env[upstream.auth.env] = BASIC_CREDENTIAL if upstream.auth.kind == "basic" else CREDENTIAL
@@ -73,26 +82,40 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
             command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)
             row["exchanges"] = len(rec.exchanges)
+            _keep_exchanges(work / "exchanges.jsonl", rec.exchanges)
     except PrismRefused as exc:
         return {"status": "excluded", "reason": f"Prism cannot serve the spec: {exc}", **_counts(generated)}
     for call in calls:
         findings += judge(call)
     log = stderr.read_text(encoding="utf-8", errors="replace") if stderr.is_file() else ""
     if "Traceback (most recent call last)" in log:
-        tail = log[log.index("Traceback (most recent call last)"):].strip().splitlines()[-1]
+        tail = log[log.index("Traceback (most recent call last)") :].strip().splitlines()[-1]
         findings.append(Finding("d", "server-traceback", "-", "-", "-", "-", tail[:300],
                                 "the server process printed a traceback"))  # fmt: skip
     row.update(
         status="partial" if unreached else "measured",
         calls=len(calls),
-        results={"ok": sum(1 for c in calls if not c.is_error and c.raised is None),
-                 "error": sum(1 for c in calls if c.is_error), "raised": sum(1 for c in calls if c.raised)},
+        results={
+            "ok": sum(1 for c in calls if not c.is_error and c.raised is None),
+            "error": sum(1 for c in calls if c.is_error),
+            "raised": sum(1 for c in calls if c.raised),
+        },
         statuses=dict(collections.Counter(str(e.status) for c in calls for e in c.exchanges)),
         unreached=unreached,
         seconds=round(time.monotonic() - started, 1),
         findings=[f.row() for f in findings],
     )
     return row
+
+
+def _keep_exchanges(path: Path, exchanges: list[Any]) -> None:
+    """Every exchange as one JSON line, for a person looking into a finding (`--one SPEC DIR` keeps DIR)."""
+    with path.open("w", encoding="utf-8") as out:
+        for e in exchanges:
+            out.write(json.dumps({"method": e.method, "path": e.path, "query": e.query, "body": e.body,
+                                  "status": e.status, "violations": e.violations(), "forced": e.forced,
+                                  "response": e.response if len(json.dumps(e.response)) < 2000 else "..."},
+                                 default=str) + "\n")  # fmt: skip
 
 
 def _counts(generated: dict[str, Any]) -> dict[str, Any]:
@@ -253,7 +276,9 @@ async def _run_plan(client: Any, via: str | None, plan: Plan, rec: Recorder, doc
         out = [preview]
         preview_id = preview.data.get("preview_id") if isinstance(preview.data, dict) else None
         if preview_id:
-            apply = Plan(plan.tool, plan.action, "apply", {"preview_id": preview_id}, plan.unsure, props=plan.props)
+            apply = Plan(
+                plan.tool, plan.action, "apply", {"preview_id": preview_id}, plan.unsure, props=plan.props
+            )
             out.append(await _call(client, via, f"{name}_apply", apply, op, rec, doc, "apply"))
         return out
     if plan.step == "probe":

@@ -99,7 +99,9 @@ class Operation:
     def param(self, at: str, wire: str) -> dict[str, Any] | None:
         found = self.params.get((at, wire))
         if found is None and at == "header":  # header names are case-insensitive
-            found = next((p for (i, n), p in self.params.items() if i == at and n.lower() == wire.lower()), None)
+            found = next(
+                (p for (i, n), p in self.params.items() if i == at and n.lower() == wire.lower()), None
+            )
         return found
 
     def body_schema(self, encoding: str | None) -> tuple[str | None, Any]:
@@ -133,8 +135,10 @@ class Operation:
     def response_schema(self, status: int) -> Any:
         """The JSON schema of the response for `status` (its code, its class, or default); None if none."""
         responses = self.responses()
-        entry = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX") or responses.get(
-            f"{str(status)[0]}xx"
+        entry = (
+            responses.get(str(status))
+            or responses.get(f"{str(status)[0]}XX")
+            or responses.get(f"{str(status)[0]}xx")
         )
         if entry is None and status >= 400:
             entry = responses.get("default")
@@ -536,7 +540,9 @@ def _items_are_records(doc: SpecDoc, prop: Any) -> bool:
     if not isinstance(items, dict):
         return False
     items = _flatten(doc, items)
-    return items.get("type") == "object" or "properties" in items or any(k in items for k in ("oneOf", "anyOf"))
+    return (
+        items.get("type") == "object" or "properties" in items or any(k in items for k in ("oneOf", "anyOf"))
+    )
 
 
 def _flatten(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
@@ -550,7 +556,9 @@ def _flatten(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
 
 def _is_array(doc: SpecDoc, prop: Any) -> bool:
     prop = doc.resolve(prop)
-    return isinstance(prop, dict) and (prop.get("type") == "array" or ("items" in prop and "type" not in prop))
+    return isinstance(prop, dict) and (
+        prop.get("type") == "array" or ("items" in prop and "type" not in prop)
+    )
 
 
 def _last_segment(path: str) -> str:

@@ -41,9 +41,10 @@ class PrismRefused(Exception):
 
 def install_prism() -> Path:
     """`npm ci` the pinned Prism into .cache/prism once; returns the `prism` executable."""
-    if PRISM_BIN.is_file() and (PRISM_HOME / "package-lock.json").read_bytes() == (
-        PRISM_PIN / "package-lock.json"
-    ).read_bytes():
+    if (
+        PRISM_BIN.is_file()
+        and (PRISM_HOME / "package-lock.json").read_bytes() == (PRISM_PIN / "package-lock.json").read_bytes()
+    ):
         return PRISM_BIN
     PRISM_HOME.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
@@ -202,7 +203,9 @@ class Recorder:
         if self.prefer:
             sent["prefer"] = self.prefer
         try:
-            reply = self._client.request(handler.command, self.target + handler.path, headers=sent, content=raw)
+            reply = self._client.request(
+                handler.command, self.target + handler.path, headers=sent, content=raw
+            )
             status, reply_headers, content = reply.status_code, dict(reply.headers), reply.content
         except httpx.HTTPError as exc:
             status, reply_headers, content = 599, {}, f"oracle proxy: Prism failed: {exc!r}".encode()
