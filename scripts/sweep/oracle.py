@@ -38,7 +38,7 @@ RESULTS_FILE = HERE / "oracle-results.json"
 README = HERE / "README.md"
 ROWS = ROOT / ".cache" / "oracle" / "rows"
 SEED = 20261203
-PINNED = 150  # candidates drawn; --sample N takes the first N
+PINNED = 150  # candidates drawn; --sample N measures the first N that are not excluded
 DYNAMIC_EVERY = 4  # every 4th spec of the sample is served with `prism mock --dynamic`
 BUDGET_S = 60.0  # per spec: no new call starts after this many seconds
 HARD_LIMIT_S = 180.0  # per spec: the child is killed after this (generation, Prism start, calls)
@@ -83,7 +83,7 @@ def draw_sample(api_dir: Path) -> dict[str, Any]:
         "seed": SEED,
         "how": f"random.Random({SEED}).sample(candidates, {PINNED}) over the corpus's {len(names)} specs in "
         f"path order, less the {len(names) - len(candidates)} mcpgen was tuned on (tuned_on in oracle.py); "
-        "--sample N takes the first N",
+        "--sample N measures N: the first N, and one more for each excluded",
         "excluded_before_sampling": TUNED_ON,
         "specs": picked,
     }
@@ -130,7 +130,7 @@ def run_child(api_dir: Path, name: str, mode: str, budget_s: float, hard_s: floa
 def code_version() -> str:
     """The oracle's own code and mcpgen's commit: a kept row is reused only when both are the same."""
     digest = hashlib.sha256(_commit().encode())
-    for path in sorted(HERE.glob("oracle*.py")):
+    for path in sorted(HERE.glob("oracle_*.py")):  # what a row depends on; oracle.py only runs them
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -172,6 +172,20 @@ def run(
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, MAX_JOBS))) as pool:
         return list(pool.map(one, names))
+
+
+def run_sample(wanted: int, jobs: int, fresh: bool, budget_s: float, hard_s: float) -> list[dict[str, Any]]:
+    """Measure `wanted` specs: the pinned list in order, taking one more of it for each one excluded."""
+    pinned = [(n, mode_of(i)) for i, n in enumerate(pinned_sample())]
+    rows: list[dict[str, Any]] = []
+    taken = 0
+    while taken < len(pinned):
+        missing = wanted - sum(1 for r in rows if r["status"] in ("measured", "partial"))
+        if missing <= 0:
+            break
+        rows += run(pinned[taken : taken + missing], jobs, fresh, budget_s, hard_s)
+        taken += missing
+    return rows
 
 
 def aggregate(rows: list[dict[str, Any]], sample_size: int | None) -> dict[str, Any]:
@@ -222,11 +236,17 @@ def _compact(row: dict[str, Any]) -> dict[str, Any]:
             "findings": list(folded.values())}  # fmt: skip
 
 
+@functools.cache
 def _commit() -> str:
+    """The last commit that changed mcpgen or its templates (what the generated servers are made of)."""
+    git = ["git", "-C", str(ROOT)]
     done = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        [*git, "log", "-1", "--format=%h", "--", "mcpgen", "templates"], capture_output=True, text=True
     )
-    return done.stdout.strip() or "unknown"
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", "mcpgen", "templates"], capture_output=True, text=True
+    )
+    return (done.stdout.strip() or "unknown") + ("+changes" if dirty.stdout.strip() else "")
 
 
 def summary(results: dict[str, Any]) -> str:
@@ -290,7 +310,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--one", nargs=2, metavar=("SPEC", "WORKDIR"), help=argparse.SUPPRESS)
     p.add_argument("--mode", choices=("static", "dynamic"), default="static", help=argparse.SUPPRESS)
-    p.add_argument("--sample", type=int, help="run the first N specs of the pinned sample")
+    p.add_argument(
+        "--sample", type=int, help="measure N specs of the pinned sample (in order, past exclusions)"
+    )
     p.add_argument("--specs", help="comma-separated corpus paths instead (static; NAME@dynamic for dynamic)")
     p.add_argument("--jobs", type=int, default=1, help=f"specs at a time (at most {MAX_JOBS})")
     p.add_argument("--budget", type=float, default=BUDGET_S, help="per spec: seconds of calls")
@@ -319,9 +341,9 @@ def main() -> None:
         names = [
             (s.split("@")[0], "dynamic" if s.endswith("@dynamic") else "static") for s in a.specs.split(",")
         ]
+        rows = run(names, a.jobs, a.fresh, a.budget, a.hard_limit)
     else:
-        names = [(n, mode_of(i)) for i, n in enumerate(pinned_sample()[: a.sample or 100])]
-    rows = run(names, a.jobs, a.fresh, a.budget, a.hard_limit)
+        rows = run_sample(a.sample or 100, a.jobs, a.fresh, a.budget, a.hard_limit)
     results = aggregate(rows, a.sample if not a.specs else None)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

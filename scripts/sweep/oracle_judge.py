@@ -29,9 +29,8 @@ CATEGORIES = {
 }
 COUNTED = tuple(CATEGORIES)
 _PAGING_PARAMS = re.compile(
-    r"^(limit|page|pages?ize|page_?size|per_?page|cursor|offset|start|skip|top|\$top|\$skip|max_?results|"
-    r"page_?token|next_?token|marker|starting_?after|ending_before|after|before|count|size|max|"
-    r"page\[.*\]|continuation_?token|next|from)$",
+    r"^(limit|page|page_?size|per_?page|cursor|offset|skip|top|\$top|\$skip|max_?results|page_?token|"
+    r"next_?token|marker|starting_?after|ending_?before|page\[.*\]|continuation_?token|\$skiptoken)$",
     re.I,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "details", "title", "error", "error_description", "errormessage",
@@ -128,6 +127,9 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         return [call.finding("a", "unauthorized", f"{where}: Prism: invalid security scheme used; sent: "
                              f"{_sent_credentials(exchange)}", _security_cause(call, exchange),
                              call.op.pointer("security"))]  # fmt: skip
+    if kind in ("NO_PATH_MATCHED_ERROR", "NO_METHOD_MATCHED_ERROR") and "#" in call.op.path:
+        return [call.finding("x", "prism-cannot-route", f"{where}: Prism: {kind}",
+                             "the spec names the operation '<path>#<fragment>' (AWS), which Prism cannot route")]  # fmt: skip
     if kind in ("NO_PATH_MATCHED_ERROR", "NO_METHOD_MATCHED_ERROR"):
         return [call.finding("a", "no-route", f"{where}: Prism: {kind}",
                              "the request's path or method is not the operation's (path template, encoding or base path)")]  # fmt: skip
@@ -150,10 +152,15 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
             continue
         wire = _violated_name(location, message)
         detail = f"{where}: {'.'.join(location)}: {message}"
-        if call.unsure & {wire, *location}:
+        if {u.lower() for u in call.unsure} & {str(n).lower() for n in (wire, *location) if n}:
             out.append(
                 call.finding("x", "oracle-input", detail, "the oracle found no value the spec allows here")
             )
+            continue
+        if (wire or "").lower() in ("content-type", "authorization") and location[-1:] != ["body"]:
+            # OpenAPI: a header parameter named Content-Type or Authorization SHALL be ignored.
+            out.append(call.finding("x", "ignored-header-parameter", detail, "Prism checks a header parameter "
+                                    "OpenAPI says to ignore"))  # fmt: skip
             continue
         out.append(call.finding("a", "violation", detail, _violation_cause(call, location, message, wire),
                                 _violation_pointer(call, location, wire)))  # fmt: skip
@@ -466,11 +473,18 @@ def static_findings(
                 if p.at not in ("body", "body_whole"):
                     continue
                 prop = properties.get(p.arg) or {}
-                if _untyped(prop) and _spec_typed(doc, op, action, p):
+                combinator = _spec_typed(doc, op, action, p) if _untyped(prop) else None
+                if combinator:
                     out.append(Finding("f", "untyped-body", tool.name, action.name, op.key, op.pointer("requestBody"),
                                        f"argument {p.arg} is {{'type': 'object'}} with no fields; the spec's schema "
-                                       "has variants or fields", "oneOf/anyOf (or allOf) bodies become untyped"))  # fmt: skip
+                                       f"has {combinator}", _untyped_cause(combinator)))  # fmt: skip
     return out
+
+
+def _untyped_cause(combinator: str) -> str:
+    if combinator == "properties":
+        return "an object schema with properties is left untyped in the inputSchema (its fields dropped)"
+    return f"a {combinator} body schema is left untyped in the inputSchema (no variant's fields)"
 
 
 def _untyped(prop: dict[str, Any]) -> bool:
@@ -481,13 +495,17 @@ def _untyped(prop: dict[str, Any]) -> bool:
         prop.get("additionalProperties"), dict)  # fmt: skip
 
 
-def _spec_typed(doc: SpecDoc, op: Operation, action: Any, param: Any) -> bool:
+def _spec_typed(doc: SpecDoc, op: Operation, action: Any, param: Any) -> str | None:
+    """What the spec's schema for a body argument is made of ('oneOf', 'anyOf', 'allOf', 'properties'),
+    or None when it has no fields either."""
     _, schema = op.body_schema(action.body)
     schema = doc.resolve(schema)
     if not isinstance(schema, dict):
-        return False
+        return None
     if param.at == "body":
         schema = doc.resolve((schema.get("properties") or {}).get(param.wire))
     if isinstance(schema, dict) and schema.get("type") == "array":
         schema = doc.resolve(schema.get("items"))
-    return isinstance(schema, dict) and any(k in schema for k in ("oneOf", "anyOf", "allOf", "properties"))
+    if not isinstance(schema, dict):
+        return None
+    return next((k for k in ("oneOf", "anyOf", "allOf", "properties") if schema.get(k)), None)

@@ -532,6 +532,8 @@ def answer_kind(doc: SpecDoc, op: Operation, schema: Any) -> tuple[str, str | No
         return "ambiguous", None  # {"tags": ["a", "b"]}: a list of strings, or a record of one field
     if op.method == "GET" and op.path.rstrip("/").endswith("}"):
         return "record", None  # GET .../{id} with fields of its own (the defect 1)
+    if of_records:
+        return "ambiguous", None  # records beside fields of their own: a search result, or one record
     return ("record", None) if len(plain) >= 2 else ("ambiguous", None)
 
 
