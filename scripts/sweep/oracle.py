@@ -41,7 +41,7 @@ SEED = 20261203
 PINNED = 150  # candidates drawn; --sample N measures the first N that are not excluded
 DYNAMIC_EVERY = 4  # every 4th spec of the sample is served with `prism mock --dynamic`
 BUDGET_S = 60.0  # per spec: no new call starts after this many seconds
-HARD_LIMIT_S = 180.0  # per spec: the child is killed after this (generation, Prism start, calls)
+HARD_LIMIT_S = 240.0  # per spec: the child is killed after this (generation, Prism start, calls)
 MAX_JOBS = 2
 # Specs mcpgen was built or tuned on: the project's examples (specs/, shared/specs), the specs the
 # corpus sweep's test runs, and the APIs the defects were first seen on.
@@ -206,6 +206,10 @@ def aggregate(rows: list[dict[str, Any]], sample_size: int | None) -> dict[str, 
         "partial": sum(1 for r in rows if r["status"] == "partial"),
         "calls": sum(r.get("calls", 0) for r in measured),
         "exchanges": sum(r.get("exchanges", 0) for r in measured),
+        "steps": dict(
+            sum((collections.Counter(r.get("steps", {})) for r in measured), collections.Counter())
+        ),
+        "probes_with_message": sum(r.get("probes_with_message", 0) for r in measured),
         "totals": totals,
         "specs_with": {
             c: sum(1 for r in measured if any(f["category"] == c for f in r.get("findings", [])))
@@ -255,6 +259,10 @@ def summary(results: dict[str, Any]) -> str:
         f"{results['measured']} of {results['specs']} specs measured ({results['partial']} of them partly: the "
         f"time limit stopped their calls), {results['calls']:,} tool calls, {results['exchanges']:,} requests "
         f"to Prism ({results['prism']}), mcpgen at {results['mcpgen_commit']}.",
+        "",
+        "Calls by step: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(results.get("steps", {}).items()))
+        + f"; {results.get('probes_with_message', 0):,} error probes got an answer carrying a message.",
         "",
         "| category | findings | specs |",
         "|---|---:|---:|",

@@ -344,7 +344,7 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
 def _structured_as(kind: str, field_name: str | None, body: Any) -> bool:
     if kind == "list":
         return isinstance(body, list) if field_name == "" else isinstance(body, dict) and isinstance(
-            body.get(field_name), (list, type(None)))  # fmt: skip
+            body.get(field_name), list)  # fmt: skip
     if kind == "record":
         return isinstance(body, dict)
     return True
