@@ -12,6 +12,7 @@ Categories (the issue's, plus two the oracle adds for defects Prism cannot see):
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -475,16 +476,21 @@ def static_findings(
                 prop = properties.get(p.arg) or {}
                 combinator = _spec_typed(doc, op, action, p) if _untyped(prop) else None
                 if combinator:
-                    out.append(Finding("f", "untyped-body", tool.name, action.name, op.key, op.pointer("requestBody"),
-                                       f"argument {p.arg} is {{'type': 'object'}} with no fields; the spec's schema "
-                                       f"has {combinator}", _untyped_cause(combinator)))  # fmt: skip
+                    items = prop.get("type") == "array"
+                    what = "an array of objects without fields" if items else json.dumps(prop)[:60]
+                    out.append(Finding("f", "untyped-array-items" if items else "untyped-body", tool.name, action.name,
+                                       op.key, op.pointer("requestBody"), f"argument {p.arg} is {what}; the spec's "
+                                       f"schema has {combinator}", _untyped_cause(combinator, items)))  # fmt: skip
     return out
 
 
-def _untyped_cause(combinator: str) -> str:
-    if combinator == "properties":
-        return "an object schema with properties is left untyped in the inputSchema (its fields dropped)"
-    return f"a {combinator} body schema is left untyped in the inputSchema (no variant's fields)"
+def _untyped_cause(combinator: str, items: bool) -> str:
+    if items:
+        return ("an array argument's object items lose their fields in the inputSchema (nesting stops at depth 2, "
+                "mcpgen/build/schemas.py MAX_DEPTH)")  # fmt: skip
+    if combinator in ("oneOf", "anyOf"):
+        return f"an {combinator} body schema is left untyped in the inputSchema (no variant's fields)"
+    return f"an object body schema ({combinator}) is left untyped in the inputSchema (its fields dropped)"
 
 
 def _untyped(prop: dict[str, Any]) -> bool:
@@ -508,4 +514,22 @@ def _spec_typed(doc: SpecDoc, op: Operation, action: Any, param: Any) -> str | N
         schema = doc.resolve(schema.get("items"))
     if not isinstance(schema, dict):
         return None
-    return next((k for k in ("oneOf", "anyOf", "allOf", "properties") if schema.get(k)), None)
+    variants = next((k for k in ("oneOf", "anyOf") if schema.get(k)), None)
+    if variants:
+        return variants
+    # Only fields a request may send count: an object of readOnly fields is rightly empty in a request.
+    writable = [n for n, prop in _merged_props(doc, schema).items()
+                if not (isinstance(doc.resolve(prop), dict) and doc.resolve(prop).get("readOnly"))]  # fmt: skip
+    if not writable:
+        return None
+    return "allOf" if schema.get("allOf") else "properties"
+
+
+def _merged_props(doc: SpecDoc, schema: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    props = dict(schema.get("properties") or {}) if isinstance(schema.get("properties"), dict) else {}
+    if depth < 8:
+        for part in schema.get("allOf") or []:
+            part = doc.resolve(part)
+            if isinstance(part, dict):
+                props.update(_merged_props(doc, part, depth + 1))
+    return props
