@@ -82,8 +82,12 @@ def _refused(stage: str, diagnostics: Any) -> dict[str, Any]:
     }
 
 
-def run_one(spec_path: Path, work: Path) -> dict[str, Any]:
-    """The user's steps, in-process up to the generated server, which runs as its own process."""
+def generate_package(spec_path: Path, work: Path) -> tuple[dict[str, Any], Path | None]:
+    """The user's steps up to a written package: load, `mcpgen init`, check the draft builds, generate.
+
+    Returns what was learnt (operations, tools, actions, or the outcome of a refusal) and the package's
+    output folder, or None when the spec stopped before a package was written.
+    """
     from mcpgen import __version__
     from mcpgen.authoring.draft import init_mapping
     from mcpgen.build.server import build_server
@@ -96,12 +100,12 @@ def run_one(spec_path: Path, work: Path) -> dict[str, Any]:
     started = time.monotonic()
     spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path))
     if spec is None:
-        return _refused("load", problems)
+        return _refused("load", problems), None
     text, draft = init_mapping(spec, spec_label=spec_path.name)
     result: dict[str, Any] = {"operations": draft.operation_count, "unmapped": len(draft.unmapped)}
     if not draft.tools:
         return {**result, "outcome": "nothing-to-map", "stage": "init",
-                "first": "; ".join(f"{u.operation}: {u.reason}" for u in draft.unmapped[:2]) or "no operations"}  # fmt: skip
+                "first": "; ".join(f"{u.operation}: {u.reason}" for u in draft.unmapped[:2]) or "no operations"}, None  # fmt: skip
     mapping_path = work / "mapping.yaml"
     mapping_path.write_text(text, encoding="utf-8")
     # The draft must build as written (cli_init checks the same); if not, init has a bug.
@@ -112,16 +116,28 @@ def run_one(spec_path: Path, work: Path) -> dict[str, Any]:
     except DiagnosticError as exc:
         found = exc.diagnostics
     if has_errors(found):
-        return {**result, **_refused("init-draft", found), "outcome": "traceback"}
+        return {**result, **_refused("init-draft", found), "outcome": "traceback"}, None
     generated = generate(spec_path, mapping_path)
     if not generated.ok:
-        return {**result, **_refused("generate", generated.diagnostics)}
+        return {**result, **_refused("generate", generated.diagnostics)}, None
     out = work / "pkg"
     apply_write(plan_write(out, generated.files, generator=f"mcpgen {__version__}"), force=True)
     result["generate_s"] = round(time.monotonic() - started, 3)
-    package = next(p for p in out.iterdir() if (p / "tools.json").is_file())
-    result.update(_list_tools(out, package.name))
     result.update(tools=len(draft.tools), actions=draft.action_count)
+    return result, out
+
+
+def generated_package(out: Path) -> str:
+    """The import name of the package `generate_package` wrote into `out`."""
+    return next(p for p in sorted(out.iterdir()) if (p / "tools.json").is_file()).name
+
+
+def run_one(spec_path: Path, work: Path) -> dict[str, Any]:
+    """The user's steps, in-process up to the generated server, which runs as its own process."""
+    result, out = generate_package(spec_path, work)
+    if out is None:
+        return result
+    result.update(_list_tools(out, generated_package(out)))
     return {**result, "outcome": "ok" if result.get("listed") else "traceback", "stage": "tools/list"}
 
 

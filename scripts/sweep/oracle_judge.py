@@ -1,0 +1,535 @@
+"""What the oracle concludes from one tool call: the exchanges Prism saw, and the result the agent got.
+
+Categories (the issue's, plus two the oracle adds for defects Prism cannot see):
+    a  requests Prism flags as violating the spec: mcpgen sent something wrong
+    b  results whose shape contradicts the operation's response schema
+    c  tool errors that are not the API's fault (valid input refused, a valid answer not understood)
+    d  tracebacks and JSON-RPC errors
+    e  an API error message the tool error drops (error probes: Prism answers a documented 4xx)
+    f  spec features the generated package ignores (operation-level servers, untyped bodies)
+    x  not counted: the oracle's own value was not one the spec allows, or Prism/the spec failed
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from scripts.sweep.oracle_spec import Operation, SpecDoc, answer_kind, is_paging_field
+from scripts.sweep.oracle_upstream import Exchange
+
+CATEGORIES = {
+    "a": "requests Prism flags as violating the spec",
+    "b": "result shapes contradicting the response schema",
+    "c": "tool errors that are not the API's fault",
+    "d": "tracebacks and JSON-RPC errors",
+    "e": "API error messages dropped",
+    "f": "spec features the package ignores",
+}
+COUNTED = tuple(CATEGORIES)
+_PAGING_PARAMS = re.compile(
+    r"^(limit|page|page_?size|per_?page|cursor|offset|skip|top|\$top|\$skip|max_?results|page_?token|"
+    r"next_?token|marker|starting_?after|ending_?before|page\[.*\]|continuation_?token|\$skiptoken)$",
+    re.I,
+)
+_MESSAGE_KEYS = ("message", "msg", "detail", "details", "title", "error", "error_description", "errormessage",
+                 "error_message", "reason", "description", "errors", "faultstring", "fault", "text")  # fmt: skip
+
+
+@dataclass
+class Finding:
+    category: str
+    kind: str
+    tool: str
+    action: str
+    operation: str
+    pointer: str
+    detail: str
+    cause: str
+
+    def row(self) -> dict[str, Any]:
+        return {k: (v[:400] if isinstance(v, str) else v) for k, v in asdict(self).items()}
+
+
+@dataclass
+class Call:
+    """One tool call the oracle made, with all it needs to judge it."""
+
+    doc: SpecDoc
+    op: Operation
+    tool: str  # the served tool name called
+    action: Any  # the generated routing.Action
+    step: str  # minimal, full, next, probe, preview, apply
+    args: dict[str, Any]
+    unsure: set[str]  # wire names whose value the oracle could not make valid
+    input_properties: dict[str, Any]
+    exchanges: list[Exchange] = field(default_factory=list)
+    data: Any = None  # structuredContent (or the text's JSON)
+    text: str = ""
+    is_error: bool = False
+    raised: str | None = None  # a JSON-RPC error or a client-side failure
+
+    def finding(
+        self, category: str, kind: str, detail: str, cause: str, pointer: str | None = None
+    ) -> Finding:
+        return Finding(category, kind, self.tool, self.action.name, self.op.key, pointer or self.op.pointer(),
+                       detail, cause)  # fmt: skip
+
+
+def judge(call: Call) -> list[Finding]:
+    found: list[Finding] = []
+    if call.raised is not None:
+        return [call.finding("d", "json-rpc-error", call.raised, "the server answered with a protocol error "
+                             "instead of a tool result (or the call never returned)")]  # fmt: skip
+    if "failed unexpectedly" in call.text:
+        found.append(call.finding("d", "unexpected-exception", call.text.splitlines()[0], _crash_cause(call)))
+    violated = False
+    for exchange in call.exchanges:
+        for finding in _request_findings(call, exchange):
+            violated = violated or finding.category == "a"
+            found.append(finding)
+    last = call.exchanges[-1] if call.exchanges else None
+    if call.is_error:
+        found += _error_findings(call, last, violated)
+    elif last is not None and 200 <= last.status < 300 and call.step not in ("preview", "apply"):
+        found += _shape_findings(call, last)
+    return found
+
+
+def _crash_cause(call: Call) -> str:
+    if "(error)" in call.text:  # re.error: a pattern Python's re cannot compile
+        for name in call.args:
+            for pattern in _patterns(call.input_properties.get(name)):
+                try:
+                    re.compile(pattern)
+                except re.error:
+                    return f"the inputSchema pattern of {name} ({pattern[:40]}) is ECMA-262 syntax Python's re cannot compile"
+    return "an uncaught exception inside the server's call path"
+
+
+def _patterns(schema: Any) -> list[str]:
+    if isinstance(schema, dict):
+        own = [schema["pattern"]] if isinstance(schema.get("pattern"), str) else []
+        return own + [p for v in schema.values() for p in _patterns(v)]
+    if isinstance(schema, list):
+        return [p for v in schema for p in _patterns(v)]
+    return []
+
+
+# ---- a: what Prism says about the request ---------------------------------------------------------
+
+
+def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
+    kind = exchange.prism_error()
+    where = f"{exchange.method} {exchange.path}"
+    if kind == "UNAUTHORIZED":
+        return [call.finding("a", "unauthorized", f"{where}: Prism: invalid security scheme used; sent: "
+                             f"{_sent_credentials(exchange)}", _security_cause(call, exchange),
+                             call.op.pointer("security"))]  # fmt: skip
+    if kind in ("NO_PATH_MATCHED_ERROR", "NO_METHOD_MATCHED_ERROR") and "#" in call.op.path:
+        return [call.finding("x", "prism-cannot-route", f"{where}: Prism: {kind}",
+                             "the spec names the operation '<path>#<fragment>' (AWS), which Prism cannot route")]  # fmt: skip
+    if kind in ("NO_PATH_MATCHED_ERROR", "NO_METHOD_MATCHED_ERROR"):
+        return [call.finding("a", "no-route", f"{where}: Prism: {kind}",
+                             "the request's path or method is not the operation's (path template, encoding or base path)")]  # fmt: skip
+    if kind == "NOT_ACCEPTABLE":
+        return [call.finding("a", "not-acceptable", f"{where}: Prism 406 for accept: "
+                             f"{exchange.headers.get('accept')}",
+                             "the server asks for JSON from an operation that answers another media type only")]  # fmt: skip
+    if kind == "INVALID_CONTENT_TYPE":
+        return [call.finding("a", "content-type", f"{where}: content-type {exchange.headers.get('content-type')}",
+                             "the body is sent in a media type the operation does not take")]  # fmt: skip
+    out = []
+    for violation in exchange.violations():
+        location = [str(p) for p in violation.get("location") or []]
+        if location[:1] == ["response"] or str(violation.get("severity", "")).lower() != "error":
+            continue
+        message = str(violation.get("message") or "")
+        if "invalid security scheme" in message.lower():
+            out.append(call.finding("a", "unauthorized", f"{where}: Prism: {message}", _security_cause(call, exchange),
+                                    call.op.pointer("security")))  # fmt: skip
+            continue
+        wire = _violated_name(location, message)
+        detail = f"{where}: {'.'.join(location)}: {message}"
+        if {u.lower() for u in call.unsure} & {str(n).lower() for n in (wire, *location) if n}:
+            out.append(
+                call.finding("x", "oracle-input", detail, "the oracle found no value the spec allows here")
+            )
+            continue
+        if (wire or "").lower() in ("content-type", "authorization") and location[-1:] != ["body"]:
+            # OpenAPI: a header parameter named Content-Type or Authorization SHALL be ignored.
+            out.append(call.finding("x", "ignored-header-parameter", detail, "Prism checks a header parameter "
+                                    "OpenAPI says to ignore"))  # fmt: skip
+            continue
+        out.append(call.finding("a", "violation", detail, _violation_cause(call, location, message, wire),
+                                _violation_pointer(call, location, wire)))  # fmt: skip
+    if kind and kind not in ("UNPROCESSABLE_ENTITY",) and not out and exchange.status >= 500:
+        out.append(call.finding("x", "prism-failed", f"{where}: Prism {kind}",
+                                "Prism could not make an answer from the spec"))  # fmt: skip
+    return out
+
+
+def _security_cause(call: Call, exchange: Exchange) -> str:
+    """Which of the spec's security alternatives the request fails, and how."""
+    schemes = (call.doc.raw.get("components") or {}).get("securitySchemes") or {}
+    wanted = call.op.raw.get("security", call.doc.raw.get("security")) or []
+    alternatives = [alt for alt in wanted if isinstance(alt, dict)]
+    if not alternatives:
+        return "Prism refused the credential although the operation names no security requirement"
+    described = []
+    for alt in alternatives:
+        parts = [(name, _satisfied(call.doc.resolve(schemes.get(name)) or {}, exchange)) for name in alt]
+        if len(parts) > 1 and any(ok for _, ok in parts):
+            missing = [n for n, ok in parts if not ok]
+            return (f"the spec needs {len(parts)} credentials together ({' and '.join(alt)}); the server "
+                    f"sends one, so {', '.join(missing)} is missing")  # fmt: skip
+        described.append(" and ".join(f"{n} ({_scheme_words(call.doc.resolve(schemes.get(n)) or {})})"
+                                      for n in alt) or "none")  # fmt: skip
+    sent = _sent_credentials(exchange)
+    return f"the server sends {sent}; the spec asks for {' or '.join(described)}"
+
+
+def _satisfied(scheme: dict[str, Any], exchange: Exchange) -> bool:
+    kind = scheme.get("type")
+    auth = exchange.headers.get("authorization", "")
+    if kind == "apiKey":
+        name = str(scheme.get("name") or "").lower()
+        if scheme.get("in") == "query":
+            return any(k.lower() == name for k, _ in exchange.query)
+        if scheme.get("in") == "cookie":
+            return name in exchange.headers.get("cookie", "").lower()
+        return name in exchange.headers
+    if kind == "http":
+        return auth.lower().startswith(str(scheme.get("scheme") or "bearer").lower())
+    return bool(auth)  # oauth2, openIdConnect: a bearer token
+
+
+def _scheme_words(scheme: dict[str, Any]) -> str:
+    if scheme.get("type") == "apiKey":
+        return f"api key in {scheme.get('in')} {scheme.get('name')}"
+    if scheme.get("type") == "http":
+        return f"http {scheme.get('scheme')}"
+    return str(scheme.get("type"))
+
+
+def _sent_credentials(exchange: Exchange) -> str:
+    headers = [
+        h for h in exchange.headers if h == "authorization" or "key" in h or "token" in h or "auth" in h
+    ]
+    query = [k for k, _ in exchange.query if "key" in k.lower() or "token" in k.lower()]
+    sent = [f"header {h}" for h in headers] + [f"query {q}" for q in query]
+    return ", ".join(sent) or "no credential"
+
+
+def _violated_name(location: list[str], message: str) -> str | None:
+    named = re.search(r"property '([^']+)'", message)
+    if named:
+        return named.group(1)
+    parts = [p for p in location if not p.isdigit() and p not in ("request", "body", "query", "path", "header",
+                                                                   "headers", "cookie")]  # fmt: skip
+    if parts:
+        return parts[0]
+    param = re.search(r"parameter (\S+?)(?:\.\d+)? (?:must|is)", message)
+    return param.group(1) if param else None
+
+
+def _violation_cause(call: Call, location: list[str], message: str, wire: str | None) -> str:
+    params = {p.wire: p for p in call.action.params}
+    lowered = message.lower()
+    if "required" in lowered and wire:
+        if wire not in params and not _is_body_field_of_whole(call, wire):
+            return f"the spec requires '{wire}', and the action has no argument for it (dropped by the draft)"
+        if wire not in call.action.required:
+            return f"the spec requires '{wire}', and the action does not require its argument"
+        return f"'{wire}' was passed but did not reach the request"
+    if "additional propert" in lowered:
+        return "the server sent a field the spec does not declare for this operation"
+    if re.search(r"must be (integer|number|boolean|array|object|string)", lowered):
+        return "a value is sent with the wrong JSON type or serialization"
+    if "must match format" in lowered or "must match pattern" in lowered:
+        return "a value is sent in a format the spec does not allow (converted on the way?)"
+    if location[-1:] == ["accept"] or wire == "accept":
+        return "the server sends its own accept: application/json where the operation declares other values"
+    if "equal to one of the allowed values" in lowered:
+        return "a value outside the spec's enum reached the request"
+    return "the request does not match the spec here"
+
+
+def _is_body_field_of_whole(call: Call, wire: str) -> bool:
+    return any(p.at == "body_whole" for p in call.action.params)
+
+
+def _violation_pointer(call: Call, location: list[str], wire: str | None) -> str:
+    where = (
+        location[1] if location[:1] == ["request"] and len(location) > 1 else location[0] if location else ""
+    )
+    if where == "body":
+        return call.op.pointer("requestBody")
+    if wire and where in ("query", "path", "header", "headers", "cookie"):
+        for index, raw in enumerate(call.op.raw.get("parameters") or []):
+            p = call.doc.resolve(raw)
+            if isinstance(p, dict) and p.get("name") == wire:
+                return call.op.pointer("parameters", str(index))
+        return call.op.pointer("parameters")
+    return call.op.pointer()
+
+
+# ---- b: does the result have the shape the spec's answer has? -------------------------------------
+
+
+def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
+    body = exchange.response
+    data = call.data
+    if not isinstance(data, dict):
+        return [call.finding("d", "bad-result", f"structured result is {type(data).__name__}",
+                             "a successful result must be a JSON object (structuredContent)")]  # fmt: skip
+    truncated = _truncated(data)
+    schema = call.op.response_schema(exchange.status)
+    pointer = call.op.pointer("responses", str(exchange.status))
+    if schema is None:
+        kind, field_name = ("list", "") if isinstance(body, list) else ("other", None)
+    else:
+        kind, field_name = answer_kind(call.doc, call.op, schema)
+    if not _structured_as(kind, field_name, body):
+        return [call.finding("x", "spec-example-mismatch", f"Prism answered {type(body).__name__} where the "
+                             f"schema says {kind}", "the spec's example does not have its own schema's shape",
+                             pointer)]  # fmt: skip
+    if call.action.shape is None:  # a write: its answer comes back as the API gave it
+        if isinstance(body, dict) and data != body and not truncated:
+            return [call.finding("b", "write-answer-altered", f"keys {sorted(data)[:8]} vs {sorted(body)[:8]}",
+                                 "a change's answer should come back as the API gave it", pointer)]  # fmt: skip
+        return []
+    out: list[Finding] = []
+    paging = call.action.paging
+    if kind == "record" and isinstance(body, dict):
+        if "items" in data and "items" not in body:
+            field_hit = next((k for k, v in body.items() if isinstance(v, list) and _same_list(v, data["items"])),
+                             None)  # fmt: skip
+            out.append(call.finding(
+                "b", "get-became-field",
+                f"the answer is one record ({len(body)} fields); the result is items=<{field_hit or '?'}>",
+                f"the record's array field '{field_hit}' was taken for the list (results list detection)",
+                pointer))  # fmt: skip
+        elif set(data) == {"value"} and "value" not in body:
+            out.append(call.finding("b", "record-wrapped", "the record came back as {'value': ...}",
+                                    "the record was not recognised as an object", pointer))  # fmt: skip
+        elif not truncated and not set(data) <= set(body) | {"truncated", "note"}:
+            extra = sorted(set(data) - set(body))[:5]
+            out.append(call.finding("b", "record-fields-invented", f"result fields not in the answer: {extra}",
+                                    "the result is not the record the API returned", pointer))  # fmt: skip
+        if paging is not None:
+            out.append(call.finding("b", "paging-on-record", f"paging style {paging.style} on a one-record answer",
+                                    "pagination configured on a response that is not a list", pointer))  # fmt: skip
+    elif kind == "list":
+        records = body if field_name == "" else body.get(field_name) if isinstance(body, dict) else None
+        if "items" not in data:
+            out.append(call.finding("b", "list-without-items",
+                                    f"the answer is a list at '{field_name or '(top level)'}'; result keys "
+                                    f"{sorted(data)[:8]}",
+                                    "the list response was not recognised: no items in the result", pointer))  # fmt: skip
+        else:
+            if "has_more" not in data and _paged(call, body):
+                out.append(call.finding("b", "list-without-has-more",
+                                        "the operation pages, the result has no has_more",
+                                        "no pagination configured for a paged list: a partial list reads as whole",
+                                        pointer))  # fmt: skip
+            if isinstance(records, list) and isinstance(data["items"], list) and not truncated:
+                if len(records) != len(data["items"]):
+                    out.append(call.finding("b", "items-mismatch", f"{len(data['items'])} items, the answer has "
+                                            f"{len(records)}", "the items are not the answer's records", pointer))  # fmt: skip
+    return out
+
+
+def _structured_as(kind: str, field_name: str | None, body: Any) -> bool:
+    if kind == "list":
+        return isinstance(body, list) if field_name == "" else isinstance(body, dict) and isinstance(
+            body.get(field_name), list)  # fmt: skip
+    if kind == "record":
+        return isinstance(body, dict)
+    return True
+
+
+def _same_list(a: list[Any], b: Any) -> bool:
+    return isinstance(b, list) and len(a) == len(b)
+
+
+def _truncated(data: dict[str, Any]) -> bool:
+    return any("truncat" in str(k).lower() for k in data) or any(
+        isinstance(v, str) and "truncated" in v.lower() for v in data.values()
+    )
+
+
+def _paged(call: Call, body: Any) -> bool:
+    """The spec says this list comes a page at a time: a paging parameter, or a next-page field."""
+    if any(_PAGING_PARAMS.match(name) for (at, name) in call.op.params if at == "query"):
+        return True
+    return isinstance(body, dict) and any(
+        is_paging_field(k) and re.search(r"next|cursor|more|token|marker", k, re.I) for k in body
+    )
+
+
+# ---- c and e: the tool errors ---------------------------------------------------------------------
+
+
+def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[Finding]:
+    first = call.text.splitlines()[0] if call.text else ""
+    if "failed unexpectedly" in call.text:
+        return []  # counted under d already
+    if "did not answer within" in call.text:
+        return [call.finding("x", "prism-slow", first, "Prism took longer than the server's timeout")]
+    if last is None:
+        if call.unsure:
+            return [call.finding("x", "oracle-input", first, "the oracle had no spec-valid value for "
+                                 f"{', '.join(sorted(call.unsure))}")]  # fmt: skip
+        return [call.finding("c", "refused-valid-input", first, _refusal_cause(first))]
+    if 200 <= last.status < 300:
+        return [call.finding("c", "failed-on-valid-answer", f"HTTP {last.status}: {first}",
+                             "the server could not use a valid answer of the API")]  # fmt: skip
+    if last.forced is not None and 400 <= last.status < 500 and not violated:
+        return _message_findings(call, last, first)
+    if violated or last.prism_error() in ("UNAUTHORIZED", "NO_PATH_MATCHED_ERROR", "NO_METHOD_MATCHED_ERROR",
+                                          "NOT_ACCEPTABLE", "INVALID_CONTENT_TYPE"):  # fmt: skip
+        return []  # counted under a
+    if last.status >= 500:
+        return [call.finding("x", "prism-failed", f"HTTP {last.status}: {first}",
+                             "Prism could not make an answer from the spec")]  # fmt: skip
+    if any(w in call.unsure for w in _all_wires(call)):
+        return [
+            call.finding("x", "oracle-input", f"HTTP {last.status}: {first}", "the oracle's value was unsure")
+        ]
+    return [call.finding("c", "error-without-violation", f"HTTP {last.status}: {first}",
+                         "the API refused a request Prism found valid")]  # fmt: skip
+
+
+def _all_wires(call: Call) -> list[str]:
+    return [p.wire for p in call.action.params]
+
+
+def _refusal_cause(first: str) -> str:
+    if "invalid arguments" in first:
+        return "the server's argument check refused a value the spec allows"
+    if "no credentials" in first:
+        return "the credential variable was set, yet the server says it is missing"
+    return "the server refused before calling the API"
+
+
+def _message_findings(call: Call, exchange: Exchange, first: str) -> list[Finding]:
+    said = message_strings(exchange.response)
+    if not said:
+        return []
+    text = " ".join(call.text.split())
+    if any(" ".join(s.split())[:80] in text for s in said.values()):
+        return []
+    path, message = next(iter(said.items()))
+    return [call.finding("e", "api-message-dropped",
+                         f"HTTP {exchange.status} said {path}={message[:80]!r}; the tool error: {first[:160]}",
+                         f"the API's error format ({path}) is not read", call.op.pointer("responses", str(exchange.status)))]  # fmt: skip
+
+
+def message_strings(body: Any, prefix: str = "", depth: int = 0) -> dict[str, str]:
+    """Strings an error body carries under message-like keys, by dotted path ('errors[0].message')."""
+    found: dict[str, str] = {}
+    if depth > 3:
+        return found
+    if isinstance(body, list) and body:
+        return message_strings(body[0], f"{prefix}[0]", depth + 1)
+    if not isinstance(body, dict):
+        return found
+    for key, value in body.items():
+        if str(key).lower() not in _MESSAGE_KEYS:
+            continue
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, str) and len(value.strip()) >= 3:
+            found[path] = value.strip()
+        elif isinstance(value, (dict, list)):
+            found.update(message_strings(value, path, depth + 1))
+    return found
+
+
+# ---- f: what the package ignores (read from the spec and the generated files) ---------------------
+
+
+def static_findings(
+    doc: SpecDoc, tools: Any, contract: dict[str, dict[str, Any]], package_text: str
+) -> list[Finding]:
+    out: list[Finding] = []
+    root_servers = {s.get("url") for s in doc.raw.get("servers") or [] if isinstance(s, dict)}
+    for tool in tools:
+        schema = contract.get(tool.name) or contract.get(f"{tool.name}_preview") or {}
+        properties = (schema.get("inputSchema") or {}).get("properties") or {}
+        for action in tool.actions:
+            op = doc.operation(action.method, action.path)
+            if op is None:
+                continue
+            own = [s.get("url") for s in op.servers if isinstance(s, dict) and s.get("url")]
+            if own and not set(own) <= root_servers and not any(u in package_text for u in own):
+                level = "operation" if op.raw.get("servers") else "path"
+                pointer = op.pointer("servers") if level == "operation" else op.path_pointer("servers")
+                out.append(Finding("f", "operation-servers-ignored", tool.name, action.name, op.key, pointer,
+                                   f"{level}-level servers {own[:2]}; the package sends to the root base URL",
+                                   "path- and operation-level servers are not honoured"))  # fmt: skip
+            for p in action.params:
+                if p.at not in ("body", "body_whole"):
+                    continue
+                prop = properties.get(p.arg) or {}
+                combinator = _spec_typed(doc, op, action, p) if _untyped(prop) else None
+                if combinator:
+                    items = prop.get("type") == "array"
+                    what = "an array of objects without fields" if items else json.dumps(prop)[:60]
+                    out.append(Finding("f", "untyped-array-items" if items else "untyped-body", tool.name, action.name,
+                                       op.key, op.pointer("requestBody"), f"argument {p.arg} is {what}; the spec's "
+                                       f"schema has {combinator}", _untyped_cause(combinator, items)))  # fmt: skip
+    return out
+
+
+def _untyped_cause(combinator: str, items: bool) -> str:
+    if items:
+        return ("an array argument's object items lose their fields in the inputSchema (nesting stops at depth 2, "
+                "mcpgen/build/schemas.py MAX_DEPTH)")  # fmt: skip
+    if combinator in ("oneOf", "anyOf"):
+        return f"an {combinator} body schema is left untyped in the inputSchema (no variant's fields)"
+    return f"an object body schema ({combinator}) is left untyped in the inputSchema (its fields dropped)"
+
+
+def _untyped(prop: dict[str, Any]) -> bool:
+    if prop.get("type") == "array":
+        prop = prop.get("items") or {}
+    return prop.get("type") in ("object", None) and not prop.get("properties") and not any(
+        k in prop for k in ("oneOf", "anyOf", "allOf", "enum", "$ref")) and not isinstance(
+        prop.get("additionalProperties"), dict)  # fmt: skip
+
+
+def _spec_typed(doc: SpecDoc, op: Operation, action: Any, param: Any) -> str | None:
+    """What the spec's schema for a body argument is made of ('oneOf', 'anyOf', 'allOf', 'properties'),
+    or None when it has no fields either."""
+    _, schema = op.body_schema(action.body)
+    schema = doc.resolve(schema)
+    if not isinstance(schema, dict):
+        return None
+    if param.at == "body":
+        schema = doc.resolve((schema.get("properties") or {}).get(param.wire))
+    if isinstance(schema, dict) and schema.get("type") == "array":
+        schema = doc.resolve(schema.get("items"))
+    if not isinstance(schema, dict):
+        return None
+    variants = next((k for k in ("oneOf", "anyOf") if schema.get(k)), None)
+    if variants:
+        return variants
+    # Only fields a request may send count: an object of readOnly fields is rightly empty in a request.
+    writable = [n for n, prop in _merged_props(doc, schema).items()
+                if not (isinstance(doc.resolve(prop), dict) and doc.resolve(prop).get("readOnly"))]  # fmt: skip
+    if not writable:
+        return None
+    return "allOf" if schema.get("allOf") else "properties"
+
+
+def _merged_props(doc: SpecDoc, schema: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    props = dict(schema.get("properties") or {}) if isinstance(schema.get("properties"), dict) else {}
+    if depth < 8:
+        for part in schema.get("allOf") or []:
+            part = doc.resolve(part)
+            if isinstance(part, dict):
+                props.update(_merged_props(doc, part, depth + 1))
+    return props

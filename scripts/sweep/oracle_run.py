@@ -1,0 +1,341 @@
+"""One spec through the oracle (runs in a child process of its own, see oracle.py).
+
+Generate the package with the `mcpgen init` mapping (the corpus sweep's steps), serve the spec with
+Prism behind the recording proxy, start the generated server over stdio with its base URL pointed at
+the proxy and its credential variable set, and call through the official client: every read action
+(required arguments only, then every argument with response_format=detailed, then the next page when
+the result offers one), every write action (every argument; the confirm value or the preview/apply
+pair where the tool asks for it), and one error probe per action whose operation documents a 4xx
+JSON answer (the proxy asks Prism for it with `Prefer: code=...`). Each call is judged (oracle_judge).
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from scripts.sweep import sweep
+from scripts.sweep.oracle_judge import Call, Finding, judge, message_strings, static_findings
+from scripts.sweep.oracle_spec import SpecDoc, Value, allowed, param_value, schema_value, valid_for
+from scripts.sweep.oracle_upstream import PrismRefused, Recorder, prism
+
+CREDENTIAL = "oracle-credential-7c1e"
+BASIC_CREDENTIAL = "oracle:credential-7c1e"
+CALL_TIMEOUT_S = 45.0  # the generated server gives up on the API after 30 s (its timeout_s)
+PLAIN_JSON_SCHEMA = SpecDoc({})
+
+
+@dataclass
+class Plan:
+    tool: Any  # routing.Tool
+    action: Any  # routing.Action
+    step: str
+    args: dict[str, Any]
+    unsure: set[str]
+    notes: list[Finding] = field(default_factory=list)
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> dict[str, Any]:
+    started = time.monotonic()
+    deadline = started + budget_s
+    raw = json.loads(spec_path.read_text(encoding="utf-8"))
+    paths = list(raw.get("paths") or {})
+    if paths and all("#" in p for p in paths):
+        # AWS JSON-protocol specs name each operation '/#X-Amz-Target=...': Prism routes none of them.
+        return {"status": "excluded", "reason": "Prism cannot route the spec: every path has a '#' fragment "
+                "(AWS JSON protocol), and a request path never carries one"}  # fmt: skip
+    generated, out = sweep.generate_package(spec_path, work)
+    if out is None:
+        return {"status": "excluded", "reason": f"mcpgen {generated.get('outcome')}: "
+                f"{str(generated.get('first', '')).splitlines()[0][:300]}", **_counts(generated)}  # fmt: skip
+    package = sweep.generated_package(out)
+    sys.path.insert(0, str(out))
+    server = importlib.import_module(f"{package}.server")
+    tools = importlib.import_module(f"{package}.tools").TOOLS
+    contract = {t["name"]: t for t in json.loads((out / package / "tools.json").read_text(encoding="utf-8"))}
+    doc = SpecDoc(raw)
+    package_text = "\n".join(p.read_text(encoding="utf-8") for p in (out / package).rglob("*.py"))
+    findings = static_findings(doc, tools, contract, package_text)
+    plans = [plan for tool in tools for plan in _plans(doc, tool, contract)]
+    findings += [note for plan in plans for note in plan.notes]
+    upstream = server.CONFIG.upstream
+    row: dict[str, Any] = {"mode": "dynamic" if dynamic else "static", **_counts(generated),
+                           "auth": upstream.auth.kind if upstream.auth else None}  # fmt: skip
+    try:
+        with (
+            prism(spec_path, dynamic=dynamic, log_file=work / "prism.log") as prism_url,
+            Recorder(prism_url) as rec,
+        ):
+            env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
+            if upstream.auth is not None:
+                env[upstream.auth.env] = BASIC_CREDENTIAL if upstream.auth.kind == "basic" else CREDENTIAL
+            stderr = work / "server.log"
+            command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
+            calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)
+            row["exchanges"] = len(rec.exchanges)
+            _keep_exchanges(work / "exchanges.jsonl", rec.exchanges)
+    except PrismRefused as exc:
+        return {"status": "excluded", "reason": f"Prism cannot serve the spec: {exc}", **_counts(generated)}
+    for call in calls:
+        findings += judge(call)
+    log = stderr.read_text(encoding="utf-8", errors="replace") if stderr.is_file() else ""
+    if "Traceback (most recent call last)" in log:
+        tail = log[log.index("Traceback (most recent call last)") :].strip().splitlines()[-1]
+        findings.append(Finding("d", "server-traceback", "-", "-", "-", "-", tail[:300],
+                                "the server process printed a traceback"))  # fmt: skip
+    row.update(
+        status="partial" if unreached else "measured",
+        calls=len(calls),
+        results={
+            "ok": sum(1 for c in calls if not c.is_error and c.raised is None),
+            "error": sum(1 for c in calls if c.is_error),
+            "raised": sum(1 for c in calls if c.raised),
+        },
+        statuses=dict(collections.Counter(str(e.status) for c in calls for e in c.exchanges)),
+        steps=dict(collections.Counter(c.step for c in calls)),
+        probes_with_message=sum(
+            1
+            for c in calls
+            if c.step == "probe" and c.exchanges and message_strings(c.exchanges[-1].response)
+        ),  # fmt: skip
+        unreached=unreached,
+        seconds=round(time.monotonic() - started, 1),
+        findings=[f.row() for f in findings],
+    )
+    return row
+
+
+def _keep_exchanges(path: Path, exchanges: list[Any]) -> None:
+    """Every exchange as one JSON line, for a person looking into a finding (`--one SPEC DIR` keeps DIR)."""
+    with path.open("w", encoding="utf-8") as out:
+        for e in exchanges:
+            out.write(json.dumps({"method": e.method, "path": e.path, "query": e.query, "body": e.body,
+                                  "status": e.status, "violations": e.violations(), "forced": e.forced,
+                                  "response": e.response if len(json.dumps(e.response)) < 2000 else "..."},
+                                 default=str) + "\n")  # fmt: skip
+
+
+def _counts(generated: dict[str, Any]) -> dict[str, Any]:
+    return {k: generated[k] for k in ("operations", "tools", "actions") if k in generated}
+
+
+# ---- the calls ----------------------------------------------------------------------------------
+
+
+def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list[Plan]:
+    if tool.preview is not None:
+        action = tool.actions[0]
+        props = _properties(contract, f"{tool.name}_preview")
+        args, unsure, notes = build_args(doc, tool, action, props, full=True)
+        return [Plan(tool, action, "preview", args, unsure, notes, props)]
+    props = _properties(contract, tool.name)
+    plans = []
+    for action in tool.actions:
+        op = doc.operation(action.method, action.path)
+        if op is None:
+            continue
+        steps = ("minimal", "full") if action.shape is not None else ("full",)
+        for step in steps:
+            args, unsure, notes = build_args(doc, tool, action, props, full=step == "full")
+            plans.append(Plan(tool, action, step, {"action": action.name, **args}, unsure, notes, props))
+        if op.error_statuses():
+            last = plans[-1]
+            plans.append(Plan(tool, action, "probe", dict(last.args), set(last.unsure), props=props))
+    return plans
+
+
+def _properties(contract: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
+    return ((contract.get(name) or {}).get("inputSchema") or {}).get("properties") or {}
+
+
+def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, full: bool
+               ) -> tuple[dict[str, Any], set[str], list[Finding]]:  # fmt: skip
+    """The arguments an agent would pass, from the spec's examples and schemas, as the tool's
+    inputSchema names and types them. Returns them, the wire names whose value the oracle could not
+    make one the spec allows, and findings where the inputSchema refuses a value the spec allows."""
+    op = doc.operation(action.method, action.path)
+    args: dict[str, Any] = {}
+    unsure: set[str] = set()
+    notes: list[Finding] = []
+    if op is None:
+        return args, unsure, notes
+    media, body_schema = op.body_schema(action.body)
+    body_example = op.body_example(action.body)
+    for param in action.params:
+        if param.arg not in action.required and not full:
+            continue
+        spec_schema, value = _spec_value(doc, op, param, body_schema, body_example, full)
+        prop = props.get(param.arg) or {}
+        if value is None:
+            value = schema_value(PLAIN_JSON_SCHEMA, prop, full=full)
+            if value is None:
+                if param.arg in action.required:
+                    unsure.add(param.wire)
+                continue
+            if spec_schema is not None and not allowed(doc, spec_schema, value.value):
+                unsure.add(param.wire)
+        spec_ok = spec_schema is None or allowed(doc, spec_schema, value.value)
+        agent = _to_agent_units(param, value.value)
+        if not valid_for(prop, agent):
+            fallback = schema_value(PLAIN_JSON_SCHEMA, prop, full=full)
+            if spec_ok and value.source == "example":
+                notes.append(Finding("c", "input-schema-refuses-spec-value", tool.name, action.name, op.key,
+                                     op.pointer(), f"{param.arg}={json.dumps(agent)[:80]} (the spec's example) "
+                                     "fails the tool's inputSchema", "the inputSchema is stricter than the spec "
+                                     "(a type, format or enum the spec does not state)"))  # fmt: skip
+            if fallback is None or not valid_for(prop, fallback.value):
+                if param.arg in action.required:
+                    unsure.add(param.wire)
+                continue
+            agent = fallback.value
+            if spec_schema is not None and not allowed(doc, spec_schema, _to_upstream_units(param, agent)):
+                unsure.add(param.wire)
+        elif not spec_ok:
+            unsure.add(param.wire)
+        args[param.arg] = agent
+    if action.shape is not None and full:
+        args["response_format"] = "detailed"
+    if action.confirm:
+        args["confirm"] = action.confirm
+    return args, unsure, notes
+
+
+def _spec_value(doc: SpecDoc, op: Any, param: Any, body_schema: Any, body_example: Any, full: bool
+                ) -> tuple[Any, Value | None]:  # fmt: skip
+    if param.at in ("path", "query", "header", "cookie"):
+        spec_param = op.param(param.at, param.wire)
+        if spec_param is None:
+            return None, None
+        schema = doc.resolve(spec_param.get("schema"))
+        return schema, param_value(doc, spec_param)
+    body_schema = doc.resolve(body_schema)
+    if param.at == "body_whole":
+        if body_example is not None:
+            return body_schema, Value(body_example, "example")
+        return body_schema, schema_value(doc, body_schema, full=full)
+    props = (body_schema or {}).get("properties") if isinstance(body_schema, dict) else None
+    if not isinstance(props, dict) and isinstance(body_schema, dict):
+        props = _merged_properties(doc, body_schema)
+    schema = doc.resolve((props or {}).get(param.wire))
+    if isinstance(body_example, dict) and body_example.get(param.wire) is not None:
+        return schema, Value(body_example[param.wire], "example")
+    return schema, schema_value(doc, schema, full=full) if schema is not None else None
+
+
+def _merged_properties(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for part in schema.get("allOf") or []:
+        part = doc.resolve(part)
+        if isinstance(part, dict):
+            props.update(part.get("properties") or {})
+    return props
+
+
+def _to_agent_units(param: Any, value: Any) -> Any:
+    unit = param.unit
+    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    agent = value / unit.factor
+    return int(agent) if float(agent).is_integer() else agent
+
+
+def _to_upstream_units(param: Any, value: Any) -> Any:
+    unit = param.unit
+    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    sent = value * unit.factor
+    return int(sent) if float(sent).is_integer() else sent
+
+
+async def _drive(command: list[str], env: dict[str, str], stderr: Path, plans: list[Plan], rec: Recorder,
+                 doc: SpecDoc, contract: dict[str, dict[str, Any]], deadline: float) -> tuple[list[Call], int]:  # fmt: skip
+    from tests.support.mcp_client import stdio_client
+
+    calls: list[Call] = []
+    meta = {t["name"]: t["_meta"]["dev.mcpgen/discovery"] for t in contract.values()
+            if "dev.mcpgen/discovery" in (t.get("_meta") or {})}  # fmt: skip
+    via = next((name for name, kind in meta.items() if kind == "call"), None)
+    done = 0
+    # The last call may start just before the deadline and take its own timeout (twice for preview+apply).
+    try:
+        with anyio.fail_after(max(5.0, deadline - time.monotonic()) + 2 * CALL_TIMEOUT_S + 15):
+            async with stdio_client(command, env, stderr) as client:
+                await client.list_tools()
+                for plan in plans:
+                    if time.monotonic() > deadline:
+                        break
+                    calls += await _run_plan(client, via, plan, rec, doc)
+                    done += 1
+    except TimeoutError:
+        pass  # the spec's row says how many plans were not reached (status partial)
+    return calls, len(plans) - done
+
+
+async def _run_plan(client: Any, via: str | None, plan: Plan, rec: Recorder, doc: SpecDoc) -> list[Call]:
+    op = doc.operation(plan.action.method, plan.action.path)
+    name = plan.tool.name
+    if plan.step == "preview":
+        preview = await _call(client, via, f"{name}_preview", plan, op, rec, doc, "preview")
+        out = [preview]
+        preview_id = preview.data.get("preview_id") if isinstance(preview.data, dict) else None
+        if preview_id:
+            apply = Plan(
+                plan.tool, plan.action, "apply", {"preview_id": preview_id}, plan.unsure, props=plan.props
+            )
+            out.append(await _call(client, via, f"{name}_apply", apply, op, rec, doc, "apply"))
+        return out
+    if plan.step == "probe":
+        if op is None:
+            return []
+        rec.prefer = f"code={op.error_statuses()[0]}"
+        try:
+            return [await _call(client, via, name, plan, op, rec, doc, "probe")]
+        finally:
+            rec.prefer = None
+    first = await _call(client, via, name, plan, op, rec, doc, plan.step)
+    out = [first]
+    data = first.data if isinstance(first.data, dict) else {}
+    if plan.step == "full" and not first.is_error and data.get("has_more"):
+        more = {"page": data["next_page"]} if "next_page" in data else {"cursor": data.get("next_cursor")}
+        follow = Plan(plan.tool, plan.action, "next", {**plan.args, **more}, plan.unsure, props=plan.props)
+        out.append(await _call(client, via, name, follow, op, rec, doc, "next"))
+    return out
+
+
+async def _call(client: Any, via: str | None, name: str, plan: Plan, op: Any, rec: Recorder, doc: SpecDoc,
+                step: str) -> Call:  # fmt: skip
+    from mcp.shared.exceptions import MCPError
+
+    call = Call(doc=doc, op=op, tool=name, action=plan.action, step=step, args=plan.args, unsure=plan.unsure,
+                input_properties=plan.props)  # fmt: skip
+    mark = rec.mark()
+    try:
+        with anyio.fail_after(CALL_TIMEOUT_S):
+            if via is not None:
+                result = await client.call_tool(via, {"tool": name, "arguments": plan.args})
+            else:
+                result = await client.call_tool(name, plan.args)
+    except MCPError as exc:
+        call.raised = f"JSON-RPC error {exc.error.code}: {exc.error.message}"[:300]
+    except TimeoutError:
+        call.raised = f"no answer within {CALL_TIMEOUT_S:g} s"
+    else:
+        call.is_error = bool(result.is_error)
+        call.text = "\n".join(getattr(b, "text", "") for b in result.content)
+        call.data = result.structured_content
+        if call.data is None and not call.is_error:
+            try:
+                call.data = json.loads(call.text)
+            except ValueError:
+                call.data = call.text
+    call.exchanges = rec.since(mark)
+    return call
