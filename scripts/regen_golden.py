@@ -28,8 +28,18 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     failed = 0
     for name, spec, mapping in examples():
-        command = [sys.executable, "-m", "mcpgen", "generate", str(spec.relative_to(ROOT)), "-m",
-                   str(mapping.relative_to(ROOT)), "-o", f"generated/{name}", "--quiet"]
+        command = [
+            sys.executable,
+            "-m",
+            "mcpgen",
+            "generate",
+            str(spec.relative_to(ROOT)),
+            "-m",
+            str(mapping.relative_to(ROOT)),
+            "-o",
+            f"generated/{name}",
+            "--quiet",
+        ]
         if check:
             command.append("--check")
         failed |= subprocess.run(command, cwd=ROOT).returncode

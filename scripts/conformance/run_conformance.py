@@ -142,21 +142,28 @@ class ServerProc:
         # Own session/process group so stop() reaches the server's children
         # (only the group this script created).
         self.proc = subprocess.Popen(
-            self.cmd, shell=True, stdout=self._logf, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            self.cmd,
+            shell=True,
+            stdout=self._logf,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         t_end = time.monotonic() + self.startup_timeout
         while time.monotonic() < t_end:
             if self.proc.poll() is not None:
                 self.stop()
                 raise SetupError(
-                    f"server exited with {self.proc.returncode} before listening; log:\n{self.tail()}")
+                    f"server exited with {self.proc.returncode} before listening; log:\n{self.tail()}"
+                )
             if port_open(self.port):
                 return self
             time.sleep(0.1)
         self.stop()
-        raise SetupError(f"server did not accept connections on 127.0.0.1:{self.port} within "
-                         f"{self.startup_timeout}s; log:\n{self.tail()}")
+        raise SetupError(
+            f"server did not accept connections on 127.0.0.1:{self.port} within "
+            f"{self.startup_timeout}s; log:\n{self.tail()}"
+        )
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -213,7 +220,7 @@ class ServerProc:
 
 def scenario_name_from_dir(dirname: str) -> str:
     name = _TS_SUFFIX.sub("", dirname)
-    return name[len("server-"):] if name.startswith("server-") else name
+    return name[len("server-") :] if name.startswith("server-") else name
 
 
 def parse_results(out_dir: Path, stdout: str) -> dict[str, list[dict]]:
@@ -240,8 +247,13 @@ def parse_results(out_dir: Path, stdout: str) -> dict[str, list[dict]]:
     for line in stdout.splitlines():
         m = re.match(r"=== Running scenario: (.+?) ===", line)
         if m and m.group(1) not in results:
-            results[m.group(1)] = [{"id": "no-results", "status": "FAILURE",
-                                    "errorMessage": "suite wrote no checks.json for this scenario"}]
+            results[m.group(1)] = [
+                {
+                    "id": "no-results",
+                    "status": "FAILURE",
+                    "errorMessage": "suite wrote no checks.json for this scenario",
+                }
+            ]
     return results
 
 
@@ -251,8 +263,19 @@ def run_suite(node: Path, entry: Path, suite: str, spec: str, args, deadline: De
     out_dir = workdir / label.replace("@", "_")
     out_dir.mkdir(parents=True)
     server_log = workdir / f"server_{label.replace('@', '_')}.log"
-    cmd = [str(node), str(entry), "server", "--url", f"http://127.0.0.1:{port}/mcp",
-           "--suite", args.suite, "--spec-version", spec, "-o", str(out_dir)]
+    cmd = [
+        str(node),
+        str(entry),
+        "server",
+        "--url",
+        f"http://127.0.0.1:{port}/mcp",
+        "--suite",
+        args.suite,
+        "--spec-version",
+        spec,
+        "-o",
+        str(out_dir),
+    ]
     if suite != "0.1.16":
         cmd += ["--timeout", str(int(args.scenario_timeout * 1000))]
     if args.scenario:
@@ -261,8 +284,14 @@ def run_suite(node: Path, entry: Path, suite: str, spec: str, args, deadline: De
     with ServerProc(args.server_cmd, port, server_log, args.startup_timeout) as srv:
         log(f"{label}: running suite ({' '.join(shlex.quote(c) for c in cmd[2:])})")
         try:
-            cp = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                stdin=subprocess.DEVNULL, timeout=deadline.left(args.suite_timeout))
+            cp = subprocess.run(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=deadline.left(args.suite_timeout),
+            )
         except subprocess.TimeoutExpired as exc:
             raise SetupError(f"{label}: suite timed out after {exc.timeout:.0f}s") from exc
         alive = srv.alive()
@@ -270,7 +299,9 @@ def run_suite(node: Path, entry: Path, suite: str, spec: str, args, deadline: De
     (workdir / f"suite_{label.replace('@', '_')}.txt").write_text(cp.stdout)
     results = parse_results(out_dir, cp.stdout)
     if not results:
-        raise SetupError(f"{label}: suite produced no results (rc={cp.returncode}); output:\n{cp.stdout[-4000:]}")
+        raise SetupError(
+            f"{label}: suite produced no results (rc={cp.returncode}); output:\n{cp.stdout[-4000:]}"
+        )
     if not alive:
         log(f"{label}: WARNING server died during the run; log tail:\n{tail}")
     return label, spec, results
@@ -304,34 +335,60 @@ def verdict(checks: list[dict], allowed: set[str]) -> tuple[bool, int, int, int,
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--server-cmd", required=True,
-                    help="shell command starting an HTTP MCP server on 127.0.0.1:{port}, path /mcp")
-    ap.add_argument("--spec-version", action="append", choices=["2025-11-25", "2026-07-28"],
-                    help="spec version(s) to run (repeatable; default: both)")
-    ap.add_argument("--suite-version", action="append", choices=sorted(SUITES),
-                    help="conformance package version(s) to run (repeatable; default: 0.1.16 for "
-                         "2025-11-25 and 0.2.0-alpha.12 for both)")
-    ap.add_argument("--expect", default=str(DEFAULT_EXPECT),
-                    help="expectation file (default: applicable.json beside this script; 'none' to disable)")
-    ap.add_argument("--with", dest="features", action="append", default=[], metavar="FEATURE",
-                    help="also expect the scenarios of conditional.FEATURE in the expectation file "
-                         "(x-mcp-header, empty-lists, schema-probe); repeatable")
+    ap.add_argument(
+        "--server-cmd",
+        required=True,
+        help="shell command starting an HTTP MCP server on 127.0.0.1:{port}, path /mcp",
+    )
+    ap.add_argument(
+        "--spec-version",
+        action="append",
+        choices=["2025-11-25", "2026-07-28"],
+        help="spec version(s) to run (repeatable; default: both)",
+    )
+    ap.add_argument(
+        "--suite-version",
+        action="append",
+        choices=sorted(SUITES),
+        help="conformance package version(s) to run (repeatable; default: 0.1.16 for "
+        "2025-11-25 and 0.2.0-alpha.12 for both)",
+    )
+    ap.add_argument(
+        "--expect",
+        default=str(DEFAULT_EXPECT),
+        help="expectation file (default: applicable.json beside this script; 'none' to disable)",
+    )
+    ap.add_argument(
+        "--with",
+        dest="features",
+        action="append",
+        default=[],
+        metavar="FEATURE",
+        help="also expect the scenarios of conditional.FEATURE in the expectation file "
+        "(x-mcp-header, empty-lists, schema-probe); repeatable",
+    )
     ap.add_argument("--scenario", help="run only this scenario")
     ap.add_argument("--suite", default="all", help="suite selector passed to the runner (default: all)")
     ap.add_argument("--node", help="node >= 22 binary (default: install/locate via node22.sh)")
-    ap.add_argument("--suites-dir", help="dir whose node_modules holds conformance-<ver> (default: node's cache dir)")
+    ap.add_argument(
+        "--suites-dir", help="dir whose node_modules holds conformance-<ver> (default: node's cache dir)"
+    )
     ap.add_argument("--startup-timeout", type=float, default=30.0, help="seconds to wait for the server port")
     ap.add_argument("--suite-timeout", type=float, default=600.0, help="seconds per suite run")
     ap.add_argument("--scenario-timeout", type=float, default=30.0, help="seconds per scenario (alpha only)")
     ap.add_argument("--overall-timeout", type=float, default=1800.0, help="seconds for everything")
     ap.add_argument("--keep", metavar="DIR", help="keep raw suite output + server logs in DIR")
     ap.add_argument("--json", metavar="FILE", help="write the per-run/per-scenario results as JSON")
-    ap.add_argument("--verbose", "-v", action="store_true", help="print every failing check, not only expected ones")
+    ap.add_argument(
+        "--verbose", "-v", action="store_true", help="print every failing check, not only expected ones"
+    )
     args = ap.parse_args()
 
     deadline = Deadline(args.overall_timeout)
     specs = args.spec_version or ["2025-11-25", "2026-07-28"]
-    runs = [(s, v) for s, v in DEFAULT_RUNS if v in specs and (not args.suite_version or s in args.suite_version)]
+    runs = [
+        (s, v) for s, v in DEFAULT_RUNS if v in specs and (not args.suite_version or s in args.suite_version)
+    ]
     if args.suite_version:
         for s in args.suite_version:
             for v in specs:
@@ -348,8 +405,11 @@ def main() -> int:
         workdir.mkdir(parents=True, exist_ok=True)
         all_runs = []
         for suite, spec in runs:
-            all_runs.append(run_suite(node, suite_entry(node, suite, args.suites_dir), suite, spec,
-                                      args, deadline, workdir))
+            all_runs.append(
+                run_suite(
+                    node, suite_entry(node, suite, args.suites_dir), suite, spec, args, deadline, workdir
+                )
+            )
     except SetupError as exc:
         print(f"SETUP ERROR: {exc}", file=sys.stderr)
         return 2
@@ -357,8 +417,11 @@ def main() -> int:
     def exp_for(label: str, spec: str) -> dict:
         """Expectations for one run: entries of its spec version whose `suites` (if any) include its suite."""
         suite = label.split("@", 1)[0]
-        return {n: e for n, e in expect.get(spec, {}).items()
-                if not (isinstance(e, dict) and e.get("suites")) or suite in e["suites"]}
+        return {
+            n: e
+            for n, e in expect.get(spec, {}).items()
+            if not (isinstance(e, dict) and e.get("suites")) or suite in e["suites"]
+        }
 
     # ---- table -------------------------------------------------------------
     scen_order: list[str] = []
@@ -393,17 +456,24 @@ def main() -> int:
                     problems.append(f"{label} {name} :: {c.get('id')}: {c.get('errorMessage', '')}")
             elif args.verbose and not passed:
                 for c in hard:
-                    problems.append(f"(not expected) {label} {name} :: {c.get('id')}: {c.get('errorMessage', '')}")
+                    problems.append(
+                        f"(not expected) {label} {name} :: {c.get('id')}: {c.get('errorMessage', '')}"
+                    )
             row += f"{cell:<{colw}}"
             report.setdefault(label, {})[name] = {
-                "passed": passed, "expected": name in spec_exp, "success": ok, "failure": nfail,
-                "warning": warn, "hard_failures": [{"id": c.get("id"), "errorMessage": c.get("errorMessage")}
-                                                   for c in hard],
+                "passed": passed,
+                "expected": name in spec_exp,
+                "success": ok,
+                "failure": nfail,
+                "warning": warn,
+                "hard_failures": [{"id": c.get("id"), "errorMessage": c.get("errorMessage")} for c in hard],
             }
         print(row)
     print()
-    print("cell = PASS|FAIL <successful checks>/<failed checks>[/w<warnings>]; '*' = only allowed "
-          "(demo-tool) checks failed; '!' = expected scenario failed; exp=yes: in the expectation file")
+    print(
+        "cell = PASS|FAIL <successful checks>/<failed checks>[/w<warnings>]; '*' = only allowed "
+        "(demo-tool) checks failed; '!' = expected scenario failed; exp=yes: in the expectation file"
+    )
 
     # Expected scenarios that never ran.
     for label, spec, res in all_runs:
@@ -415,8 +485,12 @@ def main() -> int:
     if args.keep:
         print(f"raw output kept in {workdir}")
     exp_total = sum(1 for lbl in report for n in report[lbl] if report[lbl][n]["expected"])
-    exp_fail = sum(1 for lbl in report for n in report[lbl]
-                   if report[lbl][n]["expected"] and not report[lbl][n]["passed"])
+    exp_fail = sum(
+        1
+        for lbl in report
+        for n in report[lbl]
+        if report[lbl][n]["expected"] and not report[lbl][n]["passed"]
+    )
     if problems:
         print("\nFailures:")
         for p in problems:

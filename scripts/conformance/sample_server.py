@@ -71,8 +71,13 @@ SCHEMA_PROBE = {
     "inputSchema": {
         "$schema": SCHEMA_2020_12,
         "type": "object",
-        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
-                              "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            }
+        },
         "properties": {
             "name": {"type": "string"},
             "address": {"$ref": "#/$defs/address"},
@@ -88,7 +93,14 @@ SCHEMA_PROBE = {
     },
 }
 
-_PY_TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
+_PY_TYPES = {
+    "string": str,
+    "boolean": bool,
+    "integer": int,
+    "number": (int, float),
+    "object": dict,
+    "array": list,
+}
 
 
 def _validate(schema: dict, args: dict) -> str | None:
@@ -148,6 +160,7 @@ def build_server(opts: argparse.Namespace) -> Server:
     handlers = {"on_list_tools": list_tools, "on_call_tool": call_tool}
     hints = {"tools/list": CacheHint(ttl_ms=60000, scope="public")}
     if opts.empty_lists:
+
         async def list_prompts(ctx, params):
             return types.ListPromptsResult(prompts=[])
 
@@ -158,10 +171,16 @@ def build_server(opts: argparse.Namespace) -> Server:
             return types.ListResourceTemplatesResult(resource_templates=[])
 
         async def read_resource(ctx, params):
-            raise MCPError(code=types.INVALID_PARAMS, message="Resource not found", data={"uri": str(params.uri)})
+            raise MCPError(
+                code=types.INVALID_PARAMS, message="Resource not found", data={"uri": str(params.uri)}
+            )
 
-        handlers.update(on_list_prompts=list_prompts, on_list_resources=list_resources,
-                        on_list_resource_templates=list_templates, on_read_resource=read_resource)
+        handlers.update(
+            on_list_prompts=list_prompts,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
+            on_read_resource=read_resource,
+        )
         for m in ("prompts/list", "resources/list", "resources/templates/list", "resources/read"):
             hints[m] = CacheHint(ttl_ms=60000, scope="public")
     return Server(
@@ -187,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     server = build_server(opts)
 
     if opts.http is None:
+
         async def run_stdio():
             async with stdio_server() as (r, w):
                 await server.run(r, w, server.create_initialization_options())

@@ -35,9 +35,19 @@ def generate_and_install(python: Path, root: Path, example: str, extras: str = "
     out = root / example
     spec = next((SPECS / example).glob("*.openapi.*"))
     generated = subprocess.run(
-        [str(python.parent / "mcpgen"), "generate", str(spec), "-m", str(SPECS / example / "mapping.yaml"),
-         "-o", str(out)],
-        capture_output=True, text=True, cwd=root, timeout=120,
+        [
+            str(python.parent / "mcpgen"),
+            "generate",
+            str(spec),
+            "-m",
+            str(SPECS / example / "mapping.yaml"),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
     )
     assert generated.returncode == 0, generated.stderr
     pip_install(python, f"{out}{extras}")

@@ -17,19 +17,75 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 # (tool, arguments, expected method, path, query, json body)
 CALLS: list[tuple[str, dict[str, Any], str, str, dict[str, list[str]], Any]] = [
-    ("ads_campaigns_find", {"action": "list", "status": "active", "limit": 5, "page": 2},
-     "GET", "/campaigns", {"status": ["active"], "per_page": ["5"], "page": ["2"]}, None),
-    ("ads_campaigns_find", {"action": "search", "query": "winter"}, "GET", "/campaigns/search",
-     {"q": ["winter"], "limit": ["20"]}, None),  # R3: the default limit is sent, not left to the API
-    ("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_002"}, "GET", "/campaigns/cmp_002", {}, None),
-    ("ads_campaign_change", {"action": "create", "name": "Year End", "daily_budget_krw": 250000, "objective": "traffic"},
-     "POST", "/campaigns", {}, {"name": "Year End", "daily_budget": 250000, "objective": "traffic"}),
-    ("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_005"}, "POST", "/campaigns/cmp_005/pause", {}, None),
-    ("ads_campaign_change", {"action": "resume", "campaign_id": "cmp_004"}, "POST", "/campaigns/cmp_004/resume", {}, None),
-    ("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_006", "confirm": "CONFIRM_DELETE"},
-     "DELETE", "/campaigns/cmp_006", {}, None),
-    ("ads_reports", {"action": "campaign_stats", "campaign_id": "cmp_007", "from_date": "2026-11-01", "to_date": "2026-11-30"},
-     "GET", "/campaigns/cmp_007/stats", {"from_date": ["2026-11-01"], "to_date": ["2026-11-30"]}, None),
+    (
+        "ads_campaigns_find",
+        {"action": "list", "status": "active", "limit": 5, "page": 2},
+        "GET",
+        "/campaigns",
+        {"status": ["active"], "per_page": ["5"], "page": ["2"]},
+        None,
+    ),
+    (
+        "ads_campaigns_find",
+        {"action": "search", "query": "winter"},
+        "GET",
+        "/campaigns/search",
+        {"q": ["winter"], "limit": ["20"]},
+        None,
+    ),  # R3: the default limit is sent, not left to the API
+    (
+        "ads_campaigns_find",
+        {"action": "get", "campaign_id": "cmp_002"},
+        "GET",
+        "/campaigns/cmp_002",
+        {},
+        None,
+    ),
+    (
+        "ads_campaign_change",
+        {"action": "create", "name": "Year End", "daily_budget_krw": 250000, "objective": "traffic"},
+        "POST",
+        "/campaigns",
+        {},
+        {"name": "Year End", "daily_budget": 250000, "objective": "traffic"},
+    ),
+    (
+        "ads_campaign_change",
+        {"action": "pause", "campaign_id": "cmp_005"},
+        "POST",
+        "/campaigns/cmp_005/pause",
+        {},
+        None,
+    ),
+    (
+        "ads_campaign_change",
+        {"action": "resume", "campaign_id": "cmp_004"},
+        "POST",
+        "/campaigns/cmp_004/resume",
+        {},
+        None,
+    ),
+    (
+        "ads_campaign_change",
+        {"action": "delete", "campaign_id": "cmp_006", "confirm": "CONFIRM_DELETE"},
+        "DELETE",
+        "/campaigns/cmp_006",
+        {},
+        None,
+    ),
+    (
+        "ads_reports",
+        {
+            "action": "campaign_stats",
+            "campaign_id": "cmp_007",
+            "from_date": "2026-11-01",
+            "to_date": "2026-11-30",
+        },
+        "GET",
+        "/campaigns/cmp_007/stats",
+        {"from_date": ["2026-11-01"], "to_date": ["2026-11-30"]},
+        None,
+    ),
     ("ads_reports", {"action": "account"}, "GET", "/account", {}, None),
 ]
 
@@ -44,8 +100,13 @@ async def test_lists_the_contract_verbatim_in_name_order(ads_server: InstalledSe
         listing = await client.list_tools()
     tools = tool_dicts(listing)
     assert tools == _expected_contract()
-    assert [t["name"] for t in tools] == ["ads_budget_change_apply", "ads_budget_change_preview", "ads_campaign_change",
-                                          "ads_campaigns_find", "ads_reports"]
+    assert [t["name"] for t in tools] == [
+        "ads_budget_change_apply",
+        "ads_budget_change_preview",
+        "ads_campaign_change",
+        "ads_campaigns_find",
+        "ads_reports",
+    ]
     change = next(t for t in tools if t["name"] == "ads_campaign_change")
     schema = change["inputSchema"]
     assert schema["additionalProperties"] is False and schema["required"] == ["action"]  # T2, T6
@@ -53,13 +114,20 @@ async def test_lists_the_contract_verbatim_in_name_order(ads_server: InstalledSe
     assert schema["properties"]["daily_budget_krw"]["type"] == "integer"  # T5: unit in the name
     assert "daily_budget" not in schema["properties"]
     assert not any(k in json.dumps(schema) for k in ('"$ref"', '"oneOf"', '"anyOf"', '"allOf"'))
-    assert change["annotations"] == {"title": "Change a campaign", "readOnlyHint": False, "destructiveHint": True,
-                                     "idempotentHint": False, "openWorldHint": True}  # S4
+    assert change["annotations"] == {
+        "title": "Change a campaign",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }  # S4
     find = next(t for t in tools if t["name"] == "ads_campaigns_find")
     assert find["annotations"]["readOnlyHint"] is True and "destructiveHint" not in find["annotations"]
 
 
-async def test_every_action_reaches_the_upstream_as_specified(ads_server: InstalledServer, ads_upstream) -> None:
+async def test_every_action_reaches_the_upstream_as_specified(
+    ads_server: InstalledServer, ads_upstream
+) -> None:
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         for tool, arguments, method, path, query, body in CALLS:
             ads_upstream.clear()
@@ -67,7 +135,10 @@ async def test_every_action_reaches_the_upstream_as_specified(ads_server: Instal
             assert not result.is_error, (tool, arguments, result_text(result))
             assert result.structured_content == result_json(result)  # R5: same JSON in text and structure
             [seen] = ads_upstream.requests
-            assert (seen.method, seen.path, seen.query, seen.json) == (method, path, query, body), (tool, arguments)
+            assert (seen.method, seen.path, seen.query, seen.json) == (method, path, query, body), (
+                tool,
+                arguments,
+            )
             assert seen.headers["authorization"] == f"Bearer {TOKEN}"
 
 
@@ -80,11 +151,20 @@ async def test_list_result_is_the_upstream_page(ads_server: InstalledServer, ads
 
 
 @pytest.mark.parametrize("hostile", ["../account", "a/b", "..", "cmp_1?x=1#y"])
-async def test_path_values_never_change_the_path(ads_server: InstalledServer, ads_upstream, hostile: str) -> None:
+async def test_path_values_never_change_the_path(
+    ads_server: InstalledServer, ads_upstream, hostile: str
+) -> None:
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         # The schema's pattern would refuse these values; call the action whose parameter has none.
-        await client.call_tool("ads_reports", {"action": "campaign_stats", "campaign_id": hostile,
-                                               "from_date": "2026-11-01", "to_date": "2026-11-02"})
+        await client.call_tool(
+            "ads_reports",
+            {
+                "action": "campaign_stats",
+                "campaign_id": hostile,
+                "from_date": "2026-11-01",
+                "to_date": "2026-11-02",
+            },
+        )
         await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": hostile})
     for seen in ads_upstream.requests:
         segments = seen.path.split("/")
@@ -94,23 +174,44 @@ async def test_path_values_never_change_the_path(ads_server: InstalledServer, ad
 
 async def test_per_action_requirements_are_named(ads_server: InstalledServer, ads_upstream) -> None:
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
-        missing = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic"})
-        foreign = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001", "query": "x"})
+        missing = await client.call_tool(
+            "ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic"}
+        )
+        foreign = await client.call_tool(
+            "ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001", "query": "x"}
+        )
         unknown_action = await client.call_tool("ads_reports", {"action": "forecast"})
-        unconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001"})
-        misconfirmed = await client.call_tool("ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001",
-                                                                      "confirm": "yes"})
-        confirm_elsewhere = await client.call_tool("ads_campaign_change", {"action": "pause", "campaign_id": "cmp_001",
-                                                                           "confirm": "CONFIRM_DELETE"})
-        wrong_type = await client.call_tool("ads_campaign_change", {"action": "create", "name": "A", "objective": "traffic",
-                                                                    "daily_budget_krw": "lots"})
+        unconfirmed = await client.call_tool(
+            "ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001"}
+        )
+        misconfirmed = await client.call_tool(
+            "ads_campaign_change", {"action": "delete", "campaign_id": "cmp_001", "confirm": "yes"}
+        )
+        confirm_elsewhere = await client.call_tool(
+            "ads_campaign_change", {"action": "pause", "campaign_id": "cmp_001", "confirm": "CONFIRM_DELETE"}
+        )
+        wrong_type = await client.call_tool(
+            "ads_campaign_change",
+            {"action": "create", "name": "A", "objective": "traffic", "daily_budget_krw": "lots"},
+        )
     assert missing.is_error and "action 'create' needs daily_budget_krw (integer)" in result_text(missing)
-    assert foreign.is_error and "'query' is not used by action 'get' (it is used by: search)" in result_text(foreign)
+    assert foreign.is_error and "'query' is not used by action 'get' (it is used by: search)" in result_text(
+        foreign
+    )
     assert unknown_action.is_error and "campaign_stats, account" in result_text(unknown_action)
-    assert wrong_type.is_error and "daily_budget_krw: 'lots' is not of type 'integer'" in result_text(wrong_type)
-    assert unconfirmed.is_error and "action 'delete' needs confirm (string one of \"CONFIRM_DELETE\")" in result_text(unconfirmed)
-    assert misconfirmed.is_error and "confirm: 'yes' is not one of ['CONFIRM_DELETE']" in result_text(misconfirmed)
-    assert confirm_elsewhere.is_error and "'confirm' is not used by action 'pause'" in result_text(confirm_elsewhere)
+    assert wrong_type.is_error and "daily_budget_krw: 'lots' is not of type 'integer'" in result_text(
+        wrong_type
+    )
+    assert (
+        unconfirmed.is_error
+        and "action 'delete' needs confirm (string one of \"CONFIRM_DELETE\")" in result_text(unconfirmed)
+    )
+    assert misconfirmed.is_error and "confirm: 'yes' is not one of ['CONFIRM_DELETE']" in result_text(
+        misconfirmed
+    )
+    assert confirm_elsewhere.is_error and "'confirm' is not used by action 'pause'" in result_text(
+        confirm_elsewhere
+    )
     assert ads_upstream.requests == []  # nothing invalid reaches the upstream
 
 
@@ -122,12 +223,15 @@ async def test_unknown_tool_is_a_protocol_error(ads_server: InstalledServer, ads
             await client.call_tool("ads_nothing", {})
         # The previewed action is reachable only through preview and apply (S1), not by the tool's own name.
         with pytest.raises(MCPError, match="Unknown tool"):
-            await client.call_tool("ads_budget_change", {"action": "set", "campaign_id": "cmp_001",
-                                                         "new_daily_budget_krw": 5000})
+            await client.call_tool(
+                "ads_budget_change", {"action": "set", "campaign_id": "cmp_001", "new_daily_budget_krw": 5000}
+            )
     assert ads_upstream.requests == []
 
 
-async def test_missing_credentials_are_reported_at_call_time(ads_server: InstalledServer, ads_upstream, tmp_path: Path) -> None:
+async def test_missing_credentials_are_reported_at_call_time(
+    ads_server: InstalledServer, ads_upstream, tmp_path: Path
+) -> None:
     env = {"ADS_BASE_URL": ads_upstream.base_url}
     stderr = tmp_path / "stderr.log"
     async with stdio_client(ads_server.command, env, stderr_file=stderr) as client:
@@ -137,7 +241,9 @@ async def test_missing_credentials_are_reported_at_call_time(ads_server: Install
     assert ads_upstream.requests == []
 
 
-async def test_logs_go_to_stderr_and_never_carry_the_token(ads_server: InstalledServer, ads_upstream, tmp_path: Path) -> None:
+async def test_logs_go_to_stderr_and_never_carry_the_token(
+    ads_server: InstalledServer, ads_upstream, tmp_path: Path
+) -> None:
     stderr = tmp_path / "stderr.log"
     ads_upstream.fail_next(401, {"message": f"token {TOKEN} was revoked"})
     async with stdio_client(ads_server.command, server_env(ads_upstream), stderr_file=stderr) as client:
@@ -145,5 +251,7 @@ async def test_logs_go_to_stderr_and_never_carry_the_token(ads_server: Installed
         await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001"})
     log = stderr.read_text()
     assert "ads_campaigns_find action=get -> HTTP 200" in log  # R6: the log exists, on stderr
-    assert refused.is_error and TOKEN not in result_text(refused) and "[redacted]" in result_text(refused)  # E5
+    assert (
+        refused.is_error and TOKEN not in result_text(refused) and "[redacted]" in result_text(refused)
+    )  # E5
     assert TOKEN not in log

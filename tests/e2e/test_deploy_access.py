@@ -33,10 +33,23 @@ DEPLOY_KEY = "server-own-deploy-key-81c2"
 READ, ROLLBACK = "deploy:read", "deploy:rollback"
 
 
-def token(scopes: str, *, audience: str = AUDIENCE, secret: str = SIGNING_SECRET, lifetime_s: int = 600,
-          subject: str = "dana@example.com") -> str:
+def token(
+    scopes: str,
+    *,
+    audience: str = AUDIENCE,
+    secret: str = SIGNING_SECRET,
+    lifetime_s: int = 600,
+    subject: str = "dana@example.com",
+) -> str:
     now = int(time.time())
-    claims = {"iss": ISSUER, "aud": audience, "sub": subject, "scope": scopes, "iat": now, "exp": now + lifetime_s}
+    claims = {
+        "iss": ISSUER,
+        "aud": audience,
+        "sub": subject,
+        "scope": scopes,
+        "iat": now,
+        "exp": now + lifetime_s,
+    }
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
@@ -63,8 +76,12 @@ async def client_with(url: str, bearer: str) -> AsyncIterator[Client]:
             yield client
 
 
-ROLLBACK_ARGS = {"action": "start", "deployment_id": "dep_104", "reason": "Checkout errors since the release",
-                 "confirm": "CONFIRM_ROLLBACK"}
+ROLLBACK_ARGS = {
+    "action": "start",
+    "deployment_id": "dep_104",
+    "reason": "Checkout errors since the release",
+    "confirm": "CONFIRM_ROLLBACK",
+}
 
 
 @pytest.mark.anyio
@@ -80,7 +97,11 @@ async def test_a_read_only_token_does_not_see_rollback_and_is_refused_anyway(
     assert listing.cache_scope == "private"  # the list depends on the caller's scopes (P2)
     assert not found.is_error and found.structured_content["items"][0]["id"] == "dep_104"
     text = result_text(refused)
-    assert refused.is_error and "needs the scope deploy:rollback" in text and "(needs credentials or permission)" in text
+    assert (
+        refused.is_error
+        and "needs the scope deploy:rollback" in text
+        and "(needs credentials or permission)" in text
+    )
     assert [r.method for r in deploy_upstream.requests] == ["GET"]  # the refused call never left the server
     assert deploy_upstream.deployments["dep_104"]["status"] == "succeeded"
 
@@ -122,34 +143,45 @@ def test_requests_without_a_valid_token_for_this_server_are_refused(
     headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28"}
     if bearer is not None:
         headers["authorization"] = f"Bearer {bearer}"
-    response = httpx.post(deploy_http, headers=headers,
-                          json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+    response = httpx.post(
+        deploy_http, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    )
     assert response.status_code == 401
     assert response.headers["www-authenticate"].startswith("Bearer ")
     assert deploy_upstream.requests == []
 
 
-def test_http_without_a_key_to_check_tokens_does_not_start(deploy_server: InstalledServer,
-                                                         deploy_upstream: DeployUpstream) -> None:
-    completed = subprocess.run([*deploy_server.command, "--http", "--port", "1"], env=_env(deploy_upstream),
-                               capture_output=True, text=True, timeout=60)
+def test_http_without_a_key_to_check_tokens_does_not_start(
+    deploy_server: InstalledServer, deploy_upstream: DeployUpstream
+) -> None:
+    completed = subprocess.run(
+        [*deploy_server.command, "--http", "--port", "1"],
+        env=_env(deploy_upstream),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert completed.returncode != 0
     assert "MCP_AUTH_JWT_SECRET" in completed.stderr and "MCP_AUTH_JWKS_URL" in completed.stderr
 
 
 @pytest.mark.anyio
-async def test_stdio_serves_its_one_user_every_tool(deploy_server: InstalledServer,
-                                                    deploy_upstream: DeployUpstream) -> None:
+async def test_stdio_serves_its_one_user_every_tool(
+    deploy_server: InstalledServer, deploy_upstream: DeployUpstream
+) -> None:
     async with stdio_client(deploy_server.command, _env(deploy_upstream)) as client:
         listing = await client.list_tools()
-        found: Any = await client.call_tool("deploy_deployments_find", {"action": "get", "deployment_id": "dep_109"})
+        found: Any = await client.call_tool(
+            "deploy_deployments_find", {"action": "get", "deployment_id": "dep_109"}
+        )
     assert [t.name for t in listing.tools] == ["deploy_deployments_find", "deploy_rollback"]
     assert found.structured_content["status"] == "failed"
 
 
 @pytest.mark.anyio
-async def test_tokens_signed_with_a_key_from_the_issuers_jwks(deploy_server: InstalledServer,
-                                                              deploy_upstream: DeployUpstream, tmp_path) -> None:
+async def test_tokens_signed_with_a_key_from_the_issuers_jwks(
+    deploy_server: InstalledServer, deploy_upstream: DeployUpstream, tmp_path
+) -> None:
     """MCP_AUTH_JWKS_URL: the issuer publishes its public keys; the server never holds a signing secret."""
     import json
 
@@ -158,7 +190,9 @@ async def test_tokens_signed_with_a_key_from_the_issuers_jwks(deploy_server: Ins
     private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(private_key.public_key()))
     jwks = tmp_path / "jwks.json"
-    jwks.write_text(json.dumps({"keys": [{**public_jwk, "kid": "issuer-key-1", "use": "sig", "alg": "RS256"}]}))
+    jwks.write_text(
+        json.dumps({"keys": [{**public_jwk, "kid": "issuer-key-1", "use": "sig", "alg": "RS256"}]})
+    )
     now = int(time.time())
     claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "dana@example.com", "scope": READ, "exp": now + 600}
     signed = jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": "issuer-key-1"})
@@ -166,10 +200,15 @@ async def test_tokens_signed_with_a_key_from_the_issuers_jwks(deploy_server: Ins
     with http_server(deploy_server.command, env) as url:
         async with client_with(url, signed) as client:
             listing = await client.list_tools()
-        forged = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-                            headers={"authorization": f"Bearer {token(READ)}",  # HS256: not the issuer's key
-                                     "accept": "application/json, text/event-stream",
-                                     "mcp-protocol-version": "2026-07-28"})
+        forged = httpx.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+            headers={
+                "authorization": f"Bearer {token(READ)}",  # HS256: not the issuer's key
+                "accept": "application/json, text/event-stream",
+                "mcp-protocol-version": "2026-07-28",
+            },
+        )
     assert [t.name for t in listing.tools] == ["deploy_deployments_find"]
     assert forged.status_code == 401
 
@@ -182,13 +221,26 @@ def deploy_with_discovery(mcpgen_venv, deploy_server: InstalledServer, tmp_path)
     text = (SPECS / "deploy" / "mapping.yaml").read_text(encoding="utf-8")
     mapping.write_text(text.replace("server:\n", "server:\n  discovery: search_tools\n", 1), encoding="utf-8")
     generated = subprocess.run(
-        [str(mcpgen_venv.parent / "mcpgen"), "generate", str(SPECS / "deploy" / "deploy.openapi.yaml"),
-         "-m", str(mapping), "-o", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=120,
+        [
+            str(mcpgen_venv.parent / "mcpgen"),
+            "generate",
+            str(SPECS / "deploy" / "deploy.openapi.yaml"),
+            "-m",
+            str(mapping),
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert generated.returncode == 0, generated.stderr
-    return [str(mcpgen_venv), "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'out')!r}); "
-            "from deploy_mcp.server import main; main()"]
+    return [
+        str(mcpgen_venv),
+        "-c",
+        f"import sys; sys.path.insert(0, {str(tmp_path / 'out')!r}); "
+        "from deploy_mcp.server import main; main()",
+    ]
 
 
 @pytest.mark.anyio

@@ -24,12 +24,20 @@ async def test_http_lists_and_calls(http_server: str, ads_upstream) -> None:
         assert client.protocol_version == "2026-07-28"  # P1: the stateless revision
         listing = await client.list_tools()
         result = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_010"})
-    assert [t.name for t in listing.tools] == ["ads_budget_change_apply", "ads_budget_change_preview",
-                                               "ads_campaign_change", "ads_campaigns_find", "ads_reports"]
+    assert [t.name for t in listing.tools] == [
+        "ads_budget_change_apply",
+        "ads_budget_change_preview",
+        "ads_campaign_change",
+        "ads_campaigns_find",
+        "ads_reports",
+    ]
     assert result.structured_content["id"] == "cmp_010"
 
 
 def test_http_refuses_a_foreign_host_header(http_server: str) -> None:
-    response = httpx.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                          headers={"host": "evil.example.com", "accept": "application/json, text/event-stream"})
+    response = httpx.post(
+        http_server,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"host": "evil.example.com", "accept": "application/json, text/event-stream"},
+    )
     assert response.status_code == 421

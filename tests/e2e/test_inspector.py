@@ -41,23 +41,37 @@ def _inspector(server: InstalledServer, env: dict[str, str], *method: str) -> di
     for name, value in env.items():
         command += ["-e", f"{name}={value}"]
     command += [*server.command, *method]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=240, env={**os.environ, "NO_COLOR": "1"})
+    completed = subprocess.run(
+        command, capture_output=True, text=True, timeout=240, env={**os.environ, "NO_COLOR": "1"}
+    )
     assert completed.returncode == 0, completed.stderr[-2000:]
-    return json.loads(completed.stdout[completed.stdout.index("{"):])
+    return json.loads(completed.stdout[completed.stdout.index("{") :])
 
 
 def test_inspector_lists_the_tools(ads_server: InstalledServer, ads_upstream) -> None:
     listed = _inspector(ads_server, server_env(ads_upstream), "--method", "tools/list")
     tools = listed.get("result", listed)["tools"]
-    assert [t["name"] for t in tools] == ["ads_budget_change_apply", "ads_budget_change_preview", "ads_campaign_change",
-                                          "ads_campaigns_find", "ads_reports"]
+    assert [t["name"] for t in tools] == [
+        "ads_budget_change_apply",
+        "ads_budget_change_preview",
+        "ads_campaign_change",
+        "ads_campaigns_find",
+        "ads_reports",
+    ]
 
 
 def test_inspector_calls_a_tool(ads_server: InstalledServer, ads_upstream) -> None:
     called = _inspector(
-        ads_server, server_env(ads_upstream),
-        "--method", "tools/call", "--tool-name", "ads_campaigns_find",
-        "--tool-arg", "action=get", "--tool-arg", "campaign_id=cmp_009",
+        ads_server,
+        server_env(ads_upstream),
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ads_campaigns_find",
+        "--tool-arg",
+        "action=get",
+        "--tool-arg",
+        "campaign_id=cmp_009",
     )
     result = called.get("result", called)
     assert not result.get("isError"), result

@@ -34,8 +34,9 @@ def _patches(upstream: AdsUpstream) -> list[Any]:
     return [r for r in upstream.requests if r.method == "PATCH"]
 
 
-async def test_seed_case_find_preview_apply(ads_server: InstalledServer, ads_upstream: AdsUpstream,
-                                            tmp_path: Path) -> None:
+async def test_seed_case_find_preview_apply(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
     async with stdio_client(ads_server.command, _env(ads_upstream, tmp_path / "p.db")) as client:
         found = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_003"})
         assert found.structured_content["daily_budget"] == 100_000
@@ -45,8 +46,16 @@ async def test_seed_case_find_preview_apply(ads_server: InstalledServer, ads_ups
         shown = preview.structured_content
         assert shown == result_json(preview)  # R5
         assert PREVIEW_ID.match(shown["preview_id"]) and shown["valid_minutes"] == 10
-        assert shown["changes"] == [{"parameter": "new_daily_budget_krw", "field": "daily_budget", "before": 100_000,
-                                     "after": 150_000, "difference": 50_000, "difference_pct": 50.0}]
+        assert shown["changes"] == [
+            {
+                "parameter": "new_daily_budget_krw",
+                "field": "daily_budget",
+                "before": 100_000,
+                "after": 150_000,
+                "difference": 50_000,
+                "difference_pct": 50.0,
+            }
+        ]
         assert shown["target"] == {"campaign_id": "cmp_003"} and APPLY in shown["next_step"]
         applied = await client.call_tool(APPLY, {"preview_id": shown["preview_id"]})
         again = await client.call_tool(APPLY, {"preview_id": shown["preview_id"]})
@@ -58,8 +67,9 @@ async def test_seed_case_find_preview_apply(ads_server: InstalledServer, ads_ups
     assert ads_upstream.campaigns["cmp_003"]["daily_budget"] == 150_000
 
 
-async def test_a_rise_past_the_guard_names_the_approval_path(ads_server: InstalledServer, ads_upstream: AdsUpstream,
-                                                             tmp_path: Path) -> None:
+async def test_a_rise_past_the_guard_names_the_approval_path(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
     async with stdio_client(ads_server.command, _env(ads_upstream, tmp_path / "p.db")) as client:
         refused = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 150_001})
     text = result_text(refused)
@@ -69,8 +79,9 @@ async def test_a_rise_past_the_guard_names_the_approval_path(ads_server: Install
     assert _patches(ads_upstream) == [] and ads_upstream.campaigns["cmp_003"]["daily_budget"] == 100_000
 
 
-async def test_unknown_tampered_and_expired_ids_say_preview_again(ads_server: InstalledServer,
-                                                                  ads_upstream: AdsUpstream, tmp_path: Path) -> None:
+async def test_unknown_tampered_and_expired_ids_say_preview_again(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
     store = tmp_path / "p.db"
     async with stdio_client(ads_server.command, _env(ads_upstream, store)) as client:
         preview = await client.call_tool(PREVIEW, {"campaign_id": "cmp_001", "new_daily_budget_krw": 450_000})
@@ -95,8 +106,9 @@ async def test_unknown_tampered_and_expired_ids_say_preview_again(ads_server: In
     assert _patches(ads_upstream) == []
 
 
-async def test_apply_after_an_upstream_failure_can_be_repeated(ads_server: InstalledServer,
-                                                               ads_upstream: AdsUpstream, tmp_path: Path) -> None:
+async def test_apply_after_an_upstream_failure_can_be_repeated(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
     async with stdio_client(ads_server.command, _env(ads_upstream, tmp_path / "p.db")) as client:
         preview = await client.call_tool(PREVIEW, {"campaign_id": "cmp_003", "new_daily_budget_krw": 120_000})
         preview_id = preview.structured_content["preview_id"]
@@ -114,14 +126,17 @@ async def test_apply_after_an_upstream_failure_can_be_repeated(ads_server: Insta
 
 
 @pytest.mark.parametrize("store_kind", ["sqlite", "redis"])
-async def test_concurrent_applies_of_one_id_patch_once(ads_server: InstalledServer, ads_upstream: AdsUpstream,
-                                                       tmp_path: Path, store_kind: str) -> None:
+async def test_concurrent_applies_of_one_id_patch_once(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path, store_kind: str
+) -> None:
     """Two HTTP replicas share one store; 50 applies of one preview id at once, split between them."""
     with _store(store_kind, tmp_path) as store_url:
         env = {**server_env(ads_upstream), "MCP_STORE_URL": store_url}
         with http_server(ads_server.command, env) as first, http_server(ads_server.command, env) as second:
             async with Client(first) as one, Client(second) as other:
-                preview = await one.call_tool(PREVIEW, {"campaign_id": "cmp_005", "new_daily_budget_krw": 900_000})
+                preview = await one.call_tool(
+                    PREVIEW, {"campaign_id": "cmp_005", "new_daily_budget_krw": 900_000}
+                )
                 assert not preview.is_error, result_text(preview)
                 preview_id = preview.structured_content["preview_id"]
                 results: list[Any] = []
@@ -148,13 +163,16 @@ def _store(kind: str, tmp_path: Path):
     return nullcontext(f"sqlite://{tmp_path / 'shared.db'}")
 
 
-@pytest.mark.parametrize(("store_url", "expected"), [
-    ("redis://127.0.0.1:{closed_port}/0", "the preview store (Redis) is not available: ConnectionError"),
-    ("postgres://127.0.0.1/previews", "MCP_STORE_URL is set to an address this server cannot use"),
-])
-async def test_a_store_it_cannot_use_is_a_tool_error_at_call_time(ads_server: InstalledServer,
-                                                                   ads_upstream: AdsUpstream, store_url: str,
-                                                                   expected: str) -> None:
+@pytest.mark.parametrize(
+    ("store_url", "expected"),
+    [
+        ("redis://127.0.0.1:{closed_port}/0", "the preview store (Redis) is not available: ConnectionError"),
+        ("postgres://127.0.0.1/previews", "MCP_STORE_URL is set to an address this server cannot use"),
+    ],
+)
+async def test_a_store_it_cannot_use_is_a_tool_error_at_call_time(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, store_url: str, expected: str
+) -> None:
     env = server_env(ads_upstream, MCP_STORE_URL=store_url.format(closed_port=free_port()))
     async with stdio_client(ads_server.command, env) as client:
         assert len((await client.list_tools()).tools) == 5  # starts and lists without its store (E3)

@@ -29,13 +29,18 @@ SECRET = "binding-test-secret-0123456789abcdef"
 
 def _token(subject: str) -> str:
     now = int(time.time())
-    return jwt.encode({"iss": ISSUER, "aud": AUDIENCE, "sub": subject, "scope": "ads", "iat": now,
-                       "exp": now + 600}, SECRET, algorithm="HS256")
+    return jwt.encode(
+        {"iss": ISSUER, "aud": AUDIENCE, "sub": subject, "scope": "ads", "iat": now, "exp": now + 600},
+        SECRET,
+        algorithm="HS256",
+    )
 
 
 def _with_access(tmp_path: Path) -> Path:
     mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
-    mapping = mapping.replace("  timeout_s: 30\n", f"  timeout_s: 30\n  access: {{issuer: '{ISSUER}', audience: '{AUDIENCE}'}}\n")
+    mapping = mapping.replace(
+        "  timeout_s: 30\n", f"  timeout_s: 30\n  access: {{issuer: '{ISSUER}', audience: '{AUDIENCE}'}}\n"
+    )
     (tmp_path / "mapping.yaml").write_text(mapping, encoding="utf-8")
     (tmp_path / "ads.openapi.yaml").write_bytes((SPECS / "ads" / "ads.openapi.yaml").read_bytes())
     out = tmp_path / "out"
@@ -52,15 +57,28 @@ async def _call(url: str, subject: str, name: str, arguments: dict) -> object:
 async def test_a_preview_id_applies_only_for_the_caller_who_previewed_it(tmp_path: Path) -> None:
     out = _with_access(tmp_path)
     with AdsUpstream(token=TOKEN) as upstream:
-        env = {"PYTHONPATH": str(out), "ADS_BASE_URL": upstream.base_url, "ADS_API_TOKEN": TOKEN,
-               "MCP_AUTH_JWT_SECRET": SECRET, "MCP_STORE_URL": f"sqlite://{tmp_path / 'p.db'}"}
+        env = {
+            "PYTHONPATH": str(out),
+            "ADS_BASE_URL": upstream.base_url,
+            "ADS_API_TOKEN": TOKEN,
+            "MCP_AUTH_JWT_SECRET": SECRET,
+            "MCP_STORE_URL": f"sqlite://{tmp_path / 'p.db'}",
+        }
         with http_server([sys.executable, "-m", "ads_mcp"], env) as url:
-            preview = await _call(url, "kim@example.com", "ads_budget_change_preview",
-                                  {"campaign_id": "cmp_003", "new_daily_budget_krw": 110_000})
+            preview = await _call(
+                url,
+                "kim@example.com",
+                "ads_budget_change_preview",
+                {"campaign_id": "cmp_003", "new_daily_budget_krw": 110_000},
+            )
             preview_id = preview.structured_content["preview_id"]
-            stolen = await _call(url, "mallory@example.com", "ads_budget_change_apply", {"preview_id": preview_id})
+            stolen = await _call(
+                url, "mallory@example.com", "ads_budget_change_apply", {"preview_id": preview_id}
+            )
             assert [r.method for r in upstream.requests] == ["GET"]
-            applied = await _call(url, "kim@example.com", "ads_budget_change_apply", {"preview_id": preview_id})
+            applied = await _call(
+                url, "kim@example.com", "ads_budget_change_apply", {"preview_id": preview_id}
+            )
     assert stolen.is_error and "is not one this server issued to you" in result_text(stolen)
     assert not applied.is_error and applied.structured_content["daily_budget"] == 110_000
     assert [r.method for r in upstream.requests] == ["GET", "PATCH"]

@@ -52,15 +52,23 @@ def pages_client(package: Path, upstream: PagesUpstream):
 # --- R1, R2: response_format ----------------------------------------------------------------------
 
 
-async def test_concise_is_at_most_half_of_detailed_and_keeps_ids(ads_server: InstalledServer, ads_upstream) -> None:
+async def test_concise_is_at_most_half_of_detailed_and_keeps_ids(
+    ads_server: InstalledServer, ads_upstream
+) -> None:
     async with stdio_client(ads_server.command, server_env(ads_upstream)) as client:
         concise = result_json(await client.call_tool("ads_campaigns_find", {"action": "list"}))
         detailed = result_json(
             await client.call_tool("ads_campaigns_find", {"action": "list", "response_format": "detailed"})
         )
-        one = result_json(await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_007"}))
-        one_detailed = result_json(await client.call_tool(
-            "ads_campaigns_find", {"action": "get", "campaign_id": "cmp_007", "response_format": "detailed"}))
+        one = result_json(
+            await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_007"})
+        )
+        one_detailed = result_json(
+            await client.call_tool(
+                "ads_campaigns_find",
+                {"action": "get", "campaign_id": "cmp_007", "response_format": "detailed"},
+            )
+        )
     assert [c["id"] for c in concise["items"]] == [c["id"] for c in detailed["items"]]  # the next call's ids
     assert list(concise["items"][0]) == ["id", "name", "status", "daily_budget"]  # readable values, in order
     assert {"owner", "objective", "start_date", "created_at"} <= set(detailed["items"][0])
@@ -71,7 +79,9 @@ async def test_concise_is_at_most_half_of_detailed_and_keeps_ids(ads_server: Ins
     assert tokens(one) * 2 <= tokens(one_detailed), (tokens(one), tokens(one_detailed))
     counter, _ = load_counter()  # real tokens too, where tiktoken and its encoding are at hand
     if counter is not None:
-        concise_tokens, detailed_tokens = (counter.count(json.dumps(d, ensure_ascii=False)) for d in (concise, detailed))
+        concise_tokens, detailed_tokens = (
+            counter.count(json.dumps(d, ensure_ascii=False)) for d in (concise, detailed)
+        )
         assert concise_tokens * 2 <= detailed_tokens, (concise_tokens, detailed_tokens)
 
 
@@ -121,7 +131,10 @@ async def test_cursor_in_body_style(pages_package: Path, pages_upstream: PagesUp
     assert ids == [f"ev_{n:02d}" for n in range(1, EVENT_COUNT + 1)]
     assert [r.get("next_cursor") for r in results] == ["pos-10", "pos-20", None]
     assert [(r.param("cursor"), r.param("page_size")) for r in pages_upstream.requests] == [
-        (None, "10"), ("pos-10", "10"), ("pos-20", "10")]
+        (None, "10"),
+        ("pos-10", "10"),
+        ("pos-20", "10"),
+    ]
     assert "meta" not in results[0] and "events" not in results[0]
 
 
@@ -134,14 +147,19 @@ async def test_link_header_style(pages_package: Path, pages_upstream: PagesUpstr
     assert "127.0.0.1" not in cursor and "/" not in cursor  # opaque: the server keeps host and path
     seen = pages_upstream.requests
     assert [(r.path, r.param("per_page"), r.param("after")) for r in seen] == [
-        ("/commits", "5", None), ("/commits", "5", f"{5:040x}"), ("/commits", "5", f"{10:040x}")]
+        ("/commits", "5", None),
+        ("/commits", "5", f"{5:040x}"),
+        ("/commits", "5", f"{10:040x}"),
+    ]
 
 
 async def test_limits_are_enforced_per_action(pages_package: Path, pages_upstream: PagesUpstream) -> None:
     async with pages_client(pages_package, pages_upstream) as client:
         too_many = await client.call_tool(TOOL, {"action": "events", "limit": 55})
         forged = await client.call_tool(TOOL, {"action": "commits", "cursor": "not a cursor!"})
-    assert too_many.is_error and "at most 50" in result_text(too_many) and "next_cursor" in result_text(too_many)
+    assert (
+        too_many.is_error and "at most 50" in result_text(too_many) and "next_cursor" in result_text(too_many)
+    )
     assert forged.is_error and "not one this server handed out" in result_text(forged)
     assert pages_upstream.requests == []
 
@@ -163,8 +181,10 @@ async def test_a_cut_list_says_what_it_shows_and_the_exact_next_call(
     assert [b["id"] for b in data["items"]] == [f"bk_{n:03d}" for n in range(31, 31 + shown)]
     assert note["shown"] == f"items 31-{30 + shown} of {BOOK_COUNT}; this page had 30"
     assert data["has_more"] is True and "next_page" not in data  # a cut list never looks whole
-    assert note["next_call"] == {"tool": TOOL, "arguments": {"action": "books", "limit": shown,
-                                                              "page": 30 // shown + 2}}
+    assert note["next_call"] == {
+        "tool": TOOL,
+        "arguments": {"action": "books", "limit": shown, "page": 30 // shown + 2},
+    }
     following = result_json(rest)["items"]
     assert following[0]["id"] == f"bk_{31 + shown:03d}"  # exactly where the cut list stopped
 

@@ -43,16 +43,29 @@ def ship_env(package: Path, upstream: ShippingUpstream, **extra: str) -> dict[st
     return {"PYTHONPATH": str(package), "SHIP_BASE_URL": upstream.base_url, "SHIP_API_KEY": API_KEY, **extra}
 
 
-async def test_agent_units_reach_the_upstream_in_its_units(ship_package: Path, shipping: ShippingUpstream) -> None:
+async def test_agent_units_reach_the_upstream_in_its_units(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
-        created = await client.call_tool("ship_shipment_change", {
-            "action": "create", "recipient": "Kim Minji", "weight_kg": 2.5, "declared_value_usd": 19.99,
-            "pickup_at": "2026-11-02T09:30:00+09:00"})
+        created = await client.call_tool(
+            "ship_shipment_change",
+            {
+                "action": "create",
+                "recipient": "Kim Minji",
+                "weight_kg": 2.5,
+                "declared_value_usd": 19.99,
+                "pickup_at": "2026-11-02T09:30:00+09:00",
+            },
+        )
         listed = await client.call_tool("ship_shipments_find", {"action": "list", "max_transit_s": 86400})
     assert not created.is_error, result_text(created)
     create, listing = shipping.requests
-    assert create.json == {"recipient": "Kim Minji", "weight": 2500, "declared_value": 1999,
-                           "pickup_at": "2026-11-02T09:30:00+09:00"}
+    assert create.json == {
+        "recipient": "Kim Minji",
+        "weight": 2500,
+        "declared_value": 1999,
+        "pickup_at": "2026-11-02T09:30:00+09:00",
+    }
     assert isinstance(create.json["weight"], int)  # a whole number of grams, not 2500.0
     assert listing.query == {"max_transit": ["86400000"]}
     assert [s["id"] for s in result_json(listed)["items"]] == ["shp_001", "shp_003"]
@@ -65,7 +78,9 @@ async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping
     assert "weight" not in change and "declared_value" not in change
     weight = change["weight_kg"]
     assert (weight["type"], weight["minimum"], weight["maximum"]) == ("number", 0.001, 30)  # bounds restated
-    assert weight["description"].startswith("Weight in kilograms. The server converts it to grams for the API")
+    assert weight["description"].startswith(
+        "Weight in kilograms. The server converts it to grams for the API"
+    )
     assert tools["ship_shipments_find"]["description"] == (
         "List shipments or get one by id. Use it when you need a shipment's id or status, for example before "
         "cancelling it. Not for booking or cancelling; use ship_shipment_change for that. Returns shipment "
@@ -77,10 +92,14 @@ async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping
     assert "ISO 8601 date-time with a UTC offset" in pickup and "'tomorrow' are refused" in pickup
 
 
-async def test_values_finer_than_the_upstream_unit_are_refused(ship_package: Path, shipping: ShippingUpstream) -> None:
+async def test_values_finer_than_the_upstream_unit_are_refused(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
-        result = await client.call_tool("ship_shipment_change", {
-            "action": "create", "recipient": "Kim", "weight_kg": 1.0005, "declared_value_usd": 5})
+        result = await client.call_tool(
+            "ship_shipment_change",
+            {"action": "create", "recipient": "Kim", "weight_kg": 1.0005, "declared_value_usd": 5},
+        )
     text = result_text(result)
     assert result.is_error and "weight_kg=1.0005 is finer than the API accepts" in text
     assert "Round weight_kg to a multiple of 0.001" in text and "(fix the input)" in text
@@ -88,24 +107,37 @@ async def test_values_finer_than_the_upstream_unit_are_refused(ship_package: Pat
 
 
 @pytest.mark.parametrize("when", ["tomorrow", "2026-11-02T09:30:00", "2026-11-02", "2026-11-31T09:30:00Z"])
-async def test_times_need_iso_8601_with_an_offset(ship_package: Path, shipping: ShippingUpstream, when: str) -> None:
+async def test_times_need_iso_8601_with_an_offset(
+    ship_package: Path, shipping: ShippingUpstream, when: str
+) -> None:
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
         result = await client.call_tool("ship_shipments_find", {"action": "list", "picked_up_after": when})
     assert result.is_error
-    assert (f'picked_up_after: "{when}" is not an ISO 8601 date-time with a UTC offset, such as '
-            "2026-11-01T09:00:00+09:00") in result_text(result)
+    assert (
+        f'picked_up_after: "{when}" is not an ISO 8601 date-time with a UTC offset, such as '
+        "2026-11-01T09:00:00+09:00"
+    ) in result_text(result)
     assert shipping.requests == []
 
 
 @pytest.mark.parametrize("field", ["weight", None])
-async def test_upstream_rejection_names_the_agents_argument_and_unit(ship_package: Path, shipping: ShippingUpstream,
-                                                                     field: str | None) -> None:
+async def test_upstream_rejection_names_the_agents_argument_and_unit(
+    ship_package: Path, shipping: ShippingUpstream, field: str | None
+) -> None:
     # Passes the server's own checks; the API has a rule of its own (with or without naming the field).
-    shipping.fail_next(422, {"code": "invalid", "message": "weight must be at most 20000 for express pickup",
-                             **({"field": field} if field else {})})
+    shipping.fail_next(
+        422,
+        {
+            "code": "invalid",
+            "message": "weight must be at most 20000 for express pickup",
+            **({"field": field} if field else {}),
+        },
+    )
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
-        result = await client.call_tool("ship_shipment_change", {
-            "action": "create", "recipient": "Kim", "weight_kg": 25, "declared_value_usd": 5})
+        result = await client.call_tool(
+            "ship_shipment_change",
+            {"action": "create", "recipient": "Kim", "weight_kg": 25, "declared_value_usd": 5},
+        )
     text = result_text(result)
     assert result.is_error and "the API rejected the arguments of 'create' (HTTP 422)." in text
     assert "The API said: weight must be at most 20000 for express pickup" in text
@@ -114,11 +146,15 @@ async def test_upstream_rejection_names_the_agents_argument_and_unit(ship_packag
     assert "Next step (fix the input): Correct weight_kg and call again." in text
 
 
-async def test_timeout_on_a_change_says_check_not_retry(ship_package: Path, shipping: ShippingUpstream) -> None:
+async def test_timeout_on_a_change_says_check_not_retry(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
     shipping.fail_next(201, {"id": "shp_003"}, delay_s=10)  # slower than the mapping's timeout_s: 2
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
-        result = await client.call_tool("ship_shipment_change", {
-            "action": "create", "recipient": "Kim", "weight_kg": 1, "declared_value_usd": 5})
+        result = await client.call_tool(
+            "ship_shipment_change",
+            {"action": "create", "recipient": "Kim", "weight_kg": 1, "declared_value_usd": 5},
+        )
     text = result_text(result)
     assert result.is_error and "the outcome of 'create' is unknown" in text  # E4
     assert "(check the outcome before doing anything else)" in text
@@ -136,14 +172,17 @@ async def test_missing_api_key_gives_fix_steps_and_the_server_still_starts(
         assert len((await client.list_tools()).tools) == 3
         result = await client.call_tool("ship_shipments_find", {"action": "get", "shipment_id": "shp_001"})
     text = result_text(result)
-    assert result.is_error and "SHIP_API_KEY is not set" in text and "(needs credentials or permission)" in text
+    assert (
+        result.is_error and "SHIP_API_KEY is not set" in text and "(needs credentials or permission)" in text
+    )
     assert "1. get an API key for the API; 2. set SHIP_API_KEY to it" in text
     assert "3. restart the server and call again" in text
     assert shipping.requests == []
 
 
-async def test_server_info_says_what_is_configured_never_the_secret(ship_package: Path, shipping: ShippingUpstream,
-                                                                    tmp_path: Path) -> None:
+async def test_server_info_says_what_is_configured_never_the_secret(
+    ship_package: Path, shipping: ShippingUpstream, tmp_path: Path
+) -> None:
     stderr = tmp_path / "stderr.log"
     async with stdio_client(ship_command(), ship_env(ship_package, shipping), stderr_file=stderr) as client:
         tools = {t["name"]: t for t in tool_dicts(await client.list_tools())}
@@ -152,7 +191,9 @@ async def test_server_info_says_what_is_configured_never_the_secret(ship_package
     assert info["annotations"]["readOnlyHint"] is True and "outputSchema" in info
     assert not result.is_error and result.structured_content == result_json(result)  # R5
     assert result.structured_content == {
-        "server": "ship", "version": "0.1.0", "base_url": shipping.base_url,
+        "server": "ship",
+        "version": "0.1.0",
+        "base_url": shipping.base_url,
         "base_url_from": "environment variable SHIP_BASE_URL",
         "credentials": [{"env": "SHIP_API_KEY", "kind": "api_key", "configured": True}],
         "upstream": {"reachable": True, "status": 401},  # any HTTP answer: the API is there
@@ -171,12 +212,15 @@ async def test_server_info_reports_an_unreachable_api(ship_package: Path, shippi
     assert data["upstream"]["reachable"] is False and "cannot connect" in data["upstream"]["problem"]
 
 
-async def test_a_dropped_connection_on_a_change_says_check_not_retry(ship_package: Path,
-                                                                     shipping: ShippingUpstream) -> None:
+async def test_a_dropped_connection_on_a_change_says_check_not_retry(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
     with DroppingUpstream() as dropping:
         env = ship_env(ship_package, shipping, SHIP_BASE_URL=dropping.base_url)
         async with stdio_client(ship_command(), env) as client:
-            result = await client.call_tool("ship_shipment_change", {"action": "cancel", "shipment_id": "shp_001"})
+            result = await client.call_tool(
+                "ship_shipment_change", {"action": "cancel", "shipment_id": "shp_001"}
+            )
         received = dropping.received
     text = result_text(result)
     assert received == 1  # the request arrived: it may have taken effect

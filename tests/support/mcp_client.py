@@ -15,7 +15,9 @@ from mcp.client.stdio import stdio_client as sdk_stdio_client
 
 
 @asynccontextmanager
-async def stdio_client(command: list[str], env: dict[str, str], stderr_file: Path | None = None) -> AsyncIterator[Client]:
+async def stdio_client(
+    command: list[str], env: dict[str, str], stderr_file: Path | None = None
+) -> AsyncIterator[Client]:
     """A connected Client; the server's stderr goes to `stderr_file` when given (for log assertions)."""
     params = StdioServerParameters(command=command[0], args=command[1:], env=env)
     errlog = stderr_file.open("a", encoding="utf-8") if stderr_file else sys.stderr

@@ -44,8 +44,12 @@ def http_server(command: list[str], env: dict[str, str], stderr_file: Path | Non
     """The generated server as `<command> --http` on a free port; yields its MCP endpoint URL."""
     port = free_port()
     stderr = stderr_file.open("ab") if stderr_file else subprocess.PIPE
-    process = subprocess.Popen([*command, "--http", "--port", str(port)],
-                               env={"PATH": "/usr/bin:/bin", **env}, stdout=subprocess.DEVNULL, stderr=stderr)
+    process = subprocess.Popen(
+        [*command, "--http", "--port", str(port)],
+        env={"PATH": "/usr/bin:/bin", **env},
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
     try:
         wait_for_port(process, port, "the MCP server")
         yield f"http://127.0.0.1:{port}/mcp"
@@ -67,9 +71,23 @@ def redis_server(directory: Path) -> Iterator[str]:
         pytest.skip("redis-server is not installed (scripts/test installs it with apt-get when run as root)")
     port = free_port()
     process = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
-         "--dir", str(directory), "--protected-mode", "yes"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            binary,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+            "--protected-mode",
+            "yes",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         wait_for_port(process, port, "redis-server")

@@ -16,7 +16,15 @@ def fresh_venv(directory: Path) -> Path:
 
 
 def pip_install(python: Path, *targets: str | Path) -> None:
-    command = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *map(str, targets)]
+    command = [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        *map(str, targets),
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, env=_pip_env())
     if completed.returncode != 0:
         raise AssertionError(f"pip install failed:\n{completed.stdout}\n{completed.stderr}")
@@ -31,5 +39,9 @@ def _pip_env() -> dict[str, str]:
 def run_mcpgen(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The real CLI in a subprocess, as a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "mcpgen", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "mcpgen", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )

@@ -1,6 +1,6 @@
 """The Ads Campaigns API (specs/ads/ads.openapi.yaml) as a small in-memory server.
 
-    python -m tests.upstreams.ads --port 8080     # standalone, for trying the generated server by hand
+python -m tests.upstreams.ads --port 8080     # standalone, for trying the generated server by hand
 """
 
 from __future__ import annotations
@@ -29,14 +29,26 @@ OBJECTIVES = ("awareness", "traffic", "conversions")
 MIN_DAILY_BUDGET = 1000
 SEED_COUNT = 45
 CREATE_FIELDS = {"name", "daily_budget", "objective", "start_date", "owner"}
-ACCOUNT = {"account_id": "acc_001", "name": "Example Advertiser", "currency": "KRW",
-           "monthly_spend_limit": 50_000_000}
+ACCOUNT = {
+    "account_id": "acc_001",
+    "name": "Example Advertiser",
+    "currency": "KRW",
+    "monthly_spend_limit": 50_000_000,
+}
 _SEED_EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _campaign_record(n: int, name: str, daily_budget: int, objective: str, owner: str, start_date: str,
-                     created_at: datetime, status: str = "active") -> dict[str, Any]:
+def _campaign_record(
+    n: int,
+    name: str,
+    daily_budget: int,
+    objective: str,
+    owner: str,
+    start_date: str,
+    created_at: datetime,
+    status: str = "active",
+) -> dict[str, Any]:
     cid = f"cmp_{n:03d}"
     return {
         "id": cid,
@@ -74,6 +86,7 @@ def seed_campaigns() -> dict[str, dict[str, Any]]:
 
 
 # --- input checks: each raises ApiError naming the field ------------------------------------------
+
 
 def _invalid(field: str, message: str) -> ApiError:
     return ApiError(422, "invalid", message, field)
@@ -133,8 +146,9 @@ class AdsUpstream(LoopbackUpstream):
     def authorize(self, request: RecordedRequest) -> Reply | None:
         if request.headers.get("authorization") == f"Bearer {self.token}":
             return None
-        return error_reply(401, "unauthorized", "missing or wrong bearer token",
-                           headers={"www-authenticate": "Bearer"})
+        return error_reply(
+            401, "unauthorized", "missing or wrong bearer token", headers={"www-authenticate": "Bearer"}
+        )
 
     def _campaign(self, path: dict[str, str]) -> dict[str, Any]:
         campaign = self.campaigns.get(path["campaign_id"])
@@ -151,11 +165,21 @@ class AdsUpstream(LoopbackUpstream):
         owner = request.param("owner")
         page = int_param(request, "page", 1, 1, 1_000_000)
         per_page = int_param(request, "per_page", 20, 1, 100)
-        found = [c for c in reversed(self.campaigns.values())  # newest first
-                 if status in (None, c["status"]) and owner in (None, c["owner"])]
+        found = [
+            c
+            for c in reversed(self.campaigns.values())  # newest first
+            if status in (None, c["status"]) and owner in (None, c["owner"])
+        ]
         start = (page - 1) * per_page
-        return Reply(200, {"campaigns": found[start:start + per_page], "page": page, "per_page": per_page,
-                           "total": len(found)})
+        return Reply(
+            200,
+            {
+                "campaigns": found[start : start + per_page],
+                "page": page,
+                "per_page": per_page,
+                "total": len(found),
+            },
+        )
 
     def search_campaigns(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         text = request.param("q")
@@ -163,8 +187,11 @@ class AdsUpstream(LoopbackUpstream):
             raise _invalid("q", "q is required")
         status = enum_param(request, "status", STATUSES)
         limit = int_param(request, "limit", 20, 1, 100)
-        found = [c for c in self.campaigns.values()
-                 if text.lower() in c["name"].lower() and status in (None, c["status"])]
+        found = [
+            c
+            for c in self.campaigns.values()
+            if text.lower() in c["name"].lower() and status in (None, c["status"])
+        ]
         return Reply(200, {"campaigns": found[:limit]})
 
     def get_campaign(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
@@ -183,8 +210,9 @@ class AdsUpstream(LoopbackUpstream):
         now = datetime.now(UTC).replace(microsecond=0)
         start = _date_value(body["start_date"], "start_date").isoformat() if "start_date" in body else None
         owner = _non_empty_string(body, "owner") if "owner" in body else OWNERS[0]
-        campaign = _campaign_record(self._next_number, name, budget, body["objective"], owner,
-                                    start or now.date().isoformat(), now)
+        campaign = _campaign_record(
+            self._next_number, name, budget, body["objective"], owner, start or now.date().isoformat(), now
+        )
         self._next_number += 1
         self.campaigns[campaign["id"]] = campaign
         return Reply(201, campaign)
@@ -235,9 +263,15 @@ def _stats(campaign: dict[str, Any], first: date, last: date) -> dict[str, Any]:
     days = (last - first).days + 1
     impressions = days * campaign["daily_budget"] // 100
     clicks = impressions * (1 + int(campaign["id"].removeprefix("cmp_")) % 5) // 100  # CTR 1-5 %
-    return {"campaign_id": campaign["id"], "from_date": first.isoformat(), "to_date": last.isoformat(),
-            "impressions": impressions, "clicks": clicks, "spend": days * campaign["daily_budget"],
-            "ctr": round(clicks / impressions, 4) if impressions else 0.0}
+    return {
+        "campaign_id": campaign["id"],
+        "from_date": first.isoformat(),
+        "to_date": last.isoformat(),
+        "impressions": impressions,
+        "clicks": clicks,
+        "spend": days * campaign["daily_budget"],
+        "ctr": round(clicks / impressions, 4) if impressions else 0.0,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,6 +1,6 @@
 """The Deploy Service API (specs/deploy/deploy.openapi.yaml) as a small in-memory server.
 
-    python -m tests.upstreams.deploy --port 8081     # standalone, for trying a generated server by hand
+python -m tests.upstreams.deploy --port 8081     # standalone, for trying a generated server by hand
 """
 
 from __future__ import annotations
@@ -69,7 +69,9 @@ class DeployUpstream(LoopbackUpstream):
 
     def _history(self, service: str, environment: str) -> list[dict[str, Any]]:
         """Deployments of one service and environment, oldest first."""
-        return [d for d in self.deployments.values() if (d["service"], d["environment"]) == (service, environment)]
+        return [
+            d for d in self.deployments.values() if (d["service"], d["environment"]) == (service, environment)
+        ]
 
     def list_deployments(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         service = path["service"]
@@ -77,8 +79,11 @@ class DeployUpstream(LoopbackUpstream):
         limit = int_param(request, "limit", 10, 1, 50)
         if not any(d["service"] == service for d in self.deployments.values()):
             raise ApiError(404, "not_found", f"no service {service}")
-        found = [d for d in reversed(self.deployments.values())  # newest first
-                 if d["service"] == service and environment in (None, d["environment"])]
+        found = [
+            d
+            for d in reversed(self.deployments.values())  # newest first
+            if d["service"] == service and environment in (None, d["environment"])
+        ]
         return Reply(200, found[:limit])
 
     def get_deployment(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
@@ -108,12 +113,18 @@ class DeployUpstream(LoopbackUpstream):
             raise ApiError(409, "conflict", f"deployment {deployment['id']} is {deployment['status']}")
         history = self._history(deployment["service"], deployment["environment"])
         if history[-1] is not deployment:
-            raise ApiError(409, "conflict", f"deployment {deployment['id']} is not the latest one; roll back "
-                                            f"{history[-1]['id']} instead")
+            raise ApiError(
+                409,
+                "conflict",
+                f"deployment {deployment['id']} is not the latest one; roll back {history[-1]['id']} instead",
+            )
         earlier = [d for d in history[:-1] if d["status"] == "succeeded"]
         if not earlier:
-            raise ApiError(409, "conflict", f"no earlier succeeded version of {deployment['service']} "
-                                            f"in {deployment['environment']}")
+            raise ApiError(
+                409,
+                "conflict",
+                f"no earlier succeeded version of {deployment['service']} in {deployment['environment']}",
+            )
         return earlier[-1]
 
 

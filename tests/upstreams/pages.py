@@ -20,8 +20,12 @@ LONG_NOTE_CHARACTERS = 30_000
 
 
 def book(n: int) -> dict[str, Any]:
-    return {"id": f"bk_{n:03d}", "title": f"Book {n}", "author": f"Author {n % 7}",
-            "summary": f"Summary of book {n}. " + "A long description of the plot. " * 9}
+    return {
+        "id": f"bk_{n:03d}",
+        "title": f"Book {n}",
+        "author": f"Author {n % 7}",
+        "summary": f"Summary of book {n}. " + "A long description of the plot. " * 9,
+    }
 
 
 def event(n: int) -> dict[str, Any]:
@@ -46,31 +50,44 @@ class PagesUpstream(LoopbackUpstream):
     def list_books(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         offset = int_param(request, "offset", 0, 0, 1_000_000)
         limit = int_param(request, "limit", 10, 1, 60)
-        return Reply(200, {"data": self.books[offset:offset + limit], "total": len(self.books)})
+        return Reply(200, {"data": self.books[offset : offset + limit], "total": len(self.books)})
 
     def list_events(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         start = _cursor_position(request.param("cursor"))
         size = int_param(request, "page_size", 10, 1, 50)
         end = start + size
         more = end < len(self.events)
-        return Reply(200, {"events": self.events[start:end],
-                           "meta": {"next_cursor": f"pos-{end}" if more else None, "has_more": more}})
+        return Reply(
+            200,
+            {
+                "events": self.events[start:end],
+                "meta": {"next_cursor": f"pos-{end}" if more else None, "has_more": more},
+            },
+        )
 
     def list_commits(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         size = int_param(request, "per_page", 30, 1, 30)
         after = request.param("after")
         start = next((i + 1 for i, c in enumerate(self.commits) if c["sha"] == after), 0) if after else 0
-        shown = self.commits[start:start + size]
+        shown = self.commits[start : start + size]
         headers = {}
         if start + size < len(self.commits):
             host = request.headers.get("host", "127.0.0.1")
-            headers["link"] = (f'<http://{host}/commits?per_page={size}&after={shown[-1]["sha"]}>; rel="next", '
-                               f'<http://{host}/commits?per_page={size}>; rel="first"')
+            headers["link"] = (
+                f'<http://{host}/commits?per_page={size}&after={shown[-1]["sha"]}>; rel="next", '
+                f'<http://{host}/commits?per_page={size}>; rel="first"'
+            )
         return Reply(200, shown, headers)
 
     def get_note(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
-        return Reply(200, {"id": path["note_id"], "title": "A very long note",
-                           "body": "All work and no play. " * (LONG_NOTE_CHARACTERS // 22)})
+        return Reply(
+            200,
+            {
+                "id": path["note_id"],
+                "title": "A very long note",
+                "body": "All work and no play. " * (LONG_NOTE_CHARACTERS // 22),
+            },
+        )
 
 
 def _cursor_position(cursor: str | None) -> int:

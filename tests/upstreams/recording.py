@@ -57,8 +57,9 @@ class Reply:
 Handler = Callable[[RecordedRequest, dict[str, str]], Reply]
 
 
-def error_reply(status: int, code: str, message: str, field: str | None = None,
-                headers: dict[str, str] | None = None) -> Reply:
+def error_reply(
+    status: int, code: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
+) -> Reply:
     """A reply with the example specs' Error body: {code, message, field?}."""
     body = {"code": code, "message": message}
     if field is not None:
@@ -135,8 +136,14 @@ class LoopbackUpstream:
         """Override to refuse a request before routing; None lets it through."""
         return None
 
-    def fail_next(self, status: int, body: Any = None, headers: dict[str, str] | None = None,
-                  delay_s: float = 0.0, times: int = 1) -> None:
+    def fail_next(
+        self,
+        status: int,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        delay_s: float = 0.0,
+        times: int = 1,
+    ) -> None:
         """Answer the next `times` requests this way, whatever they ask (for failure tests)."""
         if times < 1:
             raise ValueError("times must be at least 1")
@@ -167,8 +174,12 @@ class LoopbackUpstream:
         self._stopping.clear()
         self._server = _Server((LOOPBACK, port), self._handler_class())
         # A short poll interval keeps stop() fast: shutdown() waits for the loop's next poll.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=type(self).__name__, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=type(self).__name__,
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -214,8 +225,12 @@ class LoopbackUpstream:
                 return handler(request, {k: unquote(v) for k, v in match.groupdict().items()})
             allowed.append(method)
         if allowed:
-            return error_reply(405, "method_not_allowed", f"{request.method} is not allowed on {request.path}",
-                               headers={"allow": ", ".join(allowed)})
+            return error_reply(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed on {request.path}",
+                headers={"allow": ", ".join(allowed)},
+            )
         return error_reply(404, "no_route", f"no route for {request.method} {request.path}")
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: Reply) -> None:

@@ -40,8 +40,15 @@ class ShippingUpstream(LoopbackUpstream):
         super().__init__()
         self.api_key = api_key
         self.shipments: dict[str, dict[str, Any]] = {
-            sid: {"id": sid, "recipient": "Lee Jun", "weight": 1200, "declared_value": 5000,
-                  "pickup_at": "2026-11-01T09:00:00+09:00", "transit": transit, "status": "booked"}
+            sid: {
+                "id": sid,
+                "recipient": "Lee Jun",
+                "weight": 1200,
+                "declared_value": 5000,
+                "pickup_at": "2026-11-01T09:00:00+09:00",
+                "transit": transit,
+                "status": "booked",
+            }
             for sid, transit in TRANSIT_MS.items()
         }
         self.route("GET", "/shipments", self.list_shipments)
@@ -65,7 +72,9 @@ class ShippingUpstream(LoopbackUpstream):
         limit = request.param("max_transit")
         if limit is not None:
             if not limit.isdigit():
-                raise ApiError(422, "invalid", "max_transit must be a whole number of milliseconds", "max_transit")
+                raise ApiError(
+                    422, "invalid", "max_transit must be a whole number of milliseconds", "max_transit"
+                )
             found = [s for s in found if s["transit"] <= int(limit)]
         return Reply(200, {"shipments": found})
 
@@ -84,9 +93,13 @@ class ShippingUpstream(LoopbackUpstream):
                 raise ApiError(422, "invalid", "pickup_at needs a UTC offset", "pickup_at")
         sid = f"shp_{len(self.shipments) + 1:03d}"
         self.shipments[sid] = {
-            "id": sid, "recipient": recipient, "weight": _whole(body, "weight", 1, MAX_WEIGHT_G),
-            "declared_value": _whole(body, "declared_value", 0), "pickup_at": pickup_at,
-            "transit": 86_400_000, "status": "booked",
+            "id": sid,
+            "recipient": recipient,
+            "weight": _whole(body, "weight", 1, MAX_WEIGHT_G),
+            "declared_value": _whole(body, "declared_value", 0),
+            "pickup_at": pickup_at,
+            "transit": 86_400_000,
+            "status": "booked",
         }
         return Reply(201, self.shipments[sid])
 
