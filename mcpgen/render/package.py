@@ -223,6 +223,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         *(["Preview"] if preview else []),
         "Tool",
         *(["Unit"] if uses_units else []),
+        *(["Variant"] if any(a.variants for a in actions) else []),
     ]
     kwargs: list[tuple[str, Any]] = [
         ("name", tool.name),
@@ -312,6 +313,18 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.body_requires:
+        kwargs.append(("body_requires", action.body_requires))
+    if action.variants:
+        kwargs.append(
+            (
+                "variants",
+                tuple(
+                    Call("Variant", (("name", v.name), ("args", v.args), ("required", v.required)))
+                    for v in action.variants
+                ),
+            )
+        )
     return Call("Action", tuple(kwargs))
 
 
@@ -337,6 +350,12 @@ def _param_call(param: ParamSpec) -> Call:
                 ),
             )
         )
+    if param.style is not None:
+        kwargs.append(("style", param.style))
+    if param.explode is not None:
+        kwargs.append(("explode", param.explode))
+    if param.check_schema is not None:
+        kwargs.append(("schema", param.check_schema))
     return Call("Param", tuple(kwargs))
 
 

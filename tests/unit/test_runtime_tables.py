@@ -43,13 +43,22 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.ParamSpec: (
         "Param",
-        {"arg_name": "arg", "wire_name": "wire", "location": "at", "unit": "unit"},
+        {
+            "arg_name": "arg",
+            "wire_name": "wire",
+            "location": "at",
+            "unit": "unit",
+            "style": "style",
+            "explode": "explode",
+            "check_schema": "schema",
+        },
         {
             "required": "becomes Action.required",
             "schema": "goes to tools.json",
             "source": "diagnostics",
         },
     ),
+    ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value"}, {}),
     ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
     ir.PagingSpec: (
@@ -101,6 +110,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
+            "body_requires": "body_requires",
+            "variants": "variants",
         },
         {
             "description": "goes to tools.json",
