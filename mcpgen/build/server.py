@@ -418,7 +418,9 @@ def _described_variants(params: list[ParamSpec], variants: tuple[VariantSpec, ..
         needing = [v.name for v in variants if param.arg_name in v.required]
         having = [v.name for v in variants if param.arg_name in v.args]
         note = ""
-        if needing:
+        if needing and len(needing) == len(variants):
+            note = " Needed in every form of the body."
+        elif needing:
             note = f" Needed in the body form {_quoted_names(needing)}."
         elif having and len(having) < len(variants):
             note = f" Only in the body form {_quoted_names(having)}."
@@ -461,6 +463,10 @@ def _operation_params(
         schema_located = _parameter_schema(located)
         schema = input_schema(schema_located, spec.resolver, notes=notes)
         style, explode = _wire_style(raw)
+        if style is None and location == "query" and _has_object_type(schema.get("items") or {}):
+            # OpenAPI defines no form serialization for a list of objects; APIs that take one in a
+            # query (Box's `mdfilters`) read JSON text.
+            style = "json"
         params.append(
             _OperationParam(
                 wire_name=str(raw["name"]),

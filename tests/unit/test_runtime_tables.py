@@ -163,7 +163,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages"):
+    for name in ("units", "pages", "schemas"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     yield _ads_with_the_rest(scratch)
 
