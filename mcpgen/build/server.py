@@ -54,7 +54,7 @@ from mcpgen.load.mapping import (
     UnitRule,
     did_you_mean,
 )
-from mcpgen.load.openapi import Operation, Spec, find_operation
+from mcpgen.load.openapi import Operation, Spec, find_operation, problems_for
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
@@ -115,6 +115,9 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics += problems_for(
+        spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
+    )  # the spec's invalid parts: an error only where a mapped operation uses one
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
     if mapping.server.server_info:
@@ -334,7 +337,8 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     operation_params = [p for p in operation_params if p not in idempotency]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
-        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+        replace(d, hint="; ".join(filter(None, [d.hint, f"mapped by action '{rule.name}' at {rule.source}"])))
+        for d in found
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
