@@ -10,6 +10,7 @@ there; what is cut, or cannot be checked, is reported with the schema's location
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -81,8 +82,9 @@ def _simplify(
         return {}
     if "allOf" in raw:
         raw = _merge_all_of(located, resolver)
-    elif "oneOf" in raw or "anyOf" in raw:
-        raw = _flatten_alternatives(located, resolver, "oneOf" if "oneOf" in raw else "anyOf")
+    if "oneOf" in raw or "anyOf" in raw:  # also one an allOf part brought in (linqr's ContactData)
+        choice = Located(located.document, located.pointer, raw)
+        raw = _flatten_alternatives(choice, resolver, "oneOf" if "oneOf" in raw else "anyOf")
     out: dict[str, Any] = {}
     type_ = _plain_type(raw)
     if type_ is not None:
@@ -94,7 +96,7 @@ def _simplify(
     if "const" in raw and "enum" not in out:
         out["enum"] = [raw["const"]]
     if isinstance(out.get("enum"), list):
-        out["enum"] = [v for v in out["enum"] if v is not None]
+        out["enum"] = _enum_of_type([v for v in out["enum"] if v is not None], type_)
         if not out["enum"]:
             del out["enum"]
     if "default" in raw and raw["default"] is not None:
@@ -132,6 +134,17 @@ def _simplify(
                 "map the nested part as its own parameters, or accept that the API checks it",
             )
     return out
+
+
+def _enum_of_type(values: list[Any], type_: Any) -> list[Any]:
+    """A string enum written with YAML's bare true/false or numbers (apptigent's `lower`:
+    `type: string, enum: [true, false]`) would refuse every value; its values are meant as text."""
+    if type_ != "string" or all(isinstance(v, str) for v in values):
+        return values
+    spelled = [
+        json.dumps(v) if isinstance(v, bool) else v if isinstance(v, str) else json.dumps(v) for v in values
+    ]
+    return list(dict.fromkeys(spelled))
 
 
 def _has_type(type_: Any, wanted: str) -> bool:
@@ -238,8 +251,14 @@ def _merge_all_of(located: Located, resolver: RefResolver) -> dict[str, Any]:
     return merged
 
 
-def _branches(located: Located, resolver: RefResolver, keyword: str) -> list[tuple[Located, dict[str, Any]]]:
-    """The non-null branches of a combinator, each with its allOf parts merged."""
+_NESTED_CHOICES = 4  # a oneOf inside a oneOf (linqr's ContactData): flattened this many levels deep
+
+
+def _branches(
+    located: Located, resolver: RefResolver, keyword: str, nested: int = 0
+) -> list[tuple[Located, dict[str, Any]]]:
+    """The non-null branches of a combinator, each with its allOf parts merged and its own
+    oneOf/anyOf flattened."""
     found = []
     for index in range(len(located.value[keyword])):
         branch = resolver.deref(located.child(keyword, index))
@@ -248,18 +267,24 @@ def _branches(located: Located, resolver: RefResolver, keyword: str) -> list[tup
             continue
         if "allOf" in value:
             value = _merge_all_of(branch, resolver)
+        inner = "oneOf" if "oneOf" in value else "anyOf" if "anyOf" in value else None
+        if inner and nested < _NESTED_CHOICES and isinstance(branch.value.get(inner), list):
+            value = {**value, **_flatten_alternatives(branch, resolver, inner, nested + 1)}
+            value.pop(inner, None)
         if _plain_type(value) == "null" or value.get("type") == "null":
             continue
         found.append((branch, value))
     return found
 
 
-def _flatten_alternatives(located: Located, resolver: RefResolver, keyword: str) -> dict[str, Any]:
+def _flatten_alternatives(
+    located: Located, resolver: RefResolver, keyword: str, nested: int = 0
+) -> dict[str, Any]:
     """`oneOf`/`anyOf` without combinators (T2): one branch as it is; otherwise every branch's type,
     and the object branches' fields as one flat set (none of them required: which are is a
     question of the branch, checked by the server, see `body_variants`)."""
     base = {k: v for k, v in located.value.items() if k not in ("oneOf", "anyOf")}
-    branches = _branches(located, resolver, keyword)
+    branches = _branches(located, resolver, keyword, nested)
     if len(branches) == 1:
         return {**branches[0][1], **base}
     types: list[str] = []

@@ -971,6 +971,13 @@ def _merged_schema(first: JsonSchema, other: JsonSchema) -> JsonSchema:
             merged["enum"] = mine + [v for v in theirs if v not in mine]
         elif key == "items" and isinstance(mine, dict) and isinstance(theirs, dict):
             merged["items"] = _merged_schema(mine, theirs)
+        elif key == "properties" and isinstance(mine, dict) and isinstance(theirs, dict):
+            # Every field either action takes (linqr's `data`: one shape per kind of QR code).
+            merged["properties"] = {
+                name: _merged_schema(mine[name], theirs[name]) if name in mine and name in theirs else
+                (mine.get(name) or theirs[name])
+                for name in {**mine, **theirs}
+            }  # fmt: skip
         else:
             merged.pop(key, None)
     if "default" in merged and first.get("default") != other.get("default"):

@@ -100,7 +100,12 @@ def build_request(
             cookies[wire] = _simple(value, style, explode)
         elif at == "body":
             body[wire] = value
-            form.extend(form_pairs(wire, value, style, explode))
+            # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
+            # default content type for objects in a form; Twilio's Channel, Routing).
+            json_object = style is None and isinstance(value, dict)
+            form.extend(
+                form_pairs(wire, value, "json" if json_object else style, explode)
+            )
         else:
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
