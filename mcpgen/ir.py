@@ -223,6 +223,7 @@ class ServerSpec:
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
     max_result_tokens: int = 20_000  # size budget of one result (R4)
+    max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
 

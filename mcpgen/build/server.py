@@ -146,6 +146,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         discovery=discovery,
         server_info=server_rule.server_info,
         max_result_tokens=server_rule.max_result_tokens,
+        max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
     )

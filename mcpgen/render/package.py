@@ -384,6 +384,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("default_base_url", server.default_base_url),
             ("auth", auth_call),
             ("timeout_s", server.timeout_s),
+            ("max_body_bytes", server.max_body_bytes),
             *((("idempotency_header", server.idempotency_header),) if server.idempotency_header else ()),
         ),
     )
