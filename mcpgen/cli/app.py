@@ -204,6 +204,7 @@ def lint_command(
     budget: Annotated[
         int, typer.Option("--budget", help=f"Token budget of all definitions ({rule_name('T3')}).")
     ] = 10_000,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
     if output not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
@@ -212,7 +213,16 @@ def lint_command(
     if show not in ("info", "warning", "error"):
         raise typer.BadParameter("use info, warning or error", param_hint="--show")
     raise typer.Exit(
-        run_lint(target, mapping, _profile(profile), output=output, fail_on=fail_on, show=show, budget=budget)
+        run_lint(
+            target,
+            mapping,
+            _profile(profile),
+            output=output,
+            fail_on=fail_on,
+            show=show,
+            budget=budget,
+            ref_roots=allow_ref_root or (),
+        )
     )
 
 
@@ -264,10 +274,12 @@ def diff_command(
             help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no tool.",
         ),
     ] = None,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
+    roots = tuple(allow_ref_root or ())
     try:
-        before = load_operand(old, Path.cwd())
-        after = load_operand(new, Path.cwd())
+        before = load_operand(old, Path.cwd(), ref_roots=roots)
+        after = load_operand(new, Path.cwd(), ref_roots=roots)
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet=True)
         raise typer.Exit(2) from None
@@ -302,8 +314,9 @@ def init_command(
         typer.Option("--name", help="Service prefix of the tool names (default: from the spec title)."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
-    raise typer.Exit(run_init(spec, out, name=name, force=force))
+    raise typer.Exit(run_init(spec, out, name=name, force=force, ref_roots=allow_ref_root or ()))
 
 
 @app.command("schema")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import typer
@@ -20,7 +20,9 @@ SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,19}$")  # mapping.schema.json: serv
 PROGRESS_MIN_OPERATIONS = 200
 
 
-def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> int:
+def run_init(
+    spec_path: Path, out: Path, *, name: str | None, force: bool, ref_roots: Sequence[Path] = ()
+) -> int:
     """Exit code: 0 written and it builds, 1 a problem (printed), 2 wrong usage."""
     if name is not None and not SERVER_NAME.match(name):
         typer.echo(
@@ -30,7 +32,7 @@ def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> in
     if out.exists() and not force:
         typer.echo(f"{out} already exists; pass --force to overwrite it", err=True)
         return 1
-    spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path))
+    spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path), ref_roots=ref_roots)
     if spec is None:
         for diagnostic in sorted(problems, key=sort_key):
             typer.echo(format_diagnostic(diagnostic), err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,9 @@ def run_lint(
     fail_on: str,
     show: str,
     budget: int,
+    ref_roots: Sequence[Path] = (),
 ) -> int:
-    loaded, problems = read_target(target, mapping, profile)
+    loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots)
     for diagnostic in sorted(problems, key=sort_key):
         if diagnostic.level >= Level.WARNING:
             typer.echo(format_diagnostic(diagnostic), err=True)
@@ -63,11 +65,11 @@ def run_lint(
 
 
 def read_target(
-    target: Path, mapping: Path | None, profile: Profile | None
+    target: Path, mapping: Path | None, profile: Profile | None, *, ref_roots: Sequence[Path] = ()
 ) -> tuple[LintInput | None, list[Diagnostic]]:
     """The tool list to lint, from a spec + mapping, a package directory, or a JSON tool list."""
     if mapping is not None:
-        result = generate(target, mapping, profile)
+        result = generate(target, mapping, profile, ref_roots=ref_roots)
         if not result.ok or result.server is None:
             return None, list(result.diagnostics)
         server = result.server
