@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from mcpgen.build.contract import contract
+from mcpgen.cli.output import say
 from mcpgen.diagnostics import (
     RULE_NAMES,
     Diagnostic,
@@ -51,15 +50,15 @@ def run_lint(
     loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots)
     for diagnostic in sorted(problems, key=sort_key):
         if diagnostic.level >= Level.WARNING:
-            typer.echo(format_diagnostic(diagnostic), err=True)
+            say(format_diagnostic(diagnostic), err=True)
     if loaded is None:
         return 1
     counter, note = load_counter()
     report = lint_tools(loaded.tools, profile=profile, counter=counter, token_note=note, budget=budget)
     if output == "json":
-        typer.echo(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
+        say(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
     else:
-        typer.echo(report_text(loaded, report, _LEVELS[show]))
+        say(report_text(loaded, report, _LEVELS[show]))
     failing = Level.WARNING if fail_on == "warning" else Level.ERROR
     return 1 if any(f.level >= failing for f in report.findings) else 0
 
