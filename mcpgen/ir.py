@@ -140,6 +140,9 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    # The body field the mapping's server.idempotency_key names, when this action's body has it: the
+    # server fills it with a key per logical request, the agent never sees it.
+    idempotency_body: str | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -180,6 +180,7 @@ class ServerRule:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # P5: the cap on one upstream answer
     access: AccessRule | None = None
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
+    idempotency_body: str | None = None  # ... or from this body field, on every action that has it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -519,6 +520,7 @@ def _read(document: Document) -> Mapping:
             max_body_bytes=int(server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
+            idempotency_body=(server.get("idempotency_key") or {}).get("body"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,

@@ -312,6 +312,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.idempotency_body:
+        kwargs.append(("idempotency_body", action.idempotency_body))
     return Call("Action", tuple(kwargs))
 
 

@@ -65,6 +65,8 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # The mapping names this body field as the API's idempotency key; the server fills it (E4).
+    idempotency_body: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

@@ -109,9 +109,14 @@ def build_request(
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
+    # One key per logical request: the apply's (the same for every attempt of its preview) or a new
+    # one; a resend after a timeout sends this same request, key and all (E4).
+    key = idempotency_key or uuid.uuid4().hex
     key_header = _idempotency_header(upstream, action)
     if key_header:
-        headers[key_header] = idempotency_key or uuid.uuid4().hex
+        headers[key_header] = key
+    if action.idempotency_body and whole_body is None:
+        body[action.idempotency_body] = key
     url = upstream.base_url() + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -156,6 +161,13 @@ def _idempotency_header(upstream: Upstream, action: Action) -> str:
     if upstream.idempotency_header and action.method == "POST":
         return upstream.idempotency_header.lower()
     return ""
+
+
+def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> bool:
+    """The request holds an idempotency key, so sending it again makes the change at most once."""
+    return bool(action.idempotency_body and action.body) or (
+        _idempotency_header(upstream, action) in request.headers
+    )
 
 
 def _path_segment(value: Any) -> str:
@@ -240,7 +252,7 @@ async def _exchange(
     try:
         return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
-        if _idempotency_header(upstream, action) in request.headers:
+        if _carries_key(upstream, action, request):
             with contextlib.suppress(httpx.TransportError):
                 return await _send_within_limit(client, upstream, request)
         if action.idempotent:
