@@ -316,8 +316,8 @@ def _check_guard(
             f"{guard.arg} {quoted(new)} is a rise from the current {quoted(old)}, and the limit of {limit} "
             f"cannot be computed for a current value {what}: a percentage of it says nothing about the "
             "size of the rise, so this tool does not make it.",
-            f"A rise from {quoted(old)} needs approval: {approval} A value of {quoted(old)} or less "
-            "is not limited and can be previewed now.",
+            f"A rise from there needs approval: {approval} Setting {guard.arg} to the current value or "
+            "less is not limited and can be previewed now.",
             Recovery.NEEDS_HUMAN,
         )
     if new <= old * (1 + guard.max_increase_pct / 100):
