@@ -140,6 +140,7 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
 
     @property
     def required_args(self) -> tuple[str, ...]:

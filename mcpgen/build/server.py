@@ -14,6 +14,7 @@ from mcpgen.build.fingerprints import (
     spec_operation_fingerprints,
 )
 from mcpgen.build.guidance import with_guidance
+from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
@@ -32,7 +33,6 @@ from mcpgen.ir import (
     ParamSpec,
     PreviewSpec,
     ServerSpec,
-    ToolHints,
     ToolSpec,
     UnitSpec,
 )
@@ -50,7 +50,6 @@ from mcpgen.load.openapi import Operation, Spec, find_operation
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
-    IDEMPOTENT_METHODS,
     READ_METHODS,
     RESERVED_ARGS,
     TOOL_NAME_COMFORT_LENGTH,
@@ -201,7 +200,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         description=description,
         actions=tuple(actions),
         input_schema=input_schema,
-        hints=_hints(actions, rule.destructive),
+        hints=tool_hints([a.hints for a in actions if a.hints is not None], rule),
         source=rule.source,
         scopes=rule.scopes,
     )
@@ -384,6 +383,7 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             server_params=results.server_params,
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
+            hints=action_hints(operation.method, rule),
         ),
         diagnostics,
     )
@@ -899,16 +899,6 @@ def _first_sentence(text: str) -> str:
         if end in text:
             return text[: text.index(end) + 1]
     return text
-
-
-def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
-    methods = {a.method for a in actions}
-    read_only = methods <= READ_METHODS
-    return ToolHints(
-        read_only=read_only,
-        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
-        idempotent=methods <= IDEMPOTENT_METHODS,
-    )
 
 
 def _access(mapping: Mapping) -> AccessSpec | None:

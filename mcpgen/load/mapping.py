@@ -111,6 +111,16 @@ class PreviewRule:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HintsRule:
+    """Tool annotations the mapping states (S4); None where it leaves the default."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionRule:
     name: str
     operation: str
@@ -122,6 +132,7 @@ class ActionRule:
     pagination: PaginationRule | None = None
     preview: PreviewRule | None = None  # set when the action says confirm: preview
     confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
+    hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,6 +150,7 @@ class ToolRule:
     list_actions: bool = True
     scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
     destructive: bool | None = None  # S4 override
+    hints: HintsRule | None = None  # S4: the tool's annotations, over its actions'
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -545,6 +557,18 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
         list_actions=tool.get("list_actions", True),
         scopes=tuple(tool.get("scopes") or ()),
         destructive=tool.get("destructive"),
+        hints=_read_hints(tool.get("hints")),
+    )
+
+
+def _read_hints(hints: dict[str, Any] | None) -> HintsRule | None:
+    if not hints:
+        return None
+    return HintsRule(
+        read_only=hints.get("read_only"),
+        destructive=hints.get("destructive"),
+        idempotent=hints.get("idempotent"),
+        open_world=hints.get("open_world"),
     )
 
 
@@ -571,6 +595,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         else None,
         preview=_read_preview(action, pointer, document),
         confirm_param=action.get("confirm_param"),
+        hints=_read_hints(action.get("hints")),
     )
 
 

@@ -21,7 +21,7 @@ from mcpgen.ir import (
     ServerSpec,
     ToolSpec,
 )
-from mcpgen.names import hook_names
+from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -312,6 +312,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
+        kwargs.append(("safe_to_repeat", action.hints.idempotent))
     return Call("Action", tuple(kwargs))
 
 

@@ -109,6 +109,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
+            "hints": "goes to tools.json (annotations); an idempotency the method does not say is safe_to_repeat",
         },
     ),
     ir.ToolSpec: (
@@ -184,6 +185,11 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         mapping,
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
+    )
+    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
+        mapping,
+        "        operation: createCampaign\n",
+        "        operation: createCampaign\n        hints: {idempotent: true}\n",
     )
     (scratch / "ads.openapi.yaml").write_text(spec, encoding="utf-8")
     (scratch / "mapping.yaml").write_text(mapping, encoding="utf-8")

@@ -65,6 +65,9 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # The mapping says whether calling it twice is safe, where its method says otherwise (a search
+    # sent by POST): a timeout is then "retry", or "check the outcome" (E4).
+    safe_to_repeat: bool | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -81,6 +84,8 @@ class Action:
 
     @property
     def idempotent(self) -> bool:
+        if self.safe_to_repeat is not None:
+            return self.safe_to_repeat
         return self.method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
 
 
