@@ -141,6 +141,7 @@ class ActionSpec:
         None  # the spec declares one: the server fills it, the agent never sees it
     )
     hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    accept: str | None = None  # the Accept header its answers call for; None: application/json
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from mcpgen.build.fingerprints import (
 )
 from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
+from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
@@ -39,6 +40,7 @@ from mcpgen.ir import (
 from mcpgen.load.mapping import (
     UNSET,
     ActionRule,
+    AuthRule,
     Mapping,
     ParamRule,
     PreviewRule,
@@ -170,7 +172,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule)
+        action, found = _build_action(spec, rule, action_rule, mapping.server.auth)
         diagnostics += found
         if action is not None:
             actions.append(action)
@@ -307,7 +309,9 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
     return "\n".join(lines)
 
 
-def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
+def _build_action(
+    spec: Spec, tool: ToolRule, rule: ActionRule, auth: AuthRule | None = None
+) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
         return None, [_unknown_operation(spec, rule)]
@@ -324,6 +328,7 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    sent = _credentials_sent(auth)
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
@@ -333,6 +338,12 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             fixed.append(
                 FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
             )
+            continue
+        kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
+        diagnostics += found
+        if isinstance(kept, FixedValue):
+            fixed.append(kept)
+        if kept is not True:
             continue
         if param_rule is not None and param_rule.hidden:
             if param.required:
@@ -384,9 +395,64 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             hints=action_hints(operation.method, rule),
+            accept=accept_for(operation),
         ),
         diagnostics,
     )
+
+
+def _kept_from_agent(
+    spec: Spec,
+    sent: frozenset[tuple[str, str]] | None,
+    param: _OperationParam,
+    rule: ParamRule | None,
+    operation: Operation,
+) -> tuple[bool | FixedValue, list[Diagnostic]]:
+    """True when the parameter is the agent's to pass; False or the value the server sends when it is
+    not (request_parts.py): a credential never is, a spec-global option only when the mapping names it,
+    a required value the spec allows one of is sent as it is."""
+    if is_credential(spec, param.wire_name, param.location, param.description):
+        # Quiet when the server's credential covers it, or may (another kind of credential: Slack
+        # takes its token as a bearer header too); loud when the mapping tries to keep it.
+        quiet = (
+            rule.hidden
+            if rule is not None
+            else sent is None or (param.wire_name.lower(), param.location) in sent
+        )
+        if quiet or (rule is None and not param.required):
+            return False, []
+        what = "names it in params" if rule is not None else "sends no credential in it (server.auth)"
+        return False, [
+            warning(
+                "M302",
+                f"parameter '{param.wire_name}' ({param.location}) of {operation.key} carries a credential, so it is "
+                f"never a tool argument; the mapping {what}",
+                rule.source if rule is not None else param.source,
+                hint=f"let the server send it: auth: {{type: api_key, in: {param.location}, name: "
+                f"{param.wire_name}, env: <VARIABLE>}}",
+            )
+        ]
+    if rule is None and is_global(spec, param.wire_name, param.location):
+        return False, []
+    value = constant(param.location, param.required, param.schema)
+    if rule is None and value is not UNSET:
+        return FixedValue(wire_name=param.wire_name, location=param.location, value=value), []
+    return True, []
+
+
+def _credentials_sent(auth: AuthRule | None) -> frozenset[tuple[str, str]] | None:
+    """The (lower-case name, location) pairs the server's own api key goes in; None when it sends
+    another kind of credential (a bearer token, a user and password)."""
+    if auth is None:
+        return frozenset()
+    if auth.type != "api_key":
+        return None
+    return frozenset({((auth.name or "").lower(), auth.location or "header")})
+
+
+def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]) -> list[_OperationParam]:
+    """The parameters an agent passes when the mapping says nothing about them (what init drafts for)."""
+    return [p for p in params if _kept_from_agent(spec, None, p, None, operation)[0] is True]
 
 
 def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
@@ -436,8 +502,10 @@ def operation_params(
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
     `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    Credentials, the spec's global options and its one-value parameters are not among them.
     """
-    return _operation_params(spec, operation)
+    params, encoding, diagnostics = _operation_params(spec, operation)
+    return agent_params(spec, operation, params), encoding, diagnostics
 
 
 def _parameter_schema(located: Located) -> Located | None:

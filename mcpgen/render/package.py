@@ -314,6 +314,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("idempotency_header", action.idempotency_header))
     if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
         kwargs.append(("safe_to_repeat", action.hints.idempotent))
+    if action.accept:
+        kwargs.append(("accept", action.accept))
     return Call("Action", tuple(kwargs))
 
 

@@ -77,7 +77,7 @@ def build_request(
 ) -> httpx.Request:
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
-    headers: dict[str, str] = {"accept": "application/json"}
+    headers: dict[str, str] = {"accept": action.accept or "application/json"}
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
     whole_body: Any = None

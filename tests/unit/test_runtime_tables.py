@@ -101,6 +101,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
+            "accept": "accept",
         },
         {
             "description": "goes to tools.json",
@@ -129,7 +130,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
-DERIVED = {"Action": {"required"}}
+# Action.safe_to_repeat comes from ActionSpec.hints, only where it differs from the method's.
+DERIVED = {"Action": {"required", "safe_to_repeat"}}
 
 
 def _runtime_package() -> str:
@@ -165,13 +167,15 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     """specs/ads with what no example has: a fixed value, idempotency keys (the server's and one an
-    operation declares), and access scopes for the whole server."""
+    operation declares), access scopes for the whole server, an Accept type and a hint."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
     spec = _replaced(
         spec,
         "      operationId: createCampaign\n",
         "      operationId: createCampaign\n      parameters:\n        - name: Idempotency-Key\n"
-        "          in: header\n          schema: {type: string}\n",
+        "          in: header\n          schema: {type: string}\n"
+        "        - name: Accept\n          in: header\n"  # a vendor type: Action.accept
+        "          schema: {type: string, default: application/vnd.ads.v2+json}\n",
     )
     mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
     mapping = _replaced(

@@ -68,6 +68,9 @@ class Action:
     # The mapping says whether calling it twice is safe, where its method says otherwise (a search
     # sent by POST): a timeout is then "retry", or "check the outcome" (E4).
     safe_to_repeat: bool | None = None
+    # The Accept header, when the operation answers with something other than application/json
+    # (a vendor JSON type): an API that checks it refuses any other (HTTP 406).
+    accept: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
