@@ -227,6 +227,7 @@ class ServerSpec:
     max_result_tokens: int = 20_000  # size budget of one result (R4)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
 
 
 @dataclass(frozen=True, slots=True)

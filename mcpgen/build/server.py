@@ -135,7 +135,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         description=(server_rule.description or spec.description or spec.title).strip(),
         base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
         default_base_url=base_url_default,
-        auth=_auth(mapping),
+        auth=_auth(mapping.server.auth),
+        extra_auth=tuple(a for a in map(_auth, mapping.server.extra_auth) if a is not None),
         timeout_s=server_rule.timeout_s,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
@@ -172,7 +173,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule, mapping.server.auth)
+        action, found = _build_action(spec, rule, action_rule, _auth_rules(mapping))
         diagnostics += found
         if action is not None:
             actions.append(action)
@@ -310,7 +311,7 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
 
 
 def _build_action(
-    spec: Spec, tool: ToolRule, rule: ActionRule, auth: AuthRule | None = None
+    spec: Spec, tool: ToolRule, rule: ActionRule, auths: tuple[AuthRule, ...] = ()
 ) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
@@ -328,7 +329,7 @@ def _build_action(
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
-    sent = _credentials_sent(auth)
+    sent = _credentials_sent(auths)
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
@@ -440,14 +441,17 @@ def _kept_from_agent(
     return True, []
 
 
-def _credentials_sent(auth: AuthRule | None) -> frozenset[tuple[str, str]] | None:
-    """The (lower-case name, location) pairs the server's own api key goes in; None when it sends
+def _auth_rules(mapping: Mapping) -> tuple[AuthRule, ...]:
+    auth = mapping.server.auth
+    return (auth, *mapping.server.extra_auth) if auth is not None else ()
+
+
+def _credentials_sent(auths: tuple[AuthRule, ...]) -> frozenset[tuple[str, str]] | None:
+    """The (lower-case name, location) pairs the server's own api keys go in; None when it also sends
     another kind of credential (a bearer token, a user and password)."""
-    if auth is None:
-        return frozenset()
-    if auth.type != "api_key":
+    if any(auth.type != "api_key" for auth in auths):
         return None
-    return frozenset({((auth.name or "").lower(), auth.location or "header")})
+    return frozenset(((auth.name or "").lower(), auth.location or "header") for auth in auths)
 
 
 def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]) -> list[_OperationParam]:
@@ -976,8 +980,7 @@ def _access(mapping: Mapping) -> AccessSpec | None:
     return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
 
 
-def _auth(mapping: Mapping) -> AuthSpec | None:
-    rule = mapping.server.auth
+def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
     return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]

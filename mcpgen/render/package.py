@@ -13,6 +13,7 @@ import jinja2
 
 from mcpgen.ir import (
     ActionSpec,
+    AuthSpec,
     PagingSpec,
     ParamSpec,
     PreviewSpec,
@@ -375,12 +376,7 @@ def _paging_call(paging: PagingSpec) -> Call:
 
 def _server_module(server: ServerSpec) -> dict[str, Any]:
     auth = server.auth
-    auth_call: Any = Code("None")
-    if auth is not None:
-        auth_kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
-        if auth.location:
-            auth_kwargs += [("at", auth.location), ("name", auth.param_name)]
-        auth_call = Call("Auth", tuple(auth_kwargs))
+    auth_call: Any = Code("None") if auth is None else _auth_call(auth)
     upstream = Call(
         "Upstream",
         (
@@ -389,6 +385,11 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("auth", auth_call),
             ("timeout_s", server.timeout_s),
             *((("idempotency_header", server.idempotency_header),) if server.idempotency_header else ()),
+            *(
+                (("extra_auth", tuple(_auth_call(a) for a in server.extra_auth)),)
+                if server.extra_auth
+                else ()
+            ),
         ),
     )
     access = server.access
@@ -419,6 +420,13 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
     }
 
 
+def _auth_call(auth: AuthSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
+    if auth.location:
+        kwargs += [("at", auth.location), ("name", auth.param_name)]
+    return Call("Auth", tuple(kwargs))
+
+
 def _tools_tuple(server: ServerSpec) -> Emitted:
     names = tuple(Code(identifier(t.module_name.upper())) for t in server.tools)
     return Emitted(literal(names, 0, tail=len("TOOLS = ")))
@@ -427,10 +435,8 @@ def _tools_tuple(server: ServerSpec) -> Emitted:
 def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     default = f" (default: `{server.default_base_url}`)" if server.default_base_url else " (required)"
     rows = [(server.base_url_env, f"base URL of the API{default}")]
-    if server.auth is not None:
-        rows.append(
-            (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
-        )
+    for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
+        rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
     if server.access is not None:
         rows.append(
             (

@@ -43,6 +43,8 @@ class Upstream:
     idempotency_header: str | None = None
     # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
     max_body_bytes: int = MAX_BODY_BYTES
+    # Further credentials the API needs together with `auth` (a key and a client id), all sent.
+    extra_auth: tuple[Auth, ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -59,14 +61,24 @@ class Upstream:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    @property
+    def auths(self) -> tuple[Auth, ...]:
+        return (self.auth, *self.extra_auth) if self.auth else ()
+
     def secret_forms(self) -> tuple[str, ...]:
-        """Every form the credential travels in, so none of them comes back to the agent (E5)."""
-        secret = self.secret()
-        if not secret:
-            return ()
-        if self.auth and self.auth.kind == "basic":
-            return (secret, base64.b64encode(secret.encode()).decode())
-        return (secret, quote(secret, safe=""))
+        """Every form each credential travels in, so none of them comes back to the agent (E5)."""
+        forms: list[str] = []
+        for auth in self.auths:
+            secret = os.environ.get(auth.env)
+            if not secret:
+                continue
+            encoded = (
+                base64.b64encode(secret.encode()).decode()
+                if auth.kind == "basic"
+                else quote(secret, safe="")
+            )
+            forms += [secret, encoded]
+        return tuple(forms)
 
 
 def build_request(
@@ -170,9 +182,13 @@ def _scalar(value: Any) -> str:
 def _apply_auth(
     upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    auth = upstream.auth
-    if auth is None:
-        return
+    for auth in upstream.auths:
+        _apply_one(auth, headers, query)
+
+
+def _apply_one(
+    auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
+) -> None:
     secret = os.environ.get(auth.env)
     if not secret:
         raise missing_credential(auth)
