@@ -142,6 +142,9 @@ class ActionSpec:
     )
     hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
     accept: str | None = None  # the Accept header its answers call for; None: application/json
+    # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
+    base_url: str | None = None
+    base_url_env: str | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:

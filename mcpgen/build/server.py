@@ -15,6 +15,7 @@ from mcpgen.build.fingerprints import (
 )
 from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
+from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
@@ -126,6 +127,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
     )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),

@@ -317,6 +317,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("safe_to_repeat", action.hints.idempotent))
     if action.accept:
         kwargs.append(("accept", action.accept))
+    if action.base_url_env:
+        kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     return Call("Action", tuple(kwargs))
 
 
@@ -435,6 +437,15 @@ def _tools_tuple(server: ServerSpec) -> Emitted:
 def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     default = f" (default: `{server.default_base_url}`)" if server.default_base_url else " (required)"
     rows = [(server.base_url_env, f"base URL of the API{default}")]
+    own_hosts = {a.base_url_env: a.base_url for t in server.tools for a in t.actions if a.base_url_env}
+    rows += [
+        (
+            env,
+            f"base URL of the operations the spec sends to `{url}` (the default); when unset and "
+            f"{server.base_url_env} is set, they go there too",
+        )
+        for env, url in sorted(own_hosts.items())
+    ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
         rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
     if server.access is not None:

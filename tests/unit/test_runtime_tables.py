@@ -102,6 +102,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
             "accept": "accept",
+            "base_url_env": "base_url_env",
+            "base_url": "default_base_url",
         },
         {
             "description": "goes to tools.json",
@@ -167,12 +169,14 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     """specs/ads with what no example has: a fixed value, idempotency keys (the server's and one an
-    operation declares), access scopes for the whole server, an Accept type and a hint."""
+    operation declares), access scopes for the whole server, an Accept type, a hint and a server of its own."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
     spec = _replaced(
         spec,
         "      operationId: createCampaign\n",
-        "      operationId: createCampaign\n      parameters:\n        - name: Idempotency-Key\n"
+        "      operationId: createCampaign\n"
+        "      servers:\n        - url: https://upload.ads.example.com/v1\n"  # Action.base_url_env
+        "      parameters:\n        - name: Idempotency-Key\n"
         "          in: header\n          schema: {type: string}\n"
         "        - name: Accept\n          in: header\n"  # a vendor type: Action.accept
         "          schema: {type: string, default: application/vnd.ads.v2+json}\n",

@@ -71,6 +71,9 @@ class Action:
     # The Accept header, when the operation answers with something other than application/json
     # (a vendor JSON type): an API that checks it refuses any other (HTTP 406).
     accept: str | None = None
+    # The spec sends this operation to a server of its own (Box uploads): its variable and URL.
+    base_url_env: str | None = None
+    default_base_url: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

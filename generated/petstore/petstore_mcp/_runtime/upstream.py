@@ -57,6 +57,17 @@ class Upstream:
             )
         return url.rstrip("/")
 
+    def base_url_for(self, action: Action) -> str:
+        """The operation's own server when the spec gives it one, unless the user moved the API and not
+        it: then everything goes where the user pointed (the credential never goes elsewhere)."""
+        if action.base_url_env:
+            own = os.environ.get(action.base_url_env)
+            if own:
+                return own.rstrip("/")
+            if not os.environ.get(self.base_url_env) and action.default_base_url:
+                return action.default_base_url.rstrip("/")
+        return self.base_url()
+
     def secret(self) -> str | None:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
@@ -120,7 +131,7 @@ def build_request(
     key_header = _idempotency_header(upstream, action)
     if key_header:
         headers[key_header] = idempotency_key or uuid.uuid4().hex
-    url = upstream.base_url() + _PATH_PARAM.sub(
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
     content: dict[str, Any] = {}
