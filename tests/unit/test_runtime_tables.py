@@ -171,7 +171,7 @@ def _replaced(text: str, old: str, new: str) -> str:
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
     operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
-    server of its own."""
+    server of its own, and a second credential."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
     spec = _replaced(
         spec,
@@ -190,6 +190,12 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "        request_key: {type: string, description: The API's idempotency key.}\n",
     )
     mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
+    mapping = _replaced(  # two credentials sent together: Upstream.extra_auth
+        mapping,
+        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
+        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
+        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
+    )
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
