@@ -712,8 +712,8 @@ def _body_params(
                 f"the request body of {operation.key} has no fields or type the tool's schema can show "
                 f"({rule_name('T6')}); the agent is told only that it is an object",
                 schema_located.source,
-                hint="map the operation with the body's fields as fixed values, or describe the body "
-                "in the action's params",
+                hint="the agent can still pass the body as one object: name its fields in the action's "
+                "description so the model knows what to send",
             )
         )
     whole = _OperationParam(
