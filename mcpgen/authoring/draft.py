@@ -160,7 +160,9 @@ def _analyse(
     tag_names: dict[str, str],
     id_counts: Counter[str],
 ) -> tuple[_OpInfo | None, Unmapped | None]:
-    reference = op.operation_id if op.operation_id and id_counts[op.operation_id] == 1 else op.key
+    # An operationId with control characters cannot be written back as it is: use METHOD /path.
+    printable_id = op.operation_id if op.operation_id and op.operation_id.isprintable() else None
+    reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
         params, _, problems = operation_params(spec, op)
         units = _x_units(spec, op)

@@ -16,7 +16,7 @@ from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftTool
 WIDTH = 100
 # Plain scalars: a letter, digit or '_' first, nothing YAML gives a meaning to, no ': ' or ' #'.
 _PLAIN = re.compile(r"^[A-Za-z0-9_](?:[^:#{}\[\],&*!|>'\"%@`\\]|:(?! )|(?<! )#)*(?<=[^ :])$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0, DEL and C1: YAML refuses them raw
 _RESERVED_PLAIN = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -150,6 +151,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         discovery=discovery,
         server_info=server_rule.server_info,
         max_result_tokens=server_rule.max_result_tokens,
+        max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
     )
@@ -175,13 +177,15 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule, _auth_rules(mapping))
+        action, found = _build_action(
+            spec, rule, action_rule, _auth_rules(mapping), mapping.server.idempotency_body
+        )
         diagnostics += found
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        previewed, found = _previewed(spec, rule, actions[0])
+        previewed, found = _previewed(spec, rule, actions[0], name)
         diagnostics += found
         actions = [previewed]
     if has_errors(diagnostics):
@@ -212,12 +216,15 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     return tool, diagnostics
 
 
-def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+def _previewed(
+    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str
+) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
     preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
     read_rule = ActionRule(
-        name="read",
+        # Named as the agent calls it: a failed read says "'<tool>_preview' found nothing ...".
+        name=f"{served_name}_preview",
         operation=preview_rule.read,
         description=None,
         params=(),
@@ -227,8 +234,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     read, diagnostics = _build_action(spec, tool, read_rule)
     if read is None:
         return action, diagnostics
-    # The preview compares whole records, so its read has no concise view and no paging (S1).
-    read = replace(read, shape=None, paging=None, server_params=())
+    # The preview compares whole records, so its read has no concise view and no paging (S1). Its
+    # parameters are filled from the action's, under the names the mapping gave them (M231).
+    read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     if read.method not in READ_METHODS:
         diagnostics.append(
             error(
@@ -257,7 +265,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
             (r for r in rule.params if r.wire_name == param.wire_name), None
         )
         current = (param_rule.current if param_rule else None) or param.wire_name
-        if param.location in ("body", "query") or (param_rule and param_rule.current):
+        if _is_idempotency_key(param.wire_name):
+            pass  # a new key per request, never a change to the record (S1)
+        elif param.location in ("body", "query") or (param_rule and param_rule.current):
             compared.append((param.arg_name, current))
         if param_rule is None or param_rule.max_increase_pct is None:
             continue
@@ -286,6 +296,39 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     return replace(action, preview=preview), diagnostics
 
 
+def _read_params(read: ActionSpec, action: ActionSpec) -> tuple[ParamSpec, ...]:
+    """The preview read's parameters, each renamed to the action parameter that feeds it: the same
+    wire name at the same place, or for a path the identifier at the same position of a path the
+    read's path begins (`GET /customers/{id}` under `POST /customers/{customer}`). It takes the
+    action's unit too, since the value comes in the agent's unit."""
+    feeds = {(p.location, p.wire_name): p for p in action.params}
+    read_path = _path_params(read.path)
+    action_path = _path_params(action.path)
+    same_shape = _path_shape(action.path)[: len(_path_shape(read.path))] == _path_shape(read.path)
+    by_position = dict(zip(read_path, action_path, strict=False)) if same_shape else {}
+    action_path_params = {p.wire_name: p for p in action.params if p.location == "path"}
+    renamed = []
+    for param in read.params:
+        source = feeds.get((param.location, param.wire_name))
+        if source is None and param.location == "path":
+            source = action_path_params.get(by_position.get(param.wire_name, ""))
+        renamed.append(replace(param, arg_name=source.arg_name, unit=source.unit) if source else param)
+    return tuple(renamed)
+
+
+def _path_params(path: str) -> list[str]:
+    return re.findall(r"\{([^{}]+)\}", path)
+
+
+def _path_shape(path: str) -> list[str]:
+    """`/customers/{customer}` -> ['customers', '{}']: a path with its identifiers' names left out."""
+    return [re.sub(r"\{[^{}]+\}", "{}", part) for part in path.split("/") if part]
+
+
+def _is_idempotency_key(wire_name: str) -> bool:
+    return re.sub(r"[^a-z]", "", wire_name.lower()) == "idempotencykey"
+
+
 def _preview_input_schema(action: ActionSpec) -> JsonSchema:
     """The action's parameters without `action`: the preview tool does one thing (S1)."""
     properties = {p.arg_name: dict(p.schema) for p in action.params}
@@ -299,7 +342,12 @@ def _preview_input_schema(action: ActionSpec) -> JsonSchema:
 
 def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) -> str:
     preview: PreviewSpec = action.preview  # type: ignore[assignment]
-    lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
+    # The mapping's own sentences (when not to use it, what it returns) hold for the preview too (T7).
+    lines = [
+        " ".join([rule.description.strip(), *_sections(rule)]),
+        "",
+        f"Preview: {_sentence(action.description)}",
+    ]
     lines.append(
         "It reads the current state and returns the values before and after the change, and a preview_id "
         f"valid for {preview.ttl_minutes} minutes. Nothing changes until {apply_name} is called with that id."
@@ -313,7 +361,11 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
 
 
 def _build_action(
-    spec: Spec, tool: ToolRule, rule: ActionRule, auths: tuple[AuthRule, ...] = ()
+    spec: Spec,
+    tool: ToolRule,
+    rule: ActionRule,
+    auths: tuple[AuthRule, ...] = (),
+    idempotency_body: str | None = None,
 ) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
@@ -324,7 +376,8 @@ def _build_action(
     idempotency = [
         p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY
     ]
-    operation_params = [p for p in operation_params if p not in idempotency]
+    keyed_body = [p for p in operation_params if p.location == "body" and p.wire_name == idempotency_body]
+    operation_params = [p for p in operation_params if p not in idempotency and p not in keyed_body]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
         replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
@@ -408,6 +461,7 @@ def _build_action(
             server_params=results.server_params,
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
+            idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
             accept=accept_for(operation),
         ),

@@ -162,6 +162,8 @@ class AuthRule:
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
+# The most of one upstream answer the generated server reads (P5); the runtime's own default.
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,8 +189,10 @@ class ServerRule:
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
     server_info: bool = False  # add the '<name>_server_info' diagnostic tool
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # P5: the cap on one upstream answer
     access: AccessRule | None = None
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
+    idempotency_body: str | None = None  # ... or from this body field, on every action that has it
     extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
 
 
@@ -545,8 +549,10 @@ def _read(document: Document) -> Mapping:
             discovery=server.get("discovery", "none"),
             server_info=bool(server.get("server_info", False)),
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
+            max_body_bytes=int(server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
+            idempotency_body=(server.get("idempotency_key") or {}).get("body"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,

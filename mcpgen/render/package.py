@@ -313,6 +313,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.idempotency_body:
+        kwargs.append(("idempotency_body", action.idempotency_body))
     if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
         kwargs.append(("safe_to_repeat", action.hints.idempotent))
     if action.accept:
@@ -386,6 +388,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("default_base_url", server.default_base_url),
             ("auth", auth_call),
             ("timeout_s", server.timeout_s),
+            ("max_body_bytes", server.max_body_bytes),
             *((("idempotency_header", server.idempotency_header),) if server.idempotency_header else ()),
             *(
                 (("extra_auth", tuple(_auth_call(a) for a in server.extra_auth)),)

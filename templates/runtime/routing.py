@@ -65,6 +65,8 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # The mapping names this body field as the API's idempotency key; the server fills it (E4).
+    idempotency_body: str | None = None
     # The mapping says whether calling it twice is safe, where its method says otherwise (a search
     # sent by POST): a timeout is then "retry", or "check the outcome" (E4).
     safe_to_repeat: bool | None = None

@@ -101,6 +101,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
+            "idempotency_body": "idempotency_body",
             "accept": "accept",
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
@@ -168,8 +169,9 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
-    """specs/ads with what no example has: a fixed value, idempotency keys (the server's and one an
-    operation declares), access scopes for the whole server, an Accept type, a hint and a server of its own."""
+    """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
+    operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
+    server of its own."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
     spec = _replaced(
         spec,
@@ -181,11 +183,17 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "        - name: Accept\n          in: header\n"  # a vendor type: Action.accept
         "          schema: {type: string, default: application/vnd.ads.v2+json}\n",
     )
+    spec = _replaced(
+        spec,
+        "    CampaignCreate:\n      type: object\n      required: [name, daily_budget, objective]\n      properties:\n",
+        "    CampaignCreate:\n      type: object\n      required: [name, daily_budget, objective]\n      properties:\n"
+        "        request_key: {type: string, description: The API's idempotency key.}\n",
+    )
     mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
-        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key}\n  access:\n"
+        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
         "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
         "    scopes: [ads:use]\n",
     )

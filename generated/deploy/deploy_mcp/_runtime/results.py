@@ -414,9 +414,10 @@ def unusable_error(answer: Answer, action: Action, base_url_env: str) -> ToolErr
         recovery = Recovery.FIX_INPUT
     else:
         kind = _quoted(answer.headers.get("content-type") or "no content type", 60)
+        began = _quoted(_opening(answer, 100), 100)
         what = (
             f"the API answered HTTP {status} to '{action.name}' with {kind} that is {answer.problem}, so "
-            f'this server cannot read it. It began: "{_quoted(_opening(answer, 100), 100)}".'
+            "this server cannot read it." + (f' It began: "{began}".' if began else "")
         )
         fix = f"This needs the user: ask them to check that {base_url_env} points at the API itself"
         fix += (
