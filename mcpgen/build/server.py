@@ -15,6 +15,9 @@ from mcpgen.build.fingerprints import (
     spec_operation_fingerprints,
 )
 from mcpgen.build.guidance import with_guidance
+from mcpgen.build.hints import action_hints, tool_hints
+from mcpgen.build.hosts import with_own_hosts
+from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
@@ -33,13 +36,13 @@ from mcpgen.ir import (
     ParamSpec,
     PreviewSpec,
     ServerSpec,
-    ToolHints,
     ToolSpec,
     UnitSpec,
 )
 from mcpgen.load.mapping import (
     UNSET,
     ActionRule,
+    AuthRule,
     Mapping,
     ParamRule,
     PreviewRule,
@@ -51,7 +54,6 @@ from mcpgen.load.openapi import Operation, Spec, find_operation
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
-    IDEMPOTENT_METHODS,
     READ_METHODS,
     RESERVED_ARGS,
     TOOL_NAME_COMFORT_LENGTH,
@@ -126,6 +128,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
     )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),
@@ -135,7 +138,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         description=(server_rule.description or spec.description or spec.title).strip(),
         base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
         default_base_url=base_url_default,
-        auth=_auth(mapping),
+        auth=_auth(mapping.server.auth),
+        extra_auth=tuple(a for a in map(_auth, mapping.server.extra_auth) if a is not None),
         timeout_s=server_rule.timeout_s,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
@@ -173,7 +177,9 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule, mapping.server.idempotency_body)
+        action, found = _build_action(
+            spec, rule, action_rule, _auth_rules(mapping), mapping.server.idempotency_body
+        )
         diagnostics += found
         if action is not None:
             actions.append(action)
@@ -203,7 +209,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         description=description,
         actions=tuple(actions),
         input_schema=input_schema,
-        hints=_hints(actions, rule.destructive),
+        hints=tool_hints([a.hints for a in actions if a.hints is not None], rule),
         source=rule.source,
         scopes=rule.scopes,
     )
@@ -355,7 +361,11 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
 
 
 def _build_action(
-    spec: Spec, tool: ToolRule, rule: ActionRule, idempotency_body: str | None = None
+    spec: Spec,
+    tool: ToolRule,
+    rule: ActionRule,
+    auths: tuple[AuthRule, ...] = (),
+    idempotency_body: str | None = None,
 ) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
@@ -374,6 +384,7 @@ def _build_action(
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    sent = _credentials_sent(auths)
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
@@ -383,6 +394,12 @@ def _build_action(
             fixed.append(
                 FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
             )
+            continue
+        kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
+        diagnostics += found
+        if isinstance(kept, FixedValue):
+            fixed.append(kept)
+        if kept is not True:
             continue
         if param_rule is not None and param_rule.hidden:
             if param.required:
@@ -434,9 +451,68 @@ def _build_action(
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
+            hints=action_hints(operation.method, rule),
+            accept=accept_for(operation),
         ),
         diagnostics,
     )
+
+
+def _kept_from_agent(
+    spec: Spec,
+    sent: frozenset[tuple[str, str]] | None,
+    param: _OperationParam,
+    rule: ParamRule | None,
+    operation: Operation,
+) -> tuple[bool | FixedValue, list[Diagnostic]]:
+    """True when the parameter is the agent's to pass; False or the value the server sends when it is
+    not (request_parts.py): a credential never is, a spec-global option only when the mapping names it,
+    a required value the spec allows one of is sent as it is."""
+    if is_credential(spec, param.wire_name, param.location, param.description):
+        # Quiet when the server's credential covers it, or may (another kind of credential: Slack
+        # takes its token as a bearer header too); loud when the mapping tries to keep it.
+        quiet = (
+            rule.hidden
+            if rule is not None
+            else sent is None or (param.wire_name.lower(), param.location) in sent
+        )
+        if quiet or (rule is None and not param.required):
+            return False, []
+        what = "names it in params" if rule is not None else "sends no credential in it (server.auth)"
+        return False, [
+            warning(
+                "M302",
+                f"parameter '{param.wire_name}' ({param.location}) of {operation.key} carries a credential, so it is "
+                f"never a tool argument; the mapping {what}",
+                rule.source if rule is not None else param.source,
+                hint=f"let the server send it: auth: {{type: api_key, in: {param.location}, name: "
+                f"{param.wire_name}, env: <VARIABLE>}}",
+            )
+        ]
+    if rule is None and is_global(spec, param.wire_name, param.location):
+        return False, []
+    value = constant(param.location, param.required, param.schema)
+    if rule is None and value is not UNSET:
+        return FixedValue(wire_name=param.wire_name, location=param.location, value=value), []
+    return True, []
+
+
+def _auth_rules(mapping: Mapping) -> tuple[AuthRule, ...]:
+    auth = mapping.server.auth
+    return (auth, *mapping.server.extra_auth) if auth is not None else ()
+
+
+def _credentials_sent(auths: tuple[AuthRule, ...]) -> frozenset[tuple[str, str]] | None:
+    """The (lower-case name, location) pairs the server's own api keys go in; None when it also sends
+    another kind of credential (a bearer token, a user and password)."""
+    if any(auth.type != "api_key" for auth in auths):
+        return None
+    return frozenset(((auth.name or "").lower(), auth.location or "header") for auth in auths)
+
+
+def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]) -> list[_OperationParam]:
+    """The parameters an agent passes when the mapping says nothing about them (what init drafts for)."""
+    return [p for p in params if _kept_from_agent(spec, None, p, None, operation)[0] is True]
 
 
 def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
@@ -486,8 +562,10 @@ def operation_params(
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
     `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    Credentials, the spec's global options and its one-value parameters are not among them.
     """
-    return _operation_params(spec, operation)
+    params, encoding, diagnostics = _operation_params(spec, operation)
+    return agent_params(spec, operation, params), encoding, diagnostics
 
 
 def _parameter_schema(located: Located) -> Located | None:
@@ -951,16 +1029,6 @@ def _first_sentence(text: str) -> str:
     return text
 
 
-def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
-    methods = {a.method for a in actions}
-    read_only = methods <= READ_METHODS
-    return ToolHints(
-        read_only=read_only,
-        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
-        idempotent=methods <= IDEMPOTENT_METHODS,
-    )
-
-
 def _access(mapping: Mapping) -> AccessSpec | None:
     rule = mapping.server.access
     if rule is None:
@@ -968,8 +1036,7 @@ def _access(mapping: Mapping) -> AccessSpec | None:
     return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
 
 
-def _auth(mapping: Mapping) -> AuthSpec | None:
-    rule = mapping.server.auth
+def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
     return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]

@@ -44,6 +44,8 @@ class Upstream:
     idempotency_header: str | None = None
     # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
     max_body_bytes: int = MAX_BODY_BYTES
+    # Further credentials the API needs together with `auth` (a key and a client id), all sent.
+    extra_auth: tuple[Auth, ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -56,18 +58,39 @@ class Upstream:
             )
         return url.rstrip("/")
 
+    def base_url_for(self, action: Action) -> str:
+        """The operation's own server when the spec gives it one, unless the user moved the API and not
+        it: then everything goes where the user pointed (the credential never goes elsewhere)."""
+        if action.base_url_env:
+            own = os.environ.get(action.base_url_env)
+            if own:
+                return own.rstrip("/")
+            if not os.environ.get(self.base_url_env) and action.default_base_url:
+                return action.default_base_url.rstrip("/")
+        return self.base_url()
+
     def secret(self) -> str | None:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    @property
+    def auths(self) -> tuple[Auth, ...]:
+        return (self.auth, *self.extra_auth) if self.auth else ()
+
     def secret_forms(self) -> tuple[str, ...]:
-        """Every form the credential travels in, so none of them comes back to the agent (E5)."""
-        secret = self.secret()
-        if not secret:
-            return ()
-        if self.auth and self.auth.kind == "basic":
-            return (secret, base64.b64encode(secret.encode()).decode())
-        return (secret, quote(secret, safe=""))
+        """Every form each credential travels in, so none of them comes back to the agent (E5)."""
+        forms: list[str] = []
+        for auth in self.auths:
+            secret = os.environ.get(auth.env)
+            if not secret:
+                continue
+            encoded = (
+                base64.b64encode(secret.encode()).decode()
+                if auth.kind == "basic"
+                else quote(secret, safe="")
+            )
+            forms += [secret, encoded]
+        return tuple(forms)
 
 
 def build_request(
@@ -79,7 +102,7 @@ def build_request(
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str] = {
-        "accept": "application/json",
+        "accept": action.accept or "application/json",
         "accept-encoding": ACCEPT_ENCODING,
     }
     cookies: dict[str, str] = {}
@@ -117,7 +140,7 @@ def build_request(
         headers[key_header] = key
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
-    url = upstream.base_url() + _PATH_PARAM.sub(
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
     content: dict[str, Any] = {}
@@ -186,9 +209,13 @@ def _scalar(value: Any) -> str:
 def _apply_auth(
     upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    auth = upstream.auth
-    if auth is None:
-        return
+    for auth in upstream.auths:
+        _apply_one(auth, headers, query)
+
+
+def _apply_one(
+    auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
+) -> None:
     secret = os.environ.get(auth.env)
     if not secret:
         raise missing_credential(auth)

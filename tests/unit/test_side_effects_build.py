@@ -48,7 +48,7 @@ def test_a_previewed_tool_is_served_as_preview_and_apply() -> None:
     assert apply["annotations"] == {
         "title": "Change a daily budget: apply",
         "readOnlyHint": False,
-        "destructiveHint": False,
+        "destructiveHint": True,  # it overwrites the budget (issue 12 defect 7)
         "idempotentHint": True,
         "openWorldHint": True,
     }

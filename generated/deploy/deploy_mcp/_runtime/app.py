@@ -256,8 +256,7 @@ class Dispatcher:
         return answer, response
 
     def _secrets(self) -> tuple[str, ...]:
-        secret = self.config.upstream.secret()
-        return (secret,) if secret else ()
+        return self.config.upstream.secret_forms()
 
 
 def _loggable(value: Any) -> str:
