@@ -75,7 +75,11 @@ class ToolValidator:
                 "Correct the arguments named above and call again.",
                 Recovery.FIX_INPUT,
             )
-        values = {k: v for k, v in given.items() if k != "action"}
+        values = {
+            k: _as_declared(self.properties.get(k, {}), v)
+            for k, v in given.items()
+            if k != "action"
+        }
         for name, default in action.defaults.items():
             values.setdefault(name, default)
         return action, values
@@ -217,6 +221,20 @@ _FORMAT_EXAMPLES = {
     "or 2026-11-01T00:00:00Z",
     "date": "an ISO 8601 date, such as 2026-11-01",
 }
+
+
+def _as_declared(schema: Mapping[str, Any], value: Any) -> Any:
+    """An integer argument given as 3.0 (JSON Schema counts it an integer) is sent as 3, never as
+    "3.0" in a path or query (issue 11: only values the schema allows reach the API)."""
+    declared = schema.get("type")
+    integer = declared == "integer" or (
+        isinstance(declared, list)
+        and "integer" in declared
+        and "number" not in declared
+    )
+    if integer and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _within_bits(bits: int, value: object) -> bool:
