@@ -20,11 +20,11 @@ from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_te
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.units import (
     in_agent_units,
-    result_units,
     to_agent_units,
     unit_description,
     unit_spec,
     with_currency,
+    with_result_units,
 )
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
@@ -110,6 +110,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
     if mapping.server.server_info:
@@ -183,8 +184,6 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
-    converted = result_units(actions)  # T5: results in the agent's units, whichever action returns them
-    actions = [replace(a, result_units=converted) for a in actions]
     if len(actions) == 1 and rule.actions[0].preview is not None:
         previewed, found = _previewed(spec, rule, actions[0])
         diagnostics += found

@@ -17,7 +17,7 @@ from mcpgen.build.schemas import json_type_of
 from mcpgen.conversions import MAJOR, minor_note, restate, spelled
 from mcpgen.conversions import MINOR as MINOR_NAMES
 from mcpgen.diagnostics import Diagnostic, error, rule_name
-from mcpgen.ir import ActionSpec, FixedValue, ParamSpec, ResultUnitSpec, UnitSpec
+from mcpgen.ir import ActionSpec, FixedValue, ParamSpec, ResultUnitSpec, ToolSpec, UnitSpec
 from mcpgen.load.mapping import ParamRule, UnitRule
 from mcpgen.names import snake_case
 
@@ -321,9 +321,18 @@ def _currency_source(
     return None
 
 
+def with_result_units(tools: list[ToolSpec]) -> list[ToolSpec]:
+    """Every action converts the result fields the server's arguments convert (T5): what an agent
+    passes as `size_gb` it reads back as `size_gb`, whichever tool returns the record. A field two
+    actions convert differently is shown as the first one does."""
+    converted = result_units([a for t in tools for a in t.actions])
+    if not converted:
+        return tools
+    return [replace(t, actions=tuple(replace(a, result_units=converted) for a in t.actions)) for t in tools]
+
+
 def result_units(actions: list[ActionSpec]) -> tuple[ResultUnitSpec, ...]:
-    """The tool's converted parameters, as the result fields they come back as (T5): what an agent
-    passes as `size_gb` it reads back as `size_gb`, whichever action returns the record."""
+    """The converted parameters, as the result fields they come back as."""
     seen: dict[str, ResultUnitSpec] = {}
     for action in actions:
         for param in action.params:

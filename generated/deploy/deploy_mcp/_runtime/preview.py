@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from .conversion import current_in_agent_units
 from .errors import Recovery, ToolError, quoted
 from .routing import Action, Guard, Preview, Tool
 from .store import PreviewRecord, PreviewStore, open_store
@@ -92,7 +93,7 @@ class Previews:
             )
         )
         changes = [
-            _change(arg, field, _field(current, field), values[arg])
+            _change(arg, field, _before(action, arg, field, current), values[arg])
             for arg, field in preview.compared.items()
             if arg in values
         ]
@@ -294,7 +295,7 @@ def _check_guard(
     if guard.arg not in values:
         return
     new = values[guard.arg]
-    old = _field(current, guard.current)
+    old = current_in_agent_units(guard.unit, current, guard.current)
     if not _is_number(old):
         raise ToolError(
             f"the current value of {guard.arg} is unknown, so the limit of +{guard.max_increase_pct:g}% "
@@ -311,6 +312,12 @@ def _check_guard(
         approval,
         Recovery.NEEDS_HUMAN,
     )
+
+
+def _before(action: Action, arg: str, field: str, current: dict[str, Any]) -> Any:
+    """The current value as the agent would pass it: in the argument's unit (T5)."""
+    param = next((p for p in action.params if p.arg == arg), None)
+    return current_in_agent_units(param.unit if param else None, current, field)
 
 
 def _field(record: dict[str, Any], path: str) -> Any:
