@@ -124,7 +124,8 @@ def _required(spec: Spec, located: Located) -> set[str]:
 
 
 def without_fields(schema: JsonSchema, paths: list[tuple[str, ...]]) -> JsonSchema | None:
-    """An object argument's schema less the fields lifted out of it; None when none is left."""
+    """An object argument's schema less the fields lifted out of it (and less an object on the way
+    whose fields are not shown); None when none is left."""
     out = dict(schema)
     for path in paths:
         out = _without(out, path)
@@ -148,7 +149,9 @@ def _without(schema: JsonSchema, path: tuple[str, ...]) -> JsonSchema:
     else:
         inner = _without(dict(kept[path[0]]), path[1:])
         inner_props = inner.get("properties")
-        if isinstance(inner_props, dict) and not inner_props:
+        # An object shown without its fields (cut for depth) would let the agent send the lifted
+        # field a second way, past its conversion and guard: it goes, the lifted arguments replace it.
+        if not isinstance(inner_props, dict) or not inner_props:
             del kept[path[0]]
             out["required"] = [n for n in out.get("required") or () if n != path[0]]
             if not out["required"]:

@@ -300,7 +300,7 @@ def with_currency(
 def _described_currency(
     schema: dict[str, Any], arg: str | None, key: tuple[str, ...], value: str | None
 ) -> dict[str, Any]:
-    named = value if value else "the currency in " + ".".join((arg or "", *key))
+    named = value if value else "the currency that " + ".".join((arg or "", *key)) + " names"
     text = str(schema.get("description") or "").replace(_UNNAMED_CURRENCY, f"In the main unit of {named},")
     return {**schema, "description": text}
 

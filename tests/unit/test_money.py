@@ -1,0 +1,55 @@
+"""The ISO 4217 table (mcpgen/currencies.py) and its copy in the runtime agree with the data the
+maintenance agency publishes, and conversions follow each currency's decimals (issue 17 defect 1)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from mcpgen.conversions import known_factor, minor_note, unknown_currency
+from mcpgen.currencies import LIST_ONE_PUBLISHED, MINOR_UNITS
+from tests.support.paths import ROOT
+
+
+def _runtime_table() -> dict[str, int]:
+    """templates/runtime/conversion.py's MINOR_UNITS, read as the generated package would."""
+    source = (ROOT / "templates" / "runtime" / "conversion.py").read_text(encoding="utf-8")
+    start = source.index("MINOR_UNITS: dict[str, int] = {")
+    end = source.index("}", start)
+    namespace: dict[str, dict[str, int]] = {}
+    exec(source[start : end + 1].replace(": dict[str, int]", ""), namespace)  # a dict literal only
+    return namespace["MINOR_UNITS"]
+
+
+def test_the_runtime_copy_is_the_same_table() -> None:
+    assert _runtime_table() == MINOR_UNITS
+
+
+def test_the_table_is_iso_4217_list_one_as_published() -> None:
+    iso4217 = pytest.importorskip("iso4217", reason="the iso4217 package ships SIX's list one")
+    published = {c.code: c.exponent for c in iso4217.Currency if c.exponent is not None}
+    assert MINOR_UNITS == published
+    table = (importlib.util.find_spec("iso4217").origin or "").replace("__init__.py", "table.xml")  # type: ignore[union-attr]
+    with open(table, encoding="utf-8") as xml:
+        assert f'Pblshd="{LIST_ONE_PUBLISHED}"' in xml.read(400)
+
+
+@pytest.mark.parametrize(
+    ("agent", "upstream", "factor"),
+    [("jpy", "minor", 1), ("usd", "minor", 100), ("kwd", "minor", 1000), ("usd", "cents", 100),
+     ("clf", "minor", 10000), ("minor", "kwd", 0.001), ("gib", "mib", 1024), ("mib", "bytes", 1048576)],
+)  # fmt: skip
+def test_factors_follow_the_currencys_decimals(agent: str, upstream: str, factor: float) -> None:
+    assert known_factor(agent, upstream) == factor
+
+
+def test_unknown_codes_and_ambiguous_sizes_have_no_factor() -> None:
+    assert known_factor("xyz", "minor") is None and unknown_currency("xyz", "minor") == "xyz"
+    assert unknown_currency("jpy", "minor") is None
+    assert known_factor("gb", "mb") is None  # 1000 or 1024: the mapping says which
+
+
+def test_the_factor_is_said_in_words() -> None:
+    assert minor_note("JPY") == "1 JPY = 1 minor unit (JPY has no decimals)"
+    assert minor_note("kwd") == "1 KWD = 1000 minor units (KWD has 3 decimals)"
