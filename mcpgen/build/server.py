@@ -18,6 +18,7 @@ from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, witho
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
+from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import (
     in_agent_units,
     to_agent_units,
@@ -689,6 +690,8 @@ def _param_spec(
     required = param.required if rule is None or rule.required is None else rule.required
     if default is not UNSET:
         required = False
+    # Every date-time is checked, as the spec allows it: with its offset, or local beside a time zone.
+    param = replace(param, schema=with_local_times(with_date_time_format(param.schema, param.description)))
     schema = dict(param.schema)
     schema.pop("description", None)
     unit = None

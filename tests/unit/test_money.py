@@ -53,3 +53,17 @@ def test_unknown_codes_and_ambiguous_sizes_have_no_factor() -> None:
 def test_the_factor_is_said_in_words() -> None:
     assert minor_note("JPY") == "1 JPY = 1 minor unit (JPY has no decimals)"
     assert minor_note("kwd") == "1 KWD = 1000 minor units (KWD has 3 decimals)"
+
+
+def test_the_runtime_knows_the_local_time_pattern_the_build_writes() -> None:
+    """mcpgen/build/times.py marks a field that takes a local time beside its time zone with this
+    exact pattern; templates/runtime/times.py checks the pair by it (issue 17 defect 7)."""
+    from mcpgen.build import times
+
+    spec = importlib.util.spec_from_file_location(
+        "runtime_times", ROOT / "templates" / "runtime" / "times.py"
+    )
+    assert spec is not None and spec.loader is not None
+    runtime = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runtime)  # it imports only the standard library
+    assert (runtime.LOCAL_OR_OFFSET, runtime.ZONE_KEYS) == (times.LOCAL_OR_OFFSET, times.ZONE_KEYS)
