@@ -8,6 +8,7 @@ is sent as 500 minor units, with USD as 50000, with KWD as 500000. Special value
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -39,7 +40,7 @@ MINOR_UNITS: dict[str, int] = {
 }  # fmt: skip
 
 
-def to_upstream(param: Param, values: dict[str, Any]) -> Any:
+def to_upstream(param: Param, values: Mapping[str, Any]) -> Any:
     """The argument's value in the API's unit."""
     value, unit = values[param.arg], param.unit
     if unit is None or not _is_number(value) or value in unit.as_is:
@@ -113,7 +114,7 @@ def _agent_unit(param: Param) -> str:
     return "of the currency" if unit is None or unit.agent == "major" else unit.agent
 
 
-def _call_currency(param: Param, values: dict[str, Any]) -> str:
+def _call_currency(param: Param, values: Mapping[str, Any]) -> str:
     """The ISO 4217 code the call names for this amount; refused when there is none or it is unknown."""
     unit: Unit = param.unit  # type: ignore[assignment]
     code: Any = unit.currency_fixed
