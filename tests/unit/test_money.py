@@ -3,9 +3,16 @@ maintenance agency publishes, and conversions follow each currency's decimals (i
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgen.conversions import known_factor, minor_note, unknown_currency
 from mcpgen.currencies import LIST_ONE_PUBLISHED, MINOR_UNITS
@@ -67,3 +74,42 @@ def test_the_runtime_knows_the_local_time_pattern_the_build_writes() -> None:
     runtime = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runtime)  # it imports only the standard library
     assert (runtime.LOCAL_OR_OFFSET, runtime.ZONE_KEYS) == (times.LOCAL_OR_OFFSET, times.ZONE_KEYS)
+
+
+# ---- the runtime's conversion, as generated (templates/runtime/conversion.py) -----------------------
+
+GENERATED_ADS = ROOT / "generated" / "ads"
+
+
+@pytest.fixture(scope="module")
+def runtime() -> Iterator[tuple[ModuleType, ModuleType]]:
+    """conversion.py and routing.py, imported from the generated ads package."""
+    sys.path.insert(0, str(GENERATED_ADS))
+    try:
+        yield (
+            importlib.import_module("ads_mcp._runtime.conversion"),
+            importlib.import_module("ads_mcp._runtime.routing"),
+        )
+    finally:
+        sys.path.remove(str(GENERATED_ADS))
+        for name in [n for n in sys.modules if n == "ads_mcp" or n.startswith("ads_mcp.")]:
+            del sys.modules[name]
+
+
+@settings(max_examples=300, deadline=None)
+@given(code=st.sampled_from(sorted(MINOR_UNITS)), minor=st.integers(min_value=-(10**12), max_value=10**12))
+def test_an_amount_goes_out_and_comes_back_unchanged(
+    runtime: tuple[ModuleType, ModuleType], code: str, minor: int
+) -> None:
+    """Any amount a currency can carry (its minor units, as the agent writes it in the main unit) is
+    sent as exactly that many minor units and read back as the same number."""
+    conversion, routing = runtime
+    unit = routing.Unit(agent="major", upstream="minor", factor=0, integer=True, currency_arg="currency",
+                        currency_sibling="currency")  # fmt: skip
+    param = routing.Param(arg="amount", wire="amount", at="body", unit=unit)
+    major = float(Decimal(minor) / Decimal(10) ** MINOR_UNITS[code])
+    if Decimal(str(major)) * Decimal(10) ** MINOR_UNITS[code] != minor:
+        return  # a float cannot write this many digits; JSON would not carry it either
+    sent = conversion.to_upstream(param, {"amount": major, "currency": code})
+    assert sent == minor and isinstance(sent, int)
+    assert conversion.to_agent(unit, sent, {"currency": code}) == major
