@@ -18,6 +18,7 @@ from typing import Any
 
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
+from mcpgen.build.request_parts import non_json_answers
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
 from mcpgen.build.results import (
@@ -170,6 +171,12 @@ def _analyse(
         return None, Unmapped(operation=_shown(op), reason=exc.diagnostics[0].message)
     if problems:
         return None, Unmapped(operation=_shown(op), reason=f"{problems[0].message} ({problems[0].code})")
+    unreadable = non_json_answers(op)
+    if unreadable:
+        return None, Unmapped(
+            operation=_shown(op),
+            reason=f"{op.key} answers {', '.join(unreadable[:3])} only; generated servers read JSON answers (M218)",
+        )
     segments = _segments(op.path)
     tag = _first_tag(op) if grouping.by_tags else None
     if tag:

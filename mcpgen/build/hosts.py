@@ -64,7 +64,8 @@ def _concrete(server: Any, base_url: str) -> str | None:
     """A server object's URL with its variables at their defaults, relative ones against the API's."""
     if not isinstance(server, dict) or not isinstance(server.get("url"), str):
         return None
-    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+    found = server.get("variables")
+    variables: dict[str, Any] = found if isinstance(found, dict) else {}
     url = re.sub(
         r"\{([^{}]+)\}",
         lambda m: str((variables.get(m.group(1)) or {}).get("default", m.group(0))),

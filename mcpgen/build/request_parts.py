@@ -103,21 +103,34 @@ def accept_for(operation: Operation) -> str | None:
     types = _success_media_types(operation)
     if any(t == "application/json" for t in types) or not types:
         return None if not declared or declared[0] == "application/json" else str(declared[0])
-    own_json = [t for t in types if t.endswith("+json") or t.endswith("/json")]
+    own_json = [t for t in types if _is_json(t)]
     if own_json:
         return own_json[0]
     return str(declared[0]) if declared and declared[0] else ", ".join(types)
 
 
+def non_json_answers(operation: Operation) -> list[str]:
+    """The media types of the operation's success answers when none of them is JSON (a PDF, a PNG, an
+    HTML page): a generated server cannot read such an answer. [] when it answers JSON or says nothing."""
+    types = _success_media_types(operation)
+    return [] if not types or any(_is_json(t) for t in types) else types
+
+
+def _is_json(media: str) -> bool:
+    return media.endswith("+json") or media.endswith("/json")
+
+
 def _success_media_types(operation: Operation) -> list[str]:
+    """The media types of the 2xx answers, or of the `default` one when the spec lists no 2xx."""
     responses = operation.located.value.get("responses")
     if not isinstance(responses, dict):
         return []
+    success = [r for status, r in responses.items() if str(status).startswith("2")]
+    if not success and isinstance(responses.get("default"), dict):
+        success = [responses["default"]]
     found: list[str] = []
-    for status, response in responses.items():
-        if not str(status).startswith("2") or not isinstance(response, dict):
-            continue
-        content = response.get("content")
+    for response in success:
+        content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):
             found += [str(m).split(";")[0].strip().lower() for m in content if str(m).strip() != "*/*"]
     return list(dict.fromkeys(found))

@@ -18,7 +18,7 @@ from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, without_fields
-from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global
+from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
@@ -400,6 +400,17 @@ def _build_action(
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     sent = _credentials_sent(auths)
+    unreadable = non_json_answers(operation)
+    if unreadable:
+        diagnostics.append(
+            warning(
+                "M218",
+                f"{operation.key} answers {', '.join(unreadable[:3])} only; the server reads JSON answers, so "
+                f"action '{rule.name}' will report every success as an answer it cannot read",
+                rule.operation_source,
+                hint="leave this operation to a client that handles files, or map another one",
+            )
+        )
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
