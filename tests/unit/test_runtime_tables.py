@@ -232,12 +232,6 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
     )
-    mapping = _replaced(  # a second credential sent with the first: Upstream.extra_auth
-        mapping,
-        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
-        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
-        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
-    )
     mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
         mapping,
         "        operation: createCampaign\n",
