@@ -25,6 +25,7 @@ from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import (
     in_agent_units,
+    renamed_unit_mismatch,
     to_agent_units,
     unit_description,
     unit_spec,
@@ -829,6 +830,12 @@ def _param_spec(
     required = param.required if rule is None or rule.required is None else rule.required
     if default is not UNSET:
         required = False
+    mismatch = (
+        renamed_unit_mismatch(arg_name, param.wire_name, param.description, rule)
+        if rule and rule.name
+        else None
+    )
+    diagnostics += [mismatch] if mismatch else []
     # Every date-time is checked, as the spec allows it: with its offset, or local beside a time zone.
     param = replace(param, schema=with_local_times(with_date_time_format(param.schema, param.description)))
     schema = dict(param.schema)

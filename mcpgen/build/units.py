@@ -16,7 +16,7 @@ from typing import Any
 from mcpgen.build.schemas import json_type_of
 from mcpgen.conversions import MAJOR, minor_note, restate, spelled
 from mcpgen.conversions import MINOR as MINOR_NAMES
-from mcpgen.diagnostics import Diagnostic, error, rule_name
+from mcpgen.diagnostics import Diagnostic, error, rule_name, warning
 from mcpgen.ir import ActionSpec, FixedValue, ParamSpec, ResultUnitSpec, ToolSpec, UnitSpec
 from mcpgen.load.mapping import ParamRule, UnitRule
 from mcpgen.names import snake_case
@@ -345,3 +345,34 @@ def result_units(actions: list[ActionSpec]) -> tuple[ResultUnitSpec, ...]:
 
 def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+_SIZE_OR_TIME_WORD = re.compile(
+    r"\bin (?P<unit>KB|MB|GB|TB|KiB|MiB|GiB|TiB|bytes|milliseconds|seconds|minutes|hours|days)\b", re.I
+)
+_NAME_UNITS = {
+    "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "kib": "kib", "mib": "mib", "gib": "gib", "tib": "tib",
+    "bytes": "bytes", "ms": "milliseconds", "s": "seconds", "min": "minutes", "h": "hours", "days": "days",
+}  # fmt: skip
+
+
+def renamed_unit_mismatch(
+    arg_name: str, wire_name: str, description: str, rule: ParamRule
+) -> Diagnostic | None:
+    """A rename that claims a unit the API does not count in, with no conversion (T5): 'size_gb' for
+    "The size of the Disk in MB" would have the agent send 2 for 2 GB and get a 2 MB disk."""
+    found = _SIZE_OR_TIME_WORD.search(" ".join(description.split()))
+    if found is None or rule.unit is not None:
+        return None
+    spec_unit = found.group("unit").lower()
+    named = [_NAME_UNITS[t] for t in arg_name.split("_") if t in _NAME_UNITS]
+    if not named or named[-1] == spec_unit or named[-1] == {"milliseconds": "ms"}.get(spec_unit):
+        return None
+    return warning(
+        "M223",
+        f"'{arg_name}' says {named[-1]}, but the spec counts '{wire_name}' {found.group(0)} and nothing "
+        f"converts it ({rule_name('T5')})",
+        rule.source,
+        hint=f"add unit: {{agent: {arg_name.split('_')[-1]}, upstream: <the spec's unit>, factor: ...}}, "
+        f"or name it for the spec's unit",
+    )

@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from mcpgen.conversions import known_factor, minor_note, unknown_currency
 from mcpgen.currencies import LIST_ONE_PUBLISHED, MINOR_UNITS
+from mcpgen.pipeline import generate
 from tests.support.paths import ROOT
 
 
@@ -113,3 +115,19 @@ def test_an_amount_goes_out_and_comes_back_unchanged(
     sent = conversion.to_upstream(param, {"amount": major, "currency": code})
     assert sent == minor and isinstance(sent, int)
     assert conversion.to_agent(unit, sent, {"currency": code}) == major
+
+
+def test_a_rename_that_claims_another_unit_is_warned(tmp_path: Path) -> None:
+    """issue 12 defect 6: `size: {name: size_gb}` alone keeps the API's MB under a GB name.
+    # .cache/corpus/package/api/linode.com.json /components/schemas/Disk/properties/size ("The size of the Disk in MB.")"""
+    real = ROOT / "tests" / "fixtures" / "realspecs"
+    declared = "size: {name: size_gb, unit: {agent: gb, upstream: mb, factor: 1024}}"
+    mapping = (real / "linode.mapping.yaml").read_text(encoding="utf-8")
+    assert declared in mapping
+    bare = tmp_path / "mapping.yaml"
+    bare.write_text(mapping.replace(declared, "size: {name: size_gb}"), encoding="utf-8")
+    [warned] = [d for d in generate(real / "linode-disks.json", bare).diagnostics if d.code == "M223"]
+    assert "'size_gb' says gb, but the spec counts 'size' in MB and nothing converts it" in warned.message
+    assert [
+        d.code for d in generate(real / "linode-disks.json", real / "linode.mapping.yaml").diagnostics
+    ] == []
