@@ -53,13 +53,23 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.ParamSpec: (
         "Param",
-        {"arg_name": "arg", "wire_name": "wire", "location": "at", "unit": "unit", "path": "path"},
+        {
+            "arg_name": "arg",
+            "wire_name": "wire",
+            "location": "at",
+            "unit": "unit",
+            "path": "path",
+            "style": "style",
+            "explode": "explode",
+            "check_schema": "schema",
+        },
         {
             "required": "becomes Action.required",
             "schema": "goes to tools.json",
             "source": "diagnostics",
         },
     ),
+    ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
     ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
     ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
@@ -122,6 +132,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "accept": "accept",
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
+            "body_requires": "body_requires",
+            "variants": "variants",
         },
         {
             "description": "goes to tools.json",
@@ -175,7 +187,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages"):
+    for name in ("units", "pages", "schemas"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
     for spec, mapping in (
