@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 
-from mcpgen.conversions import KNOWN_UNITS, known_factor
+from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
@@ -52,8 +52,10 @@ class UnitRule:
 
     agent: str
     upstream: str
-    factor: float
+    factor: float  # 0 when it follows the currency `currency_from` names, call by call
     source: SourceRef
+    currency_from: str | None = None  # mapping key of the field holding the currency code
+    as_is: tuple[float, ...] = ()  # special values sent and returned unscaled (-1 = unlimited)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -440,29 +442,65 @@ def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _check_units(document: Document) -> list[Diagnostic]:
-    """A conversion is never guessed: an unknown pair needs its factor written out (T5)."""
+    """A conversion is never guessed: an unknown pair needs its factor written out, and money needs an
+    ISO 4217 code or the field that holds one (T5)."""
     found = []
     for pointer, unit in _unit_rules(document):
-        if unit["agent"] == unit["upstream"]:
-            found.append(
-                error(
-                    "M120",
-                    f"unit converts '{unit['agent']}' to itself",
-                    document.locate(pointer),
-                    hint="remove 'unit', or name the unit the API expects in 'upstream'",
-                )
-            )
-        elif "factor" not in unit and known_factor(unit["agent"], unit["upstream"]) is None:
-            found.append(
-                error(
-                    "M121",
-                    f"mcpgen does not know how many '{unit['upstream']}' make one '{unit['agent']}'",
-                    document.locate(pointer),
-                    hint=f"add 'factor: <upstream units in one {unit['agent']}>'; known units: "
-                    + ", ".join(KNOWN_UNITS),
-                )
-            )
+        found += [
+            error(code, what, document.locate(pointer), hint=hint)
+            for code, what, hint in _unit_problems(unit)
+        ]
     return found
+
+
+def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
+    agent, upstream = unit["agent"], unit["upstream"]
+    if agent == upstream:
+        return [
+            (
+                "M120",
+                f"unit converts '{agent}' to itself",
+                "remove 'unit', or name the unit the API expects in 'upstream'",
+            )
+        ]
+    if "currency_from" in unit or agent == MAJOR:
+        if agent != MAJOR or upstream not in MINOR or "currency_from" not in unit or "factor" in unit:
+            return [
+                (
+                    "M123",
+                    "an amount whose currency is another field is written {agent: major, upstream: minor, "
+                    "currency_from: <that field>}, without 'factor'",
+                    "the factor follows the currency of each call (JPY 1, USD 100, KWD 1000); for one fixed "
+                    "currency write {agent: usd, upstream: minor} instead",
+                )
+            ]
+        return []
+    if "factor" in unit:
+        return []
+    code = unknown_currency(agent, upstream)
+    if code is not None:
+        return [
+            (
+                "M122",
+                f"'{code}' is not an ISO 4217 currency code, so how many minor units make one is unknown",
+                "write the currency's ISO 4217 code (usd, jpy, kwd, ...), or give 'factor'",
+            )
+        ]
+    if known_factor(agent, upstream) is None:
+        sizes = {agent, upstream} & set(AMBIGUOUS_SIZES)
+        why = (
+            f"; '{sorted(sizes)[0]}' means 1000 or 1024 depending on the API (kib, mib, gib, tib are 1024)"
+            if sizes
+            else ""
+        )
+        return [
+            (
+                "M121",
+                f"mcpgen does not know how many '{upstream}' make one '{agent}'{why}",
+                f"add 'factor: <upstream units in one {agent}>'; known units: " + ", ".join(KNOWN_UNITS),
+            )
+        ]
+    return []
 
 
 def _check_previews(document: Document) -> list[Diagnostic]:
@@ -686,9 +724,14 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
 def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
     if unit is None:
         return None
-    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
+    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"]) or 0
     return UnitRule(
-        agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer)
+        agent=unit["agent"],
+        upstream=unit["upstream"],
+        factor=factor,
+        source=document.locate(pointer),
+        currency_from=unit.get("currency_from"),
+        as_is=tuple(unit.get("as_is") or ()),
     )
 
 

@@ -21,6 +21,7 @@ from mcpgen.ir import (
     ResultShape,
     ServerSpec,
     ToolSpec,
+    UnitSpec,
 )
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
@@ -214,7 +215,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     actions = [*tool.actions, *(a.preview.read for a in tool.actions if a.preview)]
     uses_fixed = any(a.fixed for a in actions)
     uses_params = any(a.params for a in actions)
-    uses_units = any(p.unit for a in actions for p in a.params)
+    uses_units = any(p.unit for a in actions for p in a.params) or any(a.result_units for a in actions)
     preview = tool.preview
     names = [
         "Action",
@@ -222,6 +223,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         *(["Guard"] if preview and preview.guards else []),
         *(["Param"] if uses_params else []),
         *(["Preview"] if preview else []),
+        *(["ResultUnit"] if any(a.result_units for a in actions) else []),
         "Tool",
         *(["Unit"] if uses_units else []),
         *(["Variant"] if any(a.variants for a in actions) else []),
@@ -264,6 +266,7 @@ def _preview_call(preview: PreviewSpec) -> Call:
                             ("arg", g.arg_name),
                             ("current", g.current_field),
                             ("max_increase_pct", g.max_increase_pct),
+                            *((("unit", _unit_call(g.unit)),) if g.unit else ()),
                         ),
                     )
                     for g in preview.guards
@@ -293,7 +296,15 @@ def _action_call(action: ActionSpec) -> Call:
             (
                 "fixed",
                 tuple(
-                    Call("Fixed", (("wire", f.wire_name), ("at", f.location), ("value", f.value)))
+                    Call(
+                        "Fixed",
+                        (
+                            ("wire", f.wire_name),
+                            ("at", f.location),
+                            ("value", f.value),
+                            *((("path", f.path),) if f.path else ()),
+                        ),
+                    )
                     for f in action.fixed
                 ),
             )
@@ -314,6 +325,16 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.result_units:
+        kwargs.append(
+            (
+                "result_units",
+                tuple(
+                    Call("ResultUnit", (("field", r.field), ("name", r.name), ("unit", _unit_call(r.unit))))
+                    for r in action.result_units
+                ),
+            )
+        )
     if action.idempotency_body:
         kwargs.append(("idempotency_body", action.idempotency_body))
     if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
@@ -344,21 +365,9 @@ def _param_call(param: ParamSpec) -> Call:
         ("at", param.location),
     ]
     if param.unit is not None:
-        unit = param.unit
-        kwargs.append(
-            (
-                "unit",
-                Call(
-                    "Unit",
-                    (
-                        ("agent", unit.agent),
-                        ("upstream", unit.upstream),
-                        ("factor", unit.factor),
-                        ("integer", unit.integer),
-                    ),
-                ),
-            )
-        )
+        kwargs.append(("unit", _unit_call(param.unit)))
+    if param.path:
+        kwargs.append(("path", param.path))
     if param.style is not None:
         kwargs.append(("style", param.style))
     if param.explode is not None:
@@ -366,6 +375,25 @@ def _param_call(param: ParamSpec) -> Call:
     if param.check_schema is not None:
         kwargs.append(("schema", param.check_schema))
     return Call("Param", tuple(kwargs))
+
+
+def _unit_call(unit: UnitSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [
+        ("agent", unit.agent),
+        ("upstream", unit.upstream),
+        ("factor", unit.factor),
+        ("integer", unit.integer),
+    ]
+    for key, value in (
+        ("currency_arg", unit.currency_arg),
+        ("currency_key", unit.currency_key),
+        ("currency_fixed", unit.currency_fixed),
+        ("currency_sibling", unit.currency_sibling),
+        ("as_is", unit.as_is),
+    ):
+        if value:
+            kwargs.append((key, value))
+    return Call("Unit", tuple(kwargs))
 
 
 def _shape_call(shape: ResultShape) -> Call:
@@ -497,7 +525,10 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
             tool.name,
             action.name,
             f"`{param.arg_name}` in {param.unit.agent}",
-            f"`{param.wire_name}` in {param.unit.upstream} (x {param.unit.factor:g})",
+            f"`{param.wire_path}` in {param.unit.upstream} "
+            + (
+                f"(x {param.unit.factor:g})" if param.unit.factor else "(by the currency's ISO 4217 decimals)"
+            ),
         )
         for tool in server.tools
         for action in tool.actions

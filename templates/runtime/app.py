@@ -24,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from .access import Access, Caller, ScopeCheck, current_caller, http_auth
+from .conversion import convert_results
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
@@ -250,9 +251,8 @@ class Dispatcher:
         upstream = self.config.upstream
         request = build_request(upstream, action, values, idempotency_key)
         response = await send(self.client(), upstream, request, action)
-        answer = await self.hooks.after(
-            tool_name, action.name, interpret(response, action, values)
-        )
+        shown = convert_results(action, interpret(response, action, values))  # T5
+        answer = await self.hooks.after(tool_name, action.name, shown)
         return answer, response
 
     def _secrets(self) -> tuple[str, ...]:

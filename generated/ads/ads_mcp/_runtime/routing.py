@@ -18,8 +18,28 @@ class Unit:
 
     agent: str
     upstream: str
-    factor: float
+    factor: float  # 0: money in the main unit of the currency the call names (conversion.py)
     integer: bool = False  # the upstream takes whole numbers only
+    currency_arg: str | None = (
+        None  # the argument holding that currency's ISO 4217 code
+    )
+    currency_key: tuple[
+        str, ...
+    ] = ()  # where the code sits inside that argument's object
+    currency_fixed: str | None = None  # the code the server always sends
+    currency_sibling: str | None = (
+        None  # in a record: the key beside the amount naming its currency
+    )
+    as_is: tuple[float, ...] = ()  # special values (-1 = unlimited) never scaled
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultUnit:
+    """A result field in the API's unit, shown in the agent's unit under the argument's name (T5)."""
+
+    field: str  # dotted path in a record: 'size', 'amount_money.amount'
+    name: str
+    unit: Unit
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +50,8 @@ class Param:
     wire: str
     at: Location
     unit: Unit | None = None
+    # A field inside the body object `wire` ('amount_money' + ('amount',)): sent at body[wire][path...].
+    path: tuple[str, ...] = ()
     # OpenAPI serialization (upstream.py): 'form', 'deepObject', 'spaceDelimited', 'pipeDelimited',
     # 'simple', or 'json' for a JSON `content` parameter; None: the location's default.
     style: str | None = None
@@ -54,6 +76,7 @@ class Fixed:
     wire: str
     at: Location
     value: Any
+    path: tuple[str, ...] = ()  # inside the body object `wire`, as for Param
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +103,9 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    result_units: tuple[
+        ResultUnit, ...
+    ] = ()  # result fields shown in the agent's unit (T5)
     # The mapping names this body field as the API's idempotency key; the server fills it (E4).
     idempotency_body: str | None = None
     # The mapping says whether calling it twice is safe, where its method says otherwise (a search
@@ -108,7 +134,7 @@ class Action:
 
     def arg_for(self, wire: str) -> str | None:
         """The agent-facing name of an upstream field, so messages never name the wire name."""
-        return next((p.arg for p in self.params if p.wire == wire), None)
+        return next((p.arg for p in self.params if p.wire == wire and not p.path), None)
 
     @property
     def idempotent(self) -> bool:
@@ -124,6 +150,9 @@ class Guard:
     arg: str
     current: str  # field of the preview's read result
     max_increase_pct: float
+    unit: Unit | None = (
+        None  # the current value is in the API's unit, the argument in the agent's
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,6 +25,7 @@ import jsonschema
 from .errors import MAX_QUOTED, Recovery, ToolError, quoted
 from .patterns import python_pattern
 from .routing import Action, Param, Tool
+from .times import local_time_problems
 
 # Deeper than any argument of a flat schema (T6); deeper still would exhaust the validator's stack.
 MAX_DEPTH = 32
@@ -272,8 +273,22 @@ def _whole_pattern(
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+_DRAFT_PROPERTIES = jsonschema.Draft202012Validator.VALIDATORS["properties"]
+
+
+def _properties_and_local_times(
+    validator: Any, properties: Any, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """The stock `properties` check, then local times beside their time zone (times.py, T5)."""
+    yield from _DRAFT_PROPERTIES(validator, properties, instance, schema)
+    if validator.is_type(instance, "object") and isinstance(properties, dict):
+        for message in local_time_problems(instance, properties):
+            yield jsonschema.ValidationError(message)
+
+
 _Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
+    jsonschema.Draft202012Validator,
+    {"pattern": _whole_pattern, "properties": _properties_and_local_times},
 )
 
 

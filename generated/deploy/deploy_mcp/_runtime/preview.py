@@ -27,8 +27,9 @@ from typing import Any
 
 import anyio
 
+from .conversion import current_in_agent_units
 from .errors import Recovery, ToolError, quoted
-from .routing import Action, Guard, Preview, Tool
+from .routing import Action, Guard, Preview, Tool, Unit
 from .store import PreviewRecord, PreviewStore, open_store
 
 # (action, arguments) -> the upstream's answer as a dict; raises ToolError.
@@ -91,7 +92,8 @@ class Previews:
                 expires_at=expires_at,
             )
         )
-        changes, unchanged = _compare(preview.compared, values, current)
+        units = {p.arg: p.unit for p in action.params if p.unit is not None}
+        changes, unchanged = _compare(preview.compared, values, current, units)
         until = _utc(expires_at)
         shown: dict[str, Any] = {
             "preview_id": preview_id,
@@ -298,7 +300,9 @@ def _check_guard(
     if guard.arg not in values:
         return
     new = values[guard.arg]
-    old = _field(current, guard.current)
+    old = current_in_agent_units(
+        guard.unit, current, guard.current
+    )  # T5: in the argument's unit
     limit = f"+{guard.max_increase_pct:g}%"
     if not _is_number(old):
         got = f"no {guard.current}" if old is None else f"{guard.current} {quoted(old)}"
@@ -339,7 +343,10 @@ def _field(record: dict[str, Any], path: str) -> Any:
 
 
 def _compare(
-    compared: Mapping[str, str], values: dict[str, Any], current: dict[str, Any]
+    compared: Mapping[str, str],
+    values: dict[str, Any],
+    current: dict[str, Any],
+    units: Mapping[str, Unit] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """What the change sets, field by field, against the current record: only the fields it sets,
     an object argument (a partial update's patch) compared key by key, never the whole record.
@@ -351,7 +358,7 @@ def _compare(
     ]
     while pending:  # bounded: every step goes one level into the (validated) arguments
         arg, field, after = pending.pop(0)
-        before = _field(current, field)
+        before = current_in_agent_units((units or {}).get(arg), current, field)
         if isinstance(after, dict) and after and isinstance(before, dict | None):
             pending[:0] = [(f"{arg}.{k}", f"{field}.{k}", v) for k, v in after.items()]
         elif before == after and type(before) is type(after):

@@ -17,10 +17,11 @@ from urllib.parse import quote, urlencode
 import anyio.to_thread
 import httpx
 
+from .conversion import to_upstream
 from .errors import Recovery, ToolError
 from .pagination import merge_query, page_query
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
-from .routing import Action, Param
+from .routing import Action
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -111,11 +112,17 @@ def build_request(
     form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed = [
-        (p.wire, p.at, to_upstream_units(p, values[p.arg]), p.style, p.explode)
+        (p.wire, p.at, to_upstream(p, values), p.style, p.explode)
         for p in action.params
-        if p.arg in values
+        if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed]
+    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
+    nested = [
+        (p.wire, p.path, to_upstream(p, values))
+        for p in action.params
+        if p.path and p.arg in values
+    ]
+    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -135,6 +142,12 @@ def build_request(
             )
         else:
             whole_body = value
+    for (
+        wire,
+        path,
+        value,
+    ) in nested:  # fields the mapping lifted out of their body object (T2)
+        _put_nested(body, wire, path, value)
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
@@ -164,24 +177,17 @@ def build_request(
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
 
 
-def to_upstream_units(param: Param, value: Any) -> Any:
-    """weight_kg=1.5 is sent as weight=1500 when the API counts grams (T5)."""
-    unit = param.unit
-    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    sent = value * unit.factor
-    whole = round(sent)
-    if abs(sent - whole) < 1e-9 * max(1.0, abs(sent)):
-        return whole
-    if unit.integer:
-        step = 1 / unit.factor
-        raise ToolError(
-            f"{param.arg}={value:g} is finer than the API accepts: it takes whole {unit.upstream}, "
-            f"and 1 {unit.upstream} is {step:g} {unit.agent}.",
-            f"Round {param.arg} to a multiple of {step:g} and call again.",
-            Recovery.FIX_INPUT,
-        )
-    return sent
+def _put_nested(
+    body: dict[str, Any], wire: str, path: tuple[str, ...], value: Any
+) -> None:
+    """body[wire][path...] = value, beside what the agent passed in the object itself (copied, never
+    changed in place)."""
+    holder = body
+    for key in (wire, *path[:-1]):
+        inner = holder.get(key)
+        holder[key] = dict(inner) if isinstance(inner, dict) else {}
+        holder = holder[key]
+    holder[path[-1]] = value
 
 
 def _idempotency_header(upstream: Upstream, action: Action) -> str:
