@@ -214,7 +214,7 @@ def _choose_grouping(spec: Spec) -> _Grouping:
             frozenset(),
             f"by tag ({len(tags)} tags, {tagged / len(tags):.0f} operations each on average)",
         )
-    firsts = Counter()
+    firsts: Counter[str] = Counter()
     for op in operations:
         segments = _segments(op.path)
         if len(segments) > 1 and not _is_param(segments[0]) and _is_param(segments[1]):
@@ -585,7 +585,7 @@ def _tool_description(
 
 def _change_verbs(actions: list[DraftAction]) -> str:
     kinds = {a.name.split("_", 1)[0] for a in actions}
-    verbs = [v for v in ("create", "update", "delete") if v in kinds]
+    verbs: list[str] = [v for v in ("create", "update", "delete") if v in kinds]
     if not verbs:
         return "Change"
     if len(verbs) == 1 and len(kinds) > 1:
@@ -837,7 +837,7 @@ def _param_key(param: Any, wire_counts: Counter[str]) -> str:
     location = "body" if param.location == "body_whole" else param.location
     if wire_counts[param.wire_name] > 1 or "." in param.wire_name:
         return f"{location}.{param.wire_name}"
-    return param.wire_name
+    return str(param.wire_name)
 
 
 # --- server ----------------------------------------------------------------------------------------

@@ -194,9 +194,10 @@ DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 @cache
 def mapping_schema() -> dict[str, Any]:
-    return json.loads(
+    schema: dict[str, Any] = json.loads(
         resources.files(__package__).joinpath("mapping.schema.json").read_text(encoding="utf-8")
     )
+    return schema
 
 
 def schema_path() -> Path:
@@ -227,7 +228,9 @@ def _end_anchored(pattern: str) -> str:
     return pattern
 
 
-_MappingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+_MappingValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+)
 
 
 def validate_mapping_document(document: Document) -> list[Diagnostic]:
@@ -272,6 +275,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     described = schema.get("description")
     kind = problem.validator
     value = problem.instance
+    rule: Any = problem.validator_value  # the schema keyword's value (typed with a never-set sentinel)
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
@@ -285,7 +289,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in extra
         ]
     if kind == "required":
-        missing = [k for k in problem.validator_value if not (isinstance(value, dict) and k in value)]
+        missing = [k for k in rule if not (isinstance(value, dict) and k in value)]
         return [
             error(
                 "M102",
@@ -296,12 +300,12 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in missing
         ]
     if kind == "pattern":
-        hint = _pattern_hint(problem.validator_value, value)
+        hint = _pattern_hint(rule, value)
         return [
             error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
         ]
     if kind in ("enum", "const"):
-        options = problem.validator_value if kind == "enum" else [problem.validator_value]
+        options = rule if kind == "enum" else [rule]
         shown = ", ".join(json.dumps(o) for o in options)
         return [
             error(
@@ -312,7 +316,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             )
         ]
     if kind == "type":
-        expected = problem.validator_value
+        expected = rule
         return [
             error(
                 "M105",
@@ -325,7 +329,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         return [
             error(
                 "M106",
-                f"{where} needs at least {problem.validator_value} entry",
+                f"{where} needs at least {rule} entry",
                 document.locate(pointer),
                 hint=described,
             )
@@ -612,8 +616,9 @@ def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> P
 
 
 def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
-    location, dot, wire = key.partition(".")
-    if not dot or location not in PARAM_LOCATIONS:
+    prefix, dot, wire = key.partition(".")
+    location: str | None = prefix
+    if not dot or prefix not in PARAM_LOCATIONS:
         location, wire = None, key
     return ParamRule(
         key=key,
@@ -636,6 +641,7 @@ def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) ->
     if unit is None:
         return None
     factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
+    assert factor is not None, "_check_units reports an unknown pair before the mapping is read"
     return UnitRule(
         agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer)
     )
@@ -680,7 +686,8 @@ def _property_description(schema: dict[str, Any], key: str) -> str | None:
     prop = schema.get("properties", {}).get(key, {})
     if "$ref" in prop:
         prop = mapping_schema()["$defs"].get(prop["$ref"].rsplit("/", 1)[-1], {})
-    return prop.get("description")
+    described = prop.get("description")
+    return described if isinstance(described, str) else None
 
 
 def _did_you_mean(word: str, options: list[str]) -> str:
@@ -721,7 +728,7 @@ def _article(json_type: Any) -> str:
         "null": "null",
     }
     if isinstance(json_type, list):
-        return " or ".join(names.get(t, t) for t in json_type)
+        return " or ".join(names.get(str(t), str(t)) for t in json_type)
     return names.get(json_type, str(json_type))
 
 

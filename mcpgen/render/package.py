@@ -51,7 +51,7 @@ def templates_root() -> Traversable:
     packaged = resources.files("mcpgen").joinpath("templates")
     if packaged.is_dir():
         return packaged
-    return resources.files("mcpgen").joinpath("..", "templates")  # type: ignore[return-value]
+    return resources.files("mcpgen").joinpath("..", "templates")
 
 
 @cache

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -308,7 +308,7 @@ def _retry_after_s(value: str) -> int | None:
             return None
         if when.tzinfo is None:
             return None
-        seconds = max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
+        seconds = max(0, math.ceil((when - datetime.now(timezone.utc)).total_seconds()))
     return seconds if seconds <= MAX_RETRY_AFTER_S else None
 
 

@@ -65,7 +65,7 @@ def fit(
         "reason": f"the full result is larger than this server's budget of {max_tokens} tokens",
     }
     items = data.get("items")
-    if isinstance(items, list) and parts.pop(("items",), None):
+    if isinstance(items, list) and parts.pop(("items",), None) is not None:
         cut = _page_note(cut, len(items), note, tool, arguments, paging, limit_arg)
     shown = [
         f"{_name(p)} ({n} characters)" for p, n in strings.items() if _exists(cut, p)

@@ -172,7 +172,8 @@ _FORMAT_EXAMPLES = {
 def _within_bits(bits: int, value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return True  # the type check speaks for other values
-    return -(2**bits) <= value <= 2**bits - 1
+    bound = 1 << bits
+    return -bound <= value <= bound - 1
 
 
 # OpenAPI's integer formats: a value past them would overflow the API's own integer type.
@@ -198,7 +199,7 @@ def _whole_pattern(
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
     jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
 )
 
@@ -229,7 +230,7 @@ def _explain(problem: jsonschema.ValidationError) -> str:
     """jsonschema's message, with what to write instead where it has nothing to say (E2), and the
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
-    expected = _FORMAT_EXAMPLES.get(bound) if kind == "format" else None
+    expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
     if expected:
         return f"{quoted(value)} is not {expected}."
     if kind in _SIZES and isinstance(value, str | list):

@@ -27,6 +27,7 @@ import jwt
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from pydantic import AnyHttpUrl
 
 from .errors import Recovery, ToolError
 
@@ -130,6 +131,8 @@ def _by_kid(key_set: jwt.PyJWKSet, token: str) -> jwt.PyJWK:
     kid = jwt.get_unverified_header(token).get("kid")
     if kid is None and len(key_set.keys) == 1:
         return key_set.keys[0]
+    if not isinstance(kid, str):
+        raise KeyError("the token names no key of several")
     return key_set[kid]  # KeyError for an unknown kid
 
 
@@ -159,8 +162,8 @@ def http_auth(access: Access) -> dict[str, Any]:
             "(the issuer's JWKS, https:// or file://)."
         )
     settings = AuthSettings(
-        issuer_url=access.issuer,
-        resource_server_url=access.audience,
+        issuer_url=AnyHttpUrl(access.issuer),
+        resource_server_url=AnyHttpUrl(access.audience),
         required_scopes=list(access.scopes) or None,
         validate_token_resource=False,  # JwtVerifier checks `aud` itself
     )

@@ -55,9 +55,10 @@ class ServerConfig:
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
-    return json.loads(
+    contract: list[dict[str, Any]] = json.loads(
         resources.files(package).joinpath("tools.json").read_text(encoding="utf-8")
     )
+    return contract
 
 
 def load_input_schemas(package: str) -> dict[str, Any] | None:
@@ -268,7 +269,8 @@ def _loggable(value: Any) -> str:
 def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
     if tool.preview is not None:
         return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
-    return schemas[tool.name]
+    schema: dict[str, Any] = schemas[tool.name]
+    return schema
 
 
 def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:

@@ -67,7 +67,9 @@ def page_query(
     check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
         page = int(values.get(PAGE_ARG, 1))
-        limit = int(values[paging.limit]) if paging.limit in values else 0
+        limit = (
+            int(values[paging.limit]) if paging.limit and paging.limit in values else 0
+        )
         return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
     if paging.style == "link" and values.get(CURSOR_ARG):
         return decode_cursor(str(values[CURSOR_ARG]))

@@ -126,4 +126,5 @@ def _fresh_tools(package: str) -> Sequence[Tool]:
     ]:
         del sys.modules[name]
     invalidate_caches()
-    return import_module(f"{package}.tools").TOOLS
+    tools: Sequence[Tool] = import_module(f"{package}.tools").TOOLS
+    return tools

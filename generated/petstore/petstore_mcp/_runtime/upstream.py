@@ -118,7 +118,9 @@ def build_request(
         content["data"] = {k: _scalar(v) for k, v in body.items()}
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-    return httpx.Request(action.method, url, params=query, headers=headers, **content)
+    return httpx.Request(
+        action.method, url, params=tuple(query), headers=headers, **content
+    )
 
 
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
