@@ -34,7 +34,7 @@ from mcpgen.build.results import (
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
-from mcpgen.diagnostics import DiagnosticError
+from mcpgen.diagnostics import DiagnosticError, rule_name
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.names import READ_METHODS, RESERVED_ARGS, TOOL_NAME_COMFORT_LENGTH, snake_case
 
@@ -738,7 +738,10 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
         name, why = base, ""
         hint = stated_unit(param.schema, param.description, info.units.get((param.wire_name, param.location)))
         if hint is not None and not carries(name, hint.unit):
-            name, why = with_unit(name, hint.unit), f"unit in the name (T5): the spec says {hint.evidence}"
+            name, why = (
+                with_unit(name, hint.unit),
+                f"unit in the name ({rule_name('T5')}): the spec says {hint.evidence}",
+            )
         if name in RESERVED_ARGS:
             name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
         if role is None and name in owned_names:
@@ -758,7 +761,7 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
                 _typed_name(name, type_, tool_types),
                 (
                     f"'{seen_as}' is {tool_types[seen_as]} in another action of this tool, {type_} here; "
-                    "one tool has one flat parameter set (T2, M207)"
+                    f"one tool has one flat parameter set ({rule_name('T2')}, M207)"
                 ),
             )
         name = _free(name[:ARG_MAX].rstrip("_"), others, type_, tool_types)

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from mcpgen.conversions import KNOWN_UNITS, known_factor
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
 
@@ -490,7 +490,8 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                                 "M133",
                                 f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
                                 document.locate(join_pointer(pointer, "params", key, knob)),
-                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action "
+                                f"({rule_name('S1')}; {rule_name('S2')})",
                             )
                         )
     return found

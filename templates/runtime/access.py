@@ -1,4 +1,4 @@
-"""Who may call the server over streamable HTTP (P3).
+"""Who may call the server over streamable HTTP (P3 credentials).
 
 Every HTTP request needs a bearer token issued for this server: a JWT whose issuer and audience
 are checked, signed with a key from the server's environment (MCP_AUTH_JWT_SECRET for HS256, or
@@ -47,7 +47,7 @@ class Access:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Caller:
-    subject: str  # the token's `sub` (or its client id): previews are bound to it (S3)
+    subject: str  # the token's `sub` (or its client id): previews are bound to it (S3 handles)
     scopes: frozenset[str]
 
 
@@ -96,7 +96,7 @@ class JwtVerifier:
                 options={"require": ["exp", "iss", "aud"]},
             )
         except (jwt.PyJWTError, OSError, KeyError) as exc:
-            # The reason, never the token (E5).
+            # The reason, never the token (E5 no internals).
             log.info("refused a bearer token: %s", type(exc).__name__)
             return None
         subject = claims.get("sub")
@@ -171,7 +171,7 @@ def http_auth(access: Access) -> dict[str, Any]:
 
 
 class ScopeCheck:
-    """Per-tool scopes: which tools a caller sees, and whether it may call one (P2, P3)."""
+    """Per-tool scopes: which tools a caller sees, and whether it may call one (P2 deterministic tools/list; P3 credentials)."""
 
     def __init__(self, required: Mapping[str, Iterable[str]], enforced: bool):
         self.required = {name: tuple(scopes) for name, scopes in required.items()}

@@ -1,14 +1,14 @@
-"""Preview, then apply (S1): `<tool>_preview` computes the change and hands out an opaque id,
+"""Preview, then apply (S1 preview, then apply): `<tool>_preview` computes the change and hands out an opaque id,
 `<tool>_apply(preview_id)` makes exactly that change, once.
 
 A preview id is `pv.<nonce>.<signature>`: the nonce is random (unguessable), the signature an HMAC
 over the nonce, the tool and the caller (tamper-evident, and bound to whoever previewed it when the
-transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3).
-Guard rules (S2) are checked against the current value when the preview is made.
+transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3 handles).
+Guard rules (S2 guard rails as errors) are checked against the current value when the preview is made.
 
 An apply claims its preview in the store, with who holds the claim and since when. Whatever the
 claim's holder had not recorded when it stopped (a crash, a kill, a timeout) is an unknown outcome
-(E4), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
+(E4 unknown outcome is not retry), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
 may have made the change. A claim is waited for only while its holder may still be running it.
 """
 
@@ -64,7 +64,7 @@ class Previews:
 
     def store(self) -> PreviewStore:
         if self._store is None:
-            # Opened at the first preview, never at start-up (E3).
+            # Opened at the first preview, never at start-up (E3 which kind of recovery).
             self._store = open_store(self.package)
         return self._store
 
@@ -125,11 +125,13 @@ class Previews:
         if record is None or record.subject != subject or record.tool != tool.name:
             raise _unknown(tool, "is unknown to this server")
         if record.status == "done" and record.result is not None:
-            return record.result  # the first apply's result: one id, one effect (S1)
+            return (
+                record.result
+            )  # the first apply's result: one id, one effect (S1 preview, then apply)
         if record.status in ("applying", "unknown"):
             raise _outcome_unknown(
                 tool, record
-            )  # expired or not: the API may have it (E4)
+            )  # expired or not: the API may have it (E4 unknown outcome is not retry)
         if record.expires_at <= time.time():
             raise ToolError(
                 f"preview_id expired at {_utc(record.expires_at)}; nothing was changed.",
@@ -166,11 +168,11 @@ class Previews:
                 await store.release(preview_id, why)
             raise
         try:
-            # The same key on every apply of one preview: a retry after a timeout stays one change (E4).
+            # The same key on every apply of one preview: a retry after a timeout stays one change (E4 unknown outcome is not retry).
             result = await execute(action, arguments, _idempotency_key(preview_id))
         except ToolError as exc:
             if exc.recovery is Recovery.CHECK_OUTCOME:
-                # It may have taken effect: this id is never sent again (E4).
+                # It may have taken effect: this id is never sent again (E4 unknown outcome is not retry).
                 await store.release(preview_id, exc.what, status="unknown")
                 exc.how += (
                     f" If the change is not there, call {tool.name}_preview again."
@@ -184,7 +186,7 @@ class Previews:
             raise
         except BaseException:
             # Cut off mid-call (cancelled, or a failure of the server's own): the request may
-            # have reached the API, so it is never sent again (E4).
+            # have reached the API, so it is never sent again (E4 unknown outcome is not retry).
             with anyio.CancelScope(shield=True):
                 await store.release(
                     preview_id, "the apply was interrupted", status="unknown"

@@ -36,7 +36,7 @@ from .truncation import DEFAULT_MAX_TOKENS
 from .upstream import Upstream, build_request, send
 from .validation import ToolValidator
 
-# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6).
+# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6 nothing on stdout).
 log = logging.getLogger("mcp_server")
 
 
@@ -50,8 +50,10 @@ class ServerConfig:
     upstream: Upstream
     # Serve the '<name>_server_info' diagnostic tool (info.py).
     server_info: bool = False
-    max_result_tokens: int = DEFAULT_MAX_TOKENS  # the result size budget (R4)
-    access: Access | None = None  # bearer tokens checked over HTTP (P3)
+    max_result_tokens: int = (
+        DEFAULT_MAX_TOKENS  # the result size budget (R4 truncation is announced)
+    )
+    access: Access | None = None  # bearer tokens checked over HTTP (P3 credentials)
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -69,7 +71,7 @@ def load_input_schemas(package: str) -> dict[str, Any] | None:
 
 
 class Dispatcher:
-    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
+    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1 tool errors are results)."""
 
     def __init__(
         self,
@@ -92,7 +94,7 @@ class Dispatcher:
             tool.name: ToolValidator(tool, _validated_schema(tool, schemas))
             for tool in tools
         }
-        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1).
+        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1 preview, then apply).
         self.confirmed = {
             name: tool
             for tool in tools
@@ -127,7 +129,7 @@ class Dispatcher:
         return fresh
 
     def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
-        """The contract less the tools the caller's token has no scope for (P2, P3)."""
+        """The contract less the tools the caller's token has no scope for (P2 deterministic tools/list; P3 credentials)."""
         if not self.enforce_access:
             return self.listing
         return types.ListToolsResult(
@@ -136,7 +138,7 @@ class Dispatcher:
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            # Every upstream call has a timeout (P5); the SDK never sees the upstream's credentials.
+            # Every upstream call has a timeout (P5 timeouts); the SDK never sees the upstream's credentials.
             self._client = httpx.AsyncClient(
                 timeout=self.config.upstream.timeout_s, follow_redirects=False
             )
@@ -147,7 +149,7 @@ class Dispatcher:
     ) -> types.CallToolResult:
         """Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
-        was raised (E1, E5). Only an unknown tool is a JSON-RPC error."""
+        was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
@@ -177,7 +179,7 @@ class Dispatcher:
             return success_result(self.discovery.search(arguments, visible)), "ok"
         if kind is not None:
             name, arguments = self.discovery.unwrap(arguments)
-        self.scopes.check(name, caller)  # every call, listed or not (P3)
+        self.scopes.check(name, caller)  # every call, listed or not (P3 credentials)
         confirmed = self.confirmed.get(name)
         if confirmed is not None:
             answer = await self._confirmed_call(name, confirmed, arguments, caller)
@@ -192,7 +194,7 @@ class Dispatcher:
         split = any(t.name == name for t in self.confirmed.values())
         validator = None if split else self.validators.get(name)
         if validator is None:
-            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
+            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1 tool errors are results).
             raise MCPError(
                 code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
@@ -211,7 +213,7 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None,
     ) -> dict[str, Any]:
-        """`<tool>_preview` or `<tool>_apply` (S1); the preview is bound to the caller (S3)."""
+        """`<tool>_preview` or `<tool>_apply` (S1 preview, then apply); the preview is bound to the caller (S3 handles)."""
         subject = caller.subject if caller is not None else ""
         if name.endswith("_preview"):
             action = tool.actions[0]
@@ -315,7 +317,7 @@ def build_server(
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        # The contract, verbatim and in name order (P2), less what the caller may not use (P3).
+        # The contract, verbatim and in name order (P2 deterministic tools/list), less what the caller may not use (P3 credentials).
         return dispatcher.listing_for(current_caller())
 
     async def call_tool(
@@ -356,7 +358,7 @@ def build_server(
         lifespan=live.lifespan,
         # prompts and resources lists depend on nothing but this package's contract, so every caller
         # may share them; tools/list does too unless access checks make it depend on the caller's
-        # scopes (P2).
+        # scopes (P2 deterministic tools/list).
         cache_hints={
             "tools/list": CacheHint(
                 ttl_ms=300_000, scope="private" if config.access else "public"
@@ -437,7 +439,7 @@ def run(
         level=args.log_level,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    # httpx logs full request URLs, which can carry an api key in the query (E5).
+    # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
     server = build_server(
         config,

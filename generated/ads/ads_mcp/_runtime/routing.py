@@ -14,7 +14,7 @@ Location = Literal["path", "query", "header", "cookie", "body", "body_whole"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unit:
-    """The agent passes `agent` units; the upstream gets `value * factor` in `upstream` units (T5)."""
+    """The agent passes `agent` units; the upstream gets `value * factor` in `upstream` units (T5 parameter names)."""
 
     agent: str
     upstream: str
@@ -52,15 +52,19 @@ class Action:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: tuple[Fixed, ...] = ()
     body: Literal["json", "form"] | None = None
-    # Where error messages send the agent next (E2, E4), decided by the generator: `find_with` finds
+    # Where error messages send the agent next (E2 what, why, how; E4 unknown outcome is not retry), decided by the generator: `find_with` finds
     # the `finds` argument's value ("ads_campaigns_find action list"), `check_with` shows whether a
     # change took effect ("ads_campaigns_find action get").
     find_with: str | None = None
     finds: str | None = None
     check_with: str | None = None
-    shape: Shape | None = None  # set on read actions: they take response_format (R2)
-    paging: Paging | None = None  # set on list actions (R3)
-    preview: Preview | None = None  # confirm: preview, see preview.py (S1)
+    shape: Shape | None = (
+        None  # set on read actions: they take response_format (R2 concise or detailed)
+    )
+    paging: Paging | None = None  # set on list actions (R3 pagination)
+    preview: Preview | None = (
+        None  # confirm: preview, see preview.py (S1 preview, then apply)
+    )
     # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
@@ -86,7 +90,7 @@ class Action:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Guard:
-    """Refuse a new value more than `max_increase_pct` above the current one (S2)."""
+    """Refuse a new value more than `max_increase_pct` above the current one (S2 guard rails as errors)."""
 
     arg: str
     current: str  # field of the preview's read result
@@ -95,7 +99,7 @@ class Guard:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Preview:
-    """How a previewed action reads the current state, and what it compares (S1)."""
+    """How a previewed action reads the current state, and what it compares (S1 preview, then apply)."""
 
     read: Action
     ttl_minutes: int
@@ -110,7 +114,9 @@ class Preview:
 class Tool:
     name: str
     actions: tuple[Action, ...]
-    scopes: tuple[str, ...] = ()  # a caller's token needs them over HTTP (P3)
+    scopes: tuple[
+        str, ...
+    ] = ()  # a caller's token needs them over HTTP (P3 credentials)
 
     @property
     def preview(self) -> Preview | None:
@@ -118,7 +124,7 @@ class Tool:
 
     @property
     def served_names(self) -> tuple[str, ...]:
-        """tools/list names: the tool itself, or its `_preview` and `_apply` pair (S1)."""
+        """tools/list names: the tool itself, or its `_preview` and `_apply` pair (S1 preview, then apply)."""
         if self.preview is None:
             return (self.name,)
         return (f"{self.name}_preview", f"{self.name}_apply")

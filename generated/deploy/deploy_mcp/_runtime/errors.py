@@ -1,4 +1,4 @@
-"""Tool errors are results the model can act on (E1): what went wrong, and which kind of recovery fits (E3)."""
+"""Tool errors are results the model can act on (E1 tool errors are results): what went wrong, and which kind of recovery fits (E3 which kind of recovery)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-# The most of one value an error message repeats: enough to find the mistake, never megabytes (E2).
+# The most of one value an error message repeats: enough to find the mistake, never megabytes (E2 what, why, how).
 MAX_QUOTED = 200
 # The generated package: frames in it are named relative to it, others by file name only.
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ def quoted(value: Any) -> str:
 
 
 def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
-    """A failure the server did not foresee, named by its type only: no trace, no values (E5)."""
+    """A failure the server did not foresee, named by its type only: no trace, no values (E5 no internals)."""
     during = f" while running action {quoted(action)}" if action is not None else ""
     return ToolError(
         f"{tool} failed unexpectedly{during} ({type(exc).__name__}).",
@@ -57,7 +57,7 @@ def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
 
 def origin(exc: BaseException) -> str:
     """Where an exception was raised, for the log: `file:line` of the innermost frame and of the
-    innermost one in this package. Never its message, which may hold values or secrets (E5)."""
+    innermost one in this package. Never its message, which may hold values or secrets (E5 no internals)."""
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "an unknown place"

@@ -1,4 +1,4 @@
-"""Records as the agent reads them: concise by default, detailed on request, never the noise (R1, R2).
+"""Records as the agent reads them: concise by default, detailed on request, never the noise (R1 meaningful fields; R2 concise or detailed).
 
 Paths are dotted ('owner.email'); for a list action they apply to each record of the list.
 """
@@ -52,7 +52,7 @@ def lookup(data: Any, path: str) -> Any:
 
 
 def _only(record: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
-    # In the order the mapping names them: the agent reads the important fields first (R1).
+    # In the order the mapping names them: the agent reads the important fields first (R1 meaningful fields).
     out: dict[str, Any] = {}
     for path in paths:
         head, _, rest = path.partition(".")

@@ -1,4 +1,4 @@
-"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1, S3).
+"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1 preview, then apply; S3 handles).
 
 SQLite by default: one file, nothing to set up. With `MCP_STORE_URL=redis://host:port/0` previews
 live in Redis, so several replicas of an HTTP server share them. `MCP_STORE_URL=sqlite:///path/file`
@@ -27,7 +27,7 @@ STORE_URL_ENV = "MCP_STORE_URL"
 # Records outlive their preview by a day, so a late second apply still gets the first result.
 RETAIN_S = 86_400.0
 
-# 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4).
+# 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4 unknown outcome is not retry).
 Status = Literal["pending", "applying", "done", "unknown"]
 _T = TypeVar("_T")
 

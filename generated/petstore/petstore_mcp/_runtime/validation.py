@@ -1,4 +1,4 @@
-"""Check a call's arguments against its tool and action before anything reaches the upstream (T2, T6, E2).
+"""Check a call's arguments against its tool and action before anything reaches the upstream (T2 flat action enum; T6 simple, honest schemas; E2 what, why, how).
 
 The inputSchema a client sees is a flat union of every action's parameters; which of them an action
 needs is only knowable here, so each message names the action and what it needs.
@@ -25,7 +25,7 @@ import jsonschema
 from .errors import MAX_QUOTED, Recovery, ToolError, quoted
 from .routing import Action, Param, Tool
 
-# Deeper than any argument of a flat schema (T6); deeper still would exhaust the validator's stack.
+# Deeper than any argument of a flat schema (T6 simple, honest schemas); deeper still would exhaust the validator's stack.
 MAX_DEPTH = 32
 MAX_PROBLEMS = 10  # listed in one message; an agent fixes the first ones first anyway
 
@@ -154,7 +154,7 @@ class ToolValidator:
         return shown
 
 
-# Times are absolute, with an offset (T5): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
+# Times are absolute, with an offset (T5 parameter names): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
 # time whose zone the server would have to guess. The stock checker skips date-time without an extra
 # package, so this one is always on.
 _FORMATS = jsonschema.FormatChecker()
@@ -227,7 +227,7 @@ def _is_date(value: object) -> bool:
 
 
 def _explain(problem: jsonschema.ValidationError) -> str:
-    """jsonschema's message, with what to write instead where it has nothing to say (E2), and the
+    """jsonschema's message, with what to write instead where it has nothing to say (E2 what, why, how), and the
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
     expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
