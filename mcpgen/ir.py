@@ -140,6 +140,9 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    # Safe to send again (names.IDEMPOTENT_METHODS): after a timeout the runtime retries it, or says
+    # the outcome is unknown (E4).
+    idempotent: bool = False
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -225,6 +228,9 @@ class ServerSpec:
     max_result_tokens: int = 20_000  # size budget of one result (R4)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    # Modules of templates/runtime this package does not carry (and the dependencies they alone need):
+    # those for previews without a previewed tool, for access checks without server.access.
+    runtime_left_out: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import httpx
@@ -23,21 +23,35 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from .access import Access, Caller, ScopeCheck, current_caller, http_auth
+from .callers import Caller, HttpAccess, ScopeCheck, current_caller
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
 from .info import server_info
 from .live import LiveContract
-from .preview import Previews, preview_tool_schema
 from .results import Budget, error_result, interpret, success_result
-from .routing import Action, Tool
+from .routing import Action, Execute, Read, Tool
 from .truncation import DEFAULT_MAX_TOKENS
 from .upstream import Upstream, build_request, send
 from .validation import ToolValidator
 
 # Logs go to stderr: on stdio, stdout carries protocol traffic only (R6 nothing on stdout).
 log = logging.getLogger("mcp_server")
+
+
+class PreviewFlow(Protocol):
+    """preview.py's `Previews` (S1 preview, then apply), present only in a package with a previewed
+    tool; the rendered server.py imports it and hands it over as `ServerConfig.previews`."""
+
+    def __init__(self, package: str, apply_limit_s: float) -> None: ...
+
+    async def preview(
+        self, tool: Tool, values: dict[str, Any], subject: str, read: Read
+    ) -> dict[str, Any]: ...
+
+    async def apply(
+        self, tool: Tool, preview_id: Any, subject: str, execute: Execute
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,7 +67,8 @@ class ServerConfig:
     max_result_tokens: int = (
         DEFAULT_MAX_TOKENS  # the result size budget (R4 truncation is announced)
     )
-    access: Access | None = None  # bearer tokens checked over HTTP (P3 credentials)
+    access: HttpAccess | None = None  # bearer tokens checked over HTTP (P3 credentials)
+    previews: type[PreviewFlow] | None = None  # the package has a previewed tool
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -108,8 +123,10 @@ class Dispatcher:
         # How long an apply may hold its claim before it counts as cut off: one exchange and a margin.
         # One that resends with its idempotency key may run longer; until it ends, others report its
         # outcome as unknown, and never send it again.
-        self.previews = Previews(
-            config.package, apply_limit_s=config.upstream.timeout_s + 5
+        self.previews = (
+            config.previews(config.package, apply_limit_s=config.upstream.timeout_s + 5)
+            if config.previews is not None
+            else None
         )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
@@ -215,6 +232,10 @@ class Dispatcher:
     ) -> dict[str, Any]:
         """`<tool>_preview` or `<tool>_apply` (S1 preview, then apply); the preview is bound to the caller (S3 handles)."""
         subject = caller.subject if caller is not None else ""
+        if self.previews is None:  # render passes Previews whenever a tool is previewed
+            raise RuntimeError(
+                f"{tool.name} is previewed, but the server has no Previews"
+            )
         if name.endswith("_preview"):
             action = tool.actions[0]
             _, values = self.validators[tool.name].check(
@@ -270,9 +291,19 @@ def _loggable(value: Any) -> str:
 
 def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
     if tool.preview is not None:
-        return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
+        return _preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
     schema: dict[str, Any] = schemas[tool.name]
     return schema
+
+
+def _preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema the validator checks `<tool>_preview` arguments with: the contract's, plus the
+    `action` the validator expects (the preview tool has exactly one)."""
+    action = {"type": "string", "enum": [tool.actions[0].name]}
+    return {
+        **preview_schema,
+        "properties": {"action": action, **preview_schema.get("properties", {})},
+    }
 
 
 def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
@@ -381,7 +412,7 @@ _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def _serve_http(
-    server: Server[Any], host: str, port: int, access: Access | None
+    server: Server[Any], host: str, port: int, access: HttpAccess | None
 ) -> None:
     import uvicorn
 
@@ -397,7 +428,7 @@ def _serve_http(
         stateless_http=True,
         json_response=True,
         transport_security=security,
-        **(http_auth(access) if access is not None else {}),
+        **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -88,7 +88,6 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "name": "name",
             "method": "method",
             "path": "path",
-            "operation_id": "operation_id",
             "params": "params",
             "defaults": "defaults",
             "fixed": "fixed",
@@ -101,8 +100,10 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
+            "idempotent": "idempotent",
         },
         {
+            "operation_id": "README's table of operations",
             "description": "goes to tools.json",
             "source": "diagnostics",
             "operation_source": "diagnostics",

@@ -3,6 +3,7 @@
 """Ads campaigns: configuration and entry point."""
 
 from ._runtime.app import ServerConfig, run
+from ._runtime.preview import Previews
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 
@@ -19,6 +20,7 @@ CONFIG = ServerConfig(
         timeout_s=30.0,
     ),
     max_result_tokens=20000,
+    previews=Previews,
 )
 
 

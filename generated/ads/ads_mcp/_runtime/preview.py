@@ -22,37 +22,20 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
 from .errors import Recovery, ToolError, quoted
-from .routing import Action, Guard, Preview, Tool
+from .routing import Action, Execute, Guard, Preview, Read, Tool
 from .store import PreviewRecord, PreviewStore, open_store
 
-# (action, arguments) -> the upstream's answer as a dict; raises ToolError.
-Read = Callable[[Action, dict[str, Any]], Awaitable[dict[str, Any]]]
-# (action, arguments, idempotency key) -> the call's result; raises ToolError.
-Execute = Callable[[Action, dict[str, Any], str], Awaitable[dict[str, Any]]]
-
-PREVIEW_ID_PATTERN = r"^pv\.[A-Za-z0-9_-]{20,64}\.[A-Za-z0-9_-]{16,64}$"
 _POLL_S = 0.05
 # Who holds a claim: host, pid, and a nonce for this run, so that a restarted server that got the
 # same pid (pid 1 in a container) tells its predecessor's claims from its own.
 _HOST = socket.gethostname()
 _RUN = secrets.token_hex(6)
 OWNER = f"{_HOST} {os.getpid()} {_RUN}"
-
-
-def preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema the validator checks `<tool>_preview` arguments with: the contract's, plus the
-    `action` the validator expects (the preview tool has exactly one)."""
-    action = {"type": "string", "enum": [tool.actions[0].name]}
-    return {
-        **preview_schema,
-        "properties": {"action": action, **preview_schema.get("properties", {})},
-    }
 
 
 class Previews:

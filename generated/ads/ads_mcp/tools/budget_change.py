@@ -11,7 +11,6 @@ TOOL = Tool(
             name="set",
             method="PATCH",
             path="/campaigns/{campaign_id}/budget",
-            operation_id="updateCampaignBudget",
             params=(
                 Param(arg="campaign_id", wire="campaign_id", at="path"),
                 Param(arg="new_daily_budget_krw", wire="daily_budget", at="body"),
@@ -26,7 +25,7 @@ TOOL = Tool(
                     name="read",
                     method="GET",
                     path="/campaigns/{campaign_id}",
-                    operation_id="getCampaign",
+                    idempotent=True,
                     params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
                     required=("campaign_id",),
                 ),

@@ -13,7 +13,7 @@ TOOL = Tool(
             name="list",
             method="GET",
             path="/campaigns",
-            operation_id="listCampaigns",
+            idempotent=True,
             params=(
                 Param(arg="status", wire="status", at="query"),
                 Param(arg="owner", wire="owner", at="query"),
@@ -38,7 +38,7 @@ TOOL = Tool(
             name="search",
             method="GET",
             path="/campaigns/search",
-            operation_id="searchCampaigns",
+            idempotent=True,
             params=(
                 Param(arg="query", wire="q", at="query"),
                 Param(arg="status", wire="status", at="query"),
@@ -57,7 +57,7 @@ TOOL = Tool(
             name="get",
             method="GET",
             path="/campaigns/{campaign_id}",
-            operation_id="getCampaign",
+            idempotent=True,
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
             find_with="ads_campaigns_find (action list or search)",

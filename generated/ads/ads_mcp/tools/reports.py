@@ -12,7 +12,7 @@ TOOL = Tool(
             name="campaign_stats",
             method="GET",
             path="/campaigns/{campaign_id}/stats",
-            operation_id="getCampaignStats",
+            idempotent=True,
             params=(
                 Param(arg="campaign_id", wire="campaign_id", at="path"),
                 Param(arg="from_date", wire="from_date", at="query"),
@@ -27,7 +27,7 @@ TOOL = Tool(
             name="account",
             method="GET",
             path="/account",
-            operation_id="getAccount",
+            idempotent=True,
             shape=Shape(),
         ),
     ),

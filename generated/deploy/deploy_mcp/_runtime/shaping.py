@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 ResponseFormat = Literal["concise", "detailed"]
-RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("concise", "detailed")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

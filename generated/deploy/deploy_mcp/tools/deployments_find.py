@@ -13,7 +13,7 @@ TOOL = Tool(
             name="list",
             method="GET",
             path="/services/{service}/deployments",
-            operation_id="listDeployments",
+            idempotent=True,
             params=(
                 Param(arg="service", wire="service", at="path"),
                 Param(arg="environment", wire="environment", at="query"),
@@ -28,7 +28,7 @@ TOOL = Tool(
             name="get",
             method="GET",
             path="/deployments/{deployment_id}",
-            operation_id="getDeployment",
+            idempotent=True,
             params=(Param(arg="deployment_id", wire="deployment_id", at="path"),),
             required=("deployment_id",),
             shape=Shape(),

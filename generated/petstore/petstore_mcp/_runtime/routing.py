@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,7 +46,6 @@ class Action:
     name: str
     method: str
     path: str
-    operation_id: str | None = None
     params: tuple[Param, ...] = ()
     required: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
@@ -69,6 +68,9 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # Safe to send again (the generator's idempotent methods): after a timeout it is retried, where
+    # any other change's outcome is unknown (E4 unknown outcome is not retry).
+    idempotent: bool = False
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -82,10 +84,6 @@ class Action:
     def arg_for(self, wire: str) -> str | None:
         """The agent-facing name of an upstream field, so messages never name the wire name."""
         return next((p.arg for p in self.params if p.wire == wire), None)
-
-    @property
-    def idempotent(self) -> bool:
-        return self.method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,3 +133,9 @@ class Tool:
     @property
     def action_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.actions)
+
+
+# (action, arguments) -> the upstream's answer as a dict; raises ToolError.
+Read = Callable[[Action, dict[str, Any]], Awaitable[dict[str, Any]]]
+# (action, arguments, idempotency key) -> the call's result; raises ToolError.
+Execute = Callable[[Action, dict[str, Any], str], Awaitable[dict[str, Any]]]
