@@ -112,4 +112,24 @@ def test_which_methods_are_idempotent_is_decided_by_the_generator_alone() -> Non
     assert result.ok and result.server is not None
     actions = [a for t in result.server.tools for a in t.actions]
     assert {a.method for a in actions} >= {"GET", "POST", "PATCH", "DELETE"}
-    assert all(a.idempotent == (a.method in IDEMPOTENT_METHODS) for a in actions)
+    # Its mapping states no hints: build's decision is the method's (build/hints.py, names.py).
+    assert all(
+        a.hints is not None and a.hints.idempotent == (a.method in IDEMPOTENT_METHODS) for a in actions
+    )
+    rendered = {f.path: f.content for f in result.files}
+    for tool in result.server.tools:
+        table = rendered[f"ads_mcp/tools/{tool.module_name}.py"]
+        calls = [
+            c
+            for c in ast.walk(ast.parse(table))
+            if isinstance(c, ast.Call) and getattr(c.func, "id", "") == "Action"
+        ]
+        said = {
+            next(k.value.value for k in c.keywords if k.arg == "name"): any(
+                k.arg == "idempotent" for k in c.keywords
+            )
+            for c in calls
+        }
+        assert said == {a.name: a.hints.idempotent for a in tool.actions if a.hints is not None} | {
+            a.preview.read.name: True for a in tool.actions if a.preview
+        }, tool.name

@@ -68,9 +68,17 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
-    # Safe to send again (the generator's idempotent methods): after a timeout it is retried, where
-    # any other change's outcome is unknown (E4 unknown outcome is not retry).
+    # The mapping names this body field as the API's idempotency key; the server fills it (E4 unknown outcome is not retry).
+    idempotency_body: str | None = None
+    # Safe to send again, as the generator decided from the method and the mapping (a search sent by
+    # POST is): a timeout is then "retry", or else "check the outcome" (E4 unknown outcome is not retry).
     idempotent: bool = False
+    # The Accept header, when the operation answers with something other than application/json
+    # (a vendor JSON type): an API that checks it refuses any other (HTTP 406).
+    accept: str | None = None
+    # The spec sends this operation to a server of its own (Box uploads): its variable and URL.
+    base_url_env: str | None = None
+    default_base_url: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

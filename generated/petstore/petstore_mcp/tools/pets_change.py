@@ -25,12 +25,12 @@ TOOL = Tool(
             name="remove",
             method="DELETE",
             path="/pet/{petId}",
-            idempotent=True,
             params=(Param(arg="pet_id", wire="petId", at="path"),),
             required=("pet_id",),
             find_with="petstore_pets_find (action by_status or by_tags)",
             finds="pet_id",
             check_with="petstore_pets_find (action get)",
+            idempotent=True,
         ),
     ),
 )
