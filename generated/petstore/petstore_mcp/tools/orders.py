@@ -26,7 +26,19 @@ TOOL = Tool(
             name="get",
             method="GET",
             path="/store/order/{orderId}",
-            params=(Param(arg="order_id", wire="orderId", at="path"),),
+            params=(
+                Param(
+                    arg="order_id",
+                    wire="orderId",
+                    at="path",
+                    schema={
+                        "type": "integer",
+                        "format": "int64",
+                        "minimum": 1,
+                        "maximum": 10,
+                    },
+                ),
+            ),
             required=("order_id",),
             shape=Shape(),
             idempotent=True,
