@@ -282,6 +282,9 @@ class ServerSpec:
     max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    # Modules of templates/runtime this package does not carry (and the dependencies they alone need):
+    # those for previews without a previewed tool, for access checks without server.access.
+    runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -179,8 +180,21 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
+        runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
     )
     return BuildResult(server, tuple(diagnostics))
+
+
+# Runtime modules only some packages use, each with the feature that needs it; every other module of
+# templates/runtime goes into every package. The runtime imports none of these itself: the rendered
+# server.py imports those the package carries and hands them to the runtime.
+OPTIONAL_RUNTIME = {"preview": "previews", "store": "previews", "access": "access"}
+
+
+def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
+    """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
+    used = {"previews": any(t.preview for t in tools), "access": access}
+    return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
 
 
 def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:

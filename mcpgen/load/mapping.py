@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
 
@@ -213,9 +213,10 @@ DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 @cache
 def mapping_schema() -> dict[str, Any]:
-    return json.loads(
+    schema: dict[str, Any] = json.loads(
         resources.files(__package__).joinpath("mapping.schema.json").read_text(encoding="utf-8")
     )
+    return schema
 
 
 def schema_path() -> Path:
@@ -246,7 +247,9 @@ def _end_anchored(pattern: str) -> str:
     return pattern
 
 
-_MappingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+_MappingValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+)
 
 
 def validate_mapping_document(document: Document) -> list[Diagnostic]:
@@ -291,6 +294,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     described = schema.get("description")
     kind = problem.validator
     value = problem.instance
+    rule: Any = problem.validator_value  # the schema keyword's value (typed with a never-set sentinel)
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
@@ -304,7 +308,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in extra
         ]
     if kind == "required":
-        missing = [k for k in problem.validator_value if not (isinstance(value, dict) and k in value)]
+        missing = [k for k in rule if not (isinstance(value, dict) and k in value)]
         return [
             error(
                 "M102",
@@ -315,12 +319,12 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in missing
         ]
     if kind == "pattern":
-        hint = _pattern_hint(problem.validator_value, value)
+        hint = _pattern_hint(rule, value)
         return [
             error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
         ]
     if kind in ("enum", "const"):
-        options = problem.validator_value if kind == "enum" else [problem.validator_value]
+        options = rule if kind == "enum" else [rule]
         shown = ", ".join(json.dumps(o) for o in options)
         return [
             error(
@@ -331,7 +335,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             )
         ]
     if kind == "type":
-        expected = problem.validator_value
+        expected = rule
         return [
             error(
                 "M105",
@@ -344,7 +348,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         return [
             error(
                 "M106",
-                f"{where} needs at least {problem.validator_value} entry",
+                f"{where} needs at least {rule} entry",
                 document.locate(pointer),
                 hint=described,
             )
@@ -352,7 +356,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "anyOf" and problem.context:
         # A setting written one of several ways (auth: one credential or a list): explain the problems
         # of the way whose type matches what is written.
-        for branch in range(len(problem.validator_value)):
+        for branch in range(len(rule)):
             errors = [e for e in problem.context if e.schema_path and e.schema_path[0] == branch]
             if errors and not any(e.validator == "type" and not e.path for e in errors):
                 return [d for e in errors for d in _explain(e, document)]
@@ -557,7 +561,8 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                                 "M133",
                                 f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
                                 document.locate(join_pointer(pointer, "params", key, knob)),
-                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action "
+                                f"({rule_name('S1')}; {rule_name('S2')})",
                             )
                         )
     return found
@@ -701,8 +706,9 @@ def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> P
 
 
 def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
-    location, dot, wire = key.partition(".")
-    if not dot or location not in PARAM_LOCATIONS:
+    prefix, dot, wire = key.partition(".")
+    location: str | None = prefix
+    if not dot or prefix not in PARAM_LOCATIONS:
         location, wire = None, key
     return ParamRule(
         key=key,
@@ -774,7 +780,8 @@ def _property_description(schema: dict[str, Any], key: str) -> str | None:
     prop = schema.get("properties", {}).get(key, {})
     if "$ref" in prop:
         prop = mapping_schema()["$defs"].get(prop["$ref"].rsplit("/", 1)[-1], {})
-    return prop.get("description")
+    described = prop.get("description")
+    return described if isinstance(described, str) else None
 
 
 def _did_you_mean(word: str, options: list[str]) -> str:
@@ -815,7 +822,7 @@ def _article(json_type: Any) -> str:
         "null": "null",
     }
     if isinstance(json_type, list):
-        return " or ".join(names.get(t, t) for t in json_type)
+        return " or ".join(names.get(str(t), str(t)) for t in json_type)
     return names.get(json_type, str(json_type))
 
 

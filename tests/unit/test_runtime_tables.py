@@ -114,7 +114,6 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "name": "name",
             "method": "method",
             "path": "path",
-            "operation_id": "operation_id",
             "params": "params",
             "defaults": "defaults",
             "fixed": "fixed",
@@ -142,7 +141,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
-            "hints": "goes to tools.json (annotations); an idempotency the method does not say is safe_to_repeat",
+            "operation_id": "README's table of operations",
+            "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
         },
     ),
     ir.ToolSpec: (
@@ -162,8 +162,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
-# Action.safe_to_repeat comes from ActionSpec.hints, only where it differs from the method's.
-DERIVED = {"Action": {"required", "safe_to_repeat"}}
+# Action.idempotent comes from ActionSpec.hints (build/hints.py: the method, then the mapping).
+DERIVED = {"Action": {"required", "idempotent"}}
 
 
 def _runtime_package() -> str:
@@ -244,7 +244,7 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
     )
-    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
+    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.idempotent
         mapping,
         "        operation: createCampaign\n",
         "        operation: createCampaign\n        hints: {idempotent: true}\n",

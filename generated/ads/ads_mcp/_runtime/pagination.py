@@ -1,4 +1,4 @@
-"""One paging shape for every upstream style (R3).
+"""One paging shape for every upstream style (R3 pagination).
 
 Whatever the API uses (page/per_page, offset/limit, a cursor field in the body, a Link header), the
 agent passes `limit` and `page` or `cursor`, and reads `items`, `has_more`, `next_page` or
@@ -67,7 +67,9 @@ def page_query(
     check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
         page = int(values.get(PAGE_ARG, 1))
-        limit = int(values[paging.limit]) if paging.limit in values else 0
+        limit = (
+            int(values[paging.limit]) if paging.limit and paging.limit in values else 0
+        )
         return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
     if paging.style == "link" and values.get(CURSOR_ARG):
         return decode_cursor(str(values[CURSOR_ARG]))
@@ -137,7 +139,7 @@ def page_info(
         info["has_more"] = next_link is not None
         if next_link is not None:
             info["next_cursor"] = encode_cursor(next_link, sent_query)
-    else:  # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4)
+    else:  # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4 truncation is announced)
         info["has_more"] = isinstance(limit, int) and count >= limit > 0
     if total is not None:
         info["total_count"] = total
@@ -148,7 +150,7 @@ def encode_cursor(next_link: str, sent_query: list[tuple[str, str]]) -> str:
     """The next link's query parameters that differ from this request's, as an opaque token.
 
     Only the differences travel: the path and host always come from the action (a link can never
-    send the server elsewhere), and a credential sent in the query never reaches the agent (E5).
+    send the server elsewhere), and a credential sent in the query never reaches the agent (E5 no internals).
     """
     sent = set(sent_query)
     changed = [

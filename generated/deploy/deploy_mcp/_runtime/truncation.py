@@ -1,4 +1,4 @@
-"""Keep every result under the server's size budget, and say so when something was cut (R4).
+"""Keep every result under the server's size budget, and say so when something was cut (R4 truncation is announced).
 
 Clients cut tool results at about 25,000 tokens without telling the model; a partial list that looks
 whole is worse than a short one that says what is missing. Tokens are estimated as JSON characters
@@ -65,7 +65,7 @@ def fit(
         "reason": f"the full result is larger than this server's budget of {max_tokens} tokens",
     }
     items = data.get("items")
-    if isinstance(items, list) and parts.pop(("items",), None):
+    if isinstance(items, list) and parts.pop(("items",), None) is not None:
         cut = _page_note(cut, len(items), note, tool, arguments, paging, limit_arg)
     shown = [
         f"{_name(p)} ({n} characters)" for p, n in strings.items() if _exists(cut, p)
@@ -104,7 +104,7 @@ def _page_note(
     paging: Paging | None,
     limit_arg: str | None,
 ) -> dict[str, Any]:
-    """A cut page of records: which ones are shown, and the call that returns the rest (R3, R4)."""
+    """A cut page of records: which ones are shown, and the call that returns the rest (R3 pagination; R4 truncation is announced)."""
     items: list[Any] = data["items"]
     page = int(arguments.get(PAGE_ARG, 1))
     limit = arguments.get(limit_arg) if limit_arg else None
