@@ -1,4 +1,4 @@
-"""Units between the agent and the API (T5): arguments go out in the API's unit, results and current
+"""Units between the agent and the API (T5 parameter names): arguments go out in the API's unit, results and current
 values come back in the agent's, money by its currency's ISO 4217 decimals.
 
 `weight_kg=1.5` is sent as `weight=1500` when the API counts grams; `amount=500` with `currency=JPY`
@@ -80,7 +80,7 @@ def convert_results(action: Action, answer: dict[str, Any]) -> dict[str, Any]:
 def current_in_agent_units(
     unit: Unit | None, record: dict[str, Any], field: str
 ) -> Any:
-    """A field of the read's current state, comparable with the argument (S1, S2): 300 minor units
+    """A field of the read's current state, comparable with the argument (S1 preview, then apply, S2 guard rails as errors): 300 minor units
     of USD is 3. The currency of a `major` amount is the field beside it."""
     value = _field(record, field)
     return value if unit is None else to_agent(unit, value, _parent(record, field))

@@ -288,7 +288,7 @@ def _check_guard(
     new = values[guard.arg]
     old = current_in_agent_units(
         guard.unit, current, guard.current
-    )  # T5: in the argument's unit
+    )  # T5 parameter names: in the argument's unit
     limit = f"+{guard.max_increase_pct:g}%"
     if not _is_number(old):
         got = f"no {guard.current}" if old is None else f"{guard.current} {quoted(old)}"

@@ -280,7 +280,7 @@ _DRAFT_PROPERTIES = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 def _properties_and_local_times(
     validator: Any, properties: Any, instance: Any, schema: Mapping[str, Any]
 ) -> Any:
-    """The stock `properties` check, then local times beside their time zone (times.py, T5)."""
+    """The stock `properties` check, then local times beside their time zone (times.py, T5 parameter names)."""
     yield from _DRAFT_PROPERTIES(validator, properties, instance, schema)
     if validator.is_type(instance, "object") and isinstance(properties, dict):
         for message in local_time_problems(instance, properties):

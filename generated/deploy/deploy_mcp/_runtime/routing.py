@@ -35,7 +35,7 @@ class Unit:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultUnit:
-    """A result field in the API's unit, shown in the agent's unit under the argument's name (T5)."""
+    """A result field in the API's unit, shown in the agent's unit under the argument's name (T5 parameter names)."""
 
     field: str  # dotted path in a record: 'size', 'amount_money.amount'
     name: str

@@ -277,7 +277,9 @@ class Dispatcher:
         upstream = self.config.upstream
         request = build_request(upstream, action, values, idempotency_key)
         response = await send(self.client(), upstream, request, action)
-        shown = convert_results(action, interpret(response, action, values))  # T5
+        shown = convert_results(
+            action, interpret(response, action, values)
+        )  # T5 parameter names
         answer = await self.hooks.after(tool_name, action.name, shown)
         return answer, response
 

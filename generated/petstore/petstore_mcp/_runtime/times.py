@@ -1,4 +1,4 @@
-"""Local times beside a time-zone field, where the spec allows them (T5, issue 17 defect 7).
+"""Local times beside a time-zone field, where the spec allows them (T5 parameter names, issue 17 defect 7).
 
 The generator marks such a date-time field with LOCAL_OR_OFFSET instead of `format: date-time`
 (mcpgen/build/times.py): the value may carry its offset, or be a local time when the object also

@@ -146,7 +146,9 @@ def build_request(
         wire,
         path,
         value,
-    ) in nested:  # fields the mapping lifted out of their body object (T2)
+    ) in (
+        nested
+    ):  # fields the mapping lifted out of their body object (T2 flat action enum)
         _put_nested(body, wire, path, value)
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
