@@ -49,7 +49,13 @@ def test_a_cut_cursor_page_names_the_call_that_continues_right_after_it(runtime)
     )
     shown = len(cut["items"])
     assert 1 <= shown < 40 and "next_cursor" not in cut and cut["has_more"] is True
-    assert cut["truncated"]["next_call"] == {"tool": "t", "arguments": {**arguments, "limit": shown}}
+    # Issue 12 defect 9: the next call asks for the same upstream page (same cursor, same limit) less
+    # the items shown, never for those items again.
+    next_call = cut["truncated"]["next_call"]
+    assert next_call["tool"] == "t" and next_call["arguments"]["limit"] == 40
+    assert pagination.split_cursor(next_call["arguments"]["cursor"]) == ("c40", shown)
+    assert pagination.upstream_values(paging, next_call["arguments"])["cursor"] == "c40"
+    assert pagination.already_shown(paging, next_call["arguments"]) == shown
     assert truncation.estimate_tokens(cut) <= 1000
 
 

@@ -16,7 +16,7 @@ import anyio.to_thread
 import httpx
 
 from .errors import Recovery, ToolError
-from .pagination import merge_query, page_query
+from .pagination import merge_query, page_query, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action, Param
 
@@ -75,6 +75,8 @@ def build_request(
     values: Mapping[str, Any],
     idempotency_key: str | None = None,
 ) -> httpx.Request:
+    # A resumed cursor goes upstream as the API's own.
+    values = upstream_values(action.paging, values)
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str] = {"accept": "application/json"}
