@@ -63,7 +63,11 @@ def count_tokens(text: str) -> int:
             if set(piece) <= _HEX:
                 total += size / 1.7
                 continue
-            if any(c.isdigit() for c in piece) and piece.isascii() and not piece.isdigit():
+            if (
+                any(c.isdigit() for c in piece)
+                and piece.isascii()
+                and not piece.isdigit()
+            ):
                 total += size / 1.4
                 continue
         last = piece[-1]
