@@ -52,8 +52,11 @@ _WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo", "links")  
 _ENVELOPE_WORDS = frozenset(
     "next prev previous cursor cursors page pages total count offset limit marker token more skiptoken "
     "nextlink continuation links link meta metadata paging pagination kind etag self odata errors "
-    "warnings unreachable object took".split()
+    "warnings unreachable object took has info url href uri size num start end first last".split()
 )
+# 'total_results', 'next_page_url', 'items_count': named for the envelope by their first or last word.
+_ENVELOPE_FIRST = frozenset("next prev previous total has num".split())
+_ENVELOPE_LAST = frozenset("count total token cursor link marker".split())
 _ENVELOPE_NAMES = frozenset(("order", "sort", "status", "success", "message", "code", "has_more"))
 # Names a list of records goes by, beside the path's own last word.
 _LIST_WORDS = frozenset(
@@ -286,7 +289,12 @@ def is_envelope_field(name: str) -> bool:
         return True
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     words = [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
-    return bool(words) and any(w in _ENVELOPE_WORDS for w in words)
+    if not words:
+        return False
+    # Every word, not any: 'metadataImports' is a list of records, 'metadata' an envelope.
+    return (
+        all(w in _ENVELOPE_WORDS for w in words) or words[0] in _ENVELOPE_FIRST or words[-1] in _ENVELOPE_LAST
+    )
 
 
 def _items_are_records(spec: Spec, schema: Located) -> bool:
