@@ -52,7 +52,7 @@ _WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo", "links")  
 _ENVELOPE_WORDS = frozenset(
     "next prev previous cursor cursors page pages total count offset limit marker token more skiptoken "
     "nextlink continuation links link meta metadata paging pagination kind etag self odata errors "
-    "warnings unreachable object took has info url href uri size num start end first last".split()
+    "warnings unreachable object took has info url href uri size num start end first last version".split()
 )
 # 'total_results', 'next_page_url', 'items_count': named for the envelope by their first or last word.
 _ENVELOPE_FIRST = frozenset("next prev previous total has num".split())
