@@ -315,7 +315,7 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
         elif set(data) == {"value"} and "value" not in body:
             out.append(call.finding("b", "record-wrapped", "the record came back as {'value': ...}",
                                     "the record was not recognised as an object", pointer))  # fmt: skip
-        elif not truncated and not set(data) <= set(_unwrapped(body)) | {
+        elif not truncated and not set(data) <= set(body) | set(_unwrapped(body)) | {
             "truncated",
             "note",
             "has_more",
