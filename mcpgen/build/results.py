@@ -311,7 +311,8 @@ def _items_are_records(spec: Spec, schema: Located) -> bool:
 
 def _last_word(path: str) -> str:
     segments = [s for s in path.split("/") if s and not s.startswith("{")]
-    return segments[-1].lower() if segments else ""
+    last = segments[-1].lower() if segments else ""
+    return last.removesuffix(".json").removesuffix(".xml")  # discourse's /groups/{id}/members.json
 
 
 def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Located | None]:

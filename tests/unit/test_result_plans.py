@@ -180,3 +180,72 @@ def test_single_true_keeps_a_list_shaped_answer_one_record(tmp_path: Path) -> No
     actions = _actions(_built(SHAPES / "shapes.openapi.yaml", mapping))
     assert actions["shapes_find.backups"].shape.items is None
     assert actions["shapes_find.backups"].paging is None
+
+
+AMBIGUOUS_SPEC = """
+openapi: 3.0.3
+info: {title: Browshot, version: 1.0.0}
+servers: [{url: "https://api.browshot.com/api/v1"}]
+paths:
+  # browshot.com.json /paths/~1instance~1list/get, /components/schemas/InstanceList: three lists of
+  # instances, none named for the path.
+  /instance/list:
+    get:
+      operationId: instanceList
+      responses:
+        "200":
+          description: Instance information
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/InstanceList"}
+  # discourse.local.json /paths/~1groups~1{id}~1members.json/get: members and owners beside meta paging.
+  /groups/{id}/members.json:
+    get:
+      operationId: listGroupMembers
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: success response
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  members: {type: array, items: {$ref: "#/components/schemas/Member"}}
+                  owners: {type: array, items: {$ref: "#/components/schemas/Member"}}
+                  meta: {type: object, properties: {limit: {type: integer}, offset: {type: integer}, total: {type: integer}}}
+components:
+  schemas:
+    Instance:
+      type: object
+      properties: {id: {type: integer}, width: {type: integer}, height: {type: integer}}
+    InstanceList:
+      type: object
+      properties:
+        free: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+        private: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+        shared: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+    Member:
+      type: object
+      properties: {id: {type: integer}, username: {type: string}}
+"""
+
+
+def test_an_answer_with_several_unnamed_lists_is_one_record_and_says_how_to_name_one(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(AMBIGUOUS_SPEC)
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: shots}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        "      - {name: instances, operation: instanceList}\n      - {name: members, operation: listGroupMembers}\n"
+    )
+    result = generate(spec, mapping)
+    assert result.ok and result.server is not None
+    actions = _actions(result.server)
+    assert actions["shots_find.instances"].shape.items is None
+    [warned] = [d for d in result.diagnostics if d.code == "M218"]
+    assert warned.level == Level.WARNING and "free, private, shared" in warned.message
+    assert "response: {items: free}" in warned.hint and "response: {single: true}" in warned.hint
+    assert warned.source.pointer == "/components/schemas/InstanceList"
+    # The path names the list: members.json lists members, owners is a field beside it.
+    assert actions["shots_find.members"].shape.items == "members"
