@@ -66,3 +66,25 @@ def test_a_list_that_cannot_be_paged_says_so(runtime) -> None:
     )
     assert "next_call" not in cut["truncated"] and "narrow the request" in cut["truncated"]["rest"]
     assert cut["truncated"]["shown"] == f"items 1-{len(cut['items'])}; this page had 40"
+
+
+def test_paging_on_a_one_record_answer_still_says_there_is_more(runtime) -> None:
+    """Issue 12 defect 3 at run time: pagination set on an answer the spec shows as one record (the build
+    warns, M219); what the API says about more to come still reaches the agent, with the next call."""
+    import httpx
+
+    sys.path.insert(0, str(GENERATED / "ads"))
+    try:
+        results = importlib.import_module("ads_mcp._runtime.results")
+        routing = importlib.import_module("ads_mcp._runtime.routing")
+        shaping = importlib.import_module("ads_mcp._runtime.shaping")
+    finally:
+        sys.path.remove(str(GENERATED / "ads"))
+    _, pagination = runtime
+    paging = pagination.Paging(style="cursor", next_cursor="next_cursor")
+    action = routing.Action(name="get", method="GET", path="/things", shape=shaping.Shape(), paging=paging)
+    request = httpx.Request("GET", "http://127.0.0.1/things")
+    more = httpx.Response(200, json={"id": "t1", "next_cursor": "c2"}, request=request)
+    last = httpx.Response(200, json={"id": "t9"}, request=request)
+    assert results.interpret(more, action, {}) == {"id": "t1", "next_cursor": "c2", "has_more": True}
+    assert results.interpret(last, action, {}) == {"id": "t9"}
