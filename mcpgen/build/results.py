@@ -274,7 +274,7 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     if len(candidates) < 2:
         return None, None  # {"tags": ["a", "b"]}: a record of one field
     return None, warning(
-        "M218",
+        "M225",
         f"the answer of {operation.key} has {len(candidates)} lists ({', '.join(candidates)}) and nothing "
         "says which holds its records, so it is shown as one record",
         body.source,
@@ -473,7 +473,7 @@ def _paging_on_a_record(
     """Pagination set on an answer that is one record (R3, R4): said at build time, with where."""
     where = f" ({body.pointer})" if body is not None else ""
     return warning(
-        "M219",
+        "M226",
         f"action '{rule.name}' sets pagination, but the answer of {operation.key}{where} is one record, not "
         "a list: the server passes on whatever the API says about more to come, but cannot show records "
         "a page at a time",

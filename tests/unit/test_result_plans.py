@@ -164,7 +164,7 @@ def test_pagination_on_a_one_record_answer_is_a_warning_with_the_pointer(tmp_pat
     )
     result = generate(SHAPES / "shapes.openapi.yaml", mapping)
     assert result.ok
-    [warned] = [d for d in result.diagnostics if d.code == "M219"]
+    [warned] = [d for d in result.diagnostics if d.code == "M226"]
     assert warned.level == Level.WARNING and warned.source.line == 9  # the mapping's pagination
     assert "/components/schemas/Webhook" in warned.message and "one record" in warned.message
     assert "response: {items:" in warned.hint
@@ -243,7 +243,7 @@ def test_an_answer_with_several_unnamed_lists_is_one_record_and_says_how_to_name
     assert result.ok and result.server is not None
     actions = _actions(result.server)
     assert actions["shots_find.instances"].shape.items is None
-    [warned] = [d for d in result.diagnostics if d.code == "M218"]
+    [warned] = [d for d in result.diagnostics if d.code == "M225"]
     assert warned.level == Level.WARNING and "free, private, shared" in warned.message
     assert "response: {items: free}" in warned.hint and "response: {single: true}" in warned.hint
     assert warned.source.pointer == "/components/schemas/InstanceList"

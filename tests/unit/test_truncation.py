@@ -70,7 +70,7 @@ def test_a_list_that_cannot_be_paged_says_so(runtime) -> None:
 
 def test_paging_on_a_one_record_answer_still_says_there_is_more(runtime) -> None:
     """Issue 12 defect 3 at run time: pagination set on an answer the spec shows as one record (the build
-    warns, M219); what the API says about more to come still reaches the agent, with the next call."""
+    warns, M226); what the API says about more to come still reaches the agent, with the next call."""
     import httpx
 
     sys.path.insert(0, str(GENERATED / "ads"))
