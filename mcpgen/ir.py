@@ -54,6 +54,22 @@ class ParamSpec:
     schema: JsonSchema  # property schema in the tool's inputSchema, description included
     source: SourceRef
     unit: UnitSpec | None = None
+    # How the value is written on the wire (OpenAPI `style`/`explode`; 'json' for `content`): None
+    # is the location's default (form, exploded, for query and form bodies; simple for path/header).
+    style: str | None = None
+    explode: bool | None = None
+    # This action's own schema where it differs from the tool's flat property (T2: a `sort` whose
+    # values differ by action); the server checks the action's values with it.
+    check_schema: JsonSchema | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VariantSpec:
+    """One branch of a `oneOf`/`anyOf` body (T2): the arguments it has and those it needs."""
+
+    name: str
+    args: tuple[str, ...]
+    required: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +166,10 @@ class ActionSpec:
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None
     base_url_env: str | None = None
+    # A body the operation may leave out (`requestBody.required` false): the arguments its schema
+    # requires are needed only once any body argument is given.
+    body_requires: tuple[str, ...] = ()
+    variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
 
     @property
     def required_args(self) -> tuple[str, ...]:

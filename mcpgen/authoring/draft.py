@@ -35,8 +35,8 @@ from mcpgen.build.results import (
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
-from mcpgen.diagnostics import DiagnosticError
-from mcpgen.load.openapi import Operation, Spec
+from mcpgen.diagnostics import DiagnosticError, Level
+from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, RESERVED_ARGS, TOOL_NAME_COMFORT_LENGTH, snake_case
 
 # Group sizes: a group past MAX_GROUP operations is split by sub-resource; a sub-resource with fewer
@@ -165,6 +165,7 @@ def _analyse(
     reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
         params, _, problems = operation_params(spec, op)
+        problems += [d for d in problems_for(spec, [op]) if d.level >= Level.ERROR]  # invalid parts it uses
         units = _x_units(spec, op)
         link_paged = op.method in READ_METHODS and _declares_link_header(spec, op)
     except DiagnosticError as exc:  # an unresolvable $ref in this operation only

@@ -43,13 +43,22 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.ParamSpec: (
         "Param",
-        {"arg_name": "arg", "wire_name": "wire", "location": "at", "unit": "unit"},
+        {
+            "arg_name": "arg",
+            "wire_name": "wire",
+            "location": "at",
+            "unit": "unit",
+            "style": "style",
+            "explode": "explode",
+            "check_schema": "schema",
+        },
         {
             "required": "becomes Action.required",
             "schema": "goes to tools.json",
             "source": "diagnostics",
         },
     ),
+    ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value"}, {}),
     ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
     ir.PagingSpec: (
@@ -105,6 +114,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "accept": "accept",
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
+            "body_requires": "body_requires",
+            "variants": "variants",
         },
         {
             "description": "goes to tools.json",
@@ -158,7 +169,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages"):
+    for name in ("units", "pages", "schemas"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     yield _ads_with_the_rest(scratch)
 
@@ -207,12 +218,6 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         mapping,
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
-    )
-    mapping = _replaced(  # a second credential sent with the first: Upstream.extra_auth
-        mapping,
-        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
-        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
-        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
     )
     mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
         mapping,

@@ -30,6 +30,21 @@ class Param:
     wire: str
     at: Location
     unit: Unit | None = None
+    # OpenAPI serialization (upstream.py): 'form', 'deepObject', 'spaceDelimited', 'pipeDelimited',
+    # 'simple', or 'json' for a JSON `content` parameter; None: the location's default.
+    style: str | None = None
+    explode: bool | None = None
+    # This action's own schema where it accepts less than the tool's flat property (T2).
+    schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Variant:
+    """One form a oneOf/anyOf body takes (T2): the arguments it has and those it needs."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +91,11 @@ class Action:
     # The spec sends this operation to a server of its own (Box uploads): its variable and URL.
     base_url_env: str | None = None
     default_base_url: str | None = None
+    # An optional body's required fields: needed once any body argument is given.
+    body_requires: tuple[str, ...] = ()
+    variants: tuple[
+        Variant, ...
+    ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
 
     @property
     def arg_names(self) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import os
 import re
 import uuid
@@ -11,7 +12,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 import httpx
@@ -109,27 +110,31 @@ def build_request(
     }
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
+    form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed = [
-        (p.wire, p.at, to_upstream_units(p, values[p.arg]))
+        (p.wire, p.at, to_upstream_units(p, values[p.arg]), p.style, p.explode)
         for p in action.params
         if p.arg in values
     ]
-    placed += [(f.wire, f.at, f.value) for f in action.fixed]
-    for wire, at, value in placed:
+    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed]
+    for wire, at, value, style, explode in placed:
         if at == "path":
-            path_values[wire] = _path_segment(value)
+            path_values[wire] = _path_segment(value, style, explode)
         elif at == "query":
-            query.extend(
-                (wire, _scalar(item))
-                for item in (value if isinstance(value, list) else [value])
-            )
+            query.extend(form_pairs(wire, value, style, explode))
         elif at == "header":
-            headers[wire.lower()] = _scalar(value)
+            headers[wire.lower()] = _simple(value, style, explode)
         elif at == "cookie":
-            cookies[wire] = _scalar(value)
+            cookies[wire] = _simple(value, style, explode)
         elif at == "body":
             body[wire] = value
+            # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
+            # default content type for objects in a form; Twilio's Channel, Routing).
+            json_object = style is None and isinstance(value, dict)
+            form.extend(
+                form_pairs(wire, value, "json" if json_object else style, explode)
+            )
         else:
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
@@ -142,6 +147,7 @@ def build_request(
         headers[key_header] = key
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
+        form.append((action.idempotency_body, key))
     url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -149,7 +155,9 @@ def build_request(
     if action.body == "json" and (body or whole_body is not None):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
-        content["data"] = {k: _scalar(v) for k, v in body.items()}
+        # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
+        content["content"] = urlencode(form)
+        headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return httpx.Request(action.method, url, params=query, headers=headers, **content)
@@ -195,17 +203,73 @@ def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> 
     )
 
 
-def _path_segment(value: Any) -> str:
+def _path_segment(
+    value: Any, style: str | None = None, explode: bool | None = None
+) -> str:
     # Encode everything, '/' included, so a value can never change which path is called;
     # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
-    segment = quote(_scalar(value), safe="")
+    segment = quote(_simple(value, style, explode), safe="")
     return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
 
 def _scalar(value: Any) -> str:
+    """One value as text: JSON for structure (never Python's `{'a': 1}`), true/false for booleans."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict | list) or value is None:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return str(value)
+
+
+_DELIMITERS = {"spaceDelimited": " ", "pipeDelimited": "|"}
+
+
+def form_pairs(
+    name: str, value: Any, style: str | None, explode: bool | None
+) -> list[tuple[str, str]]:
+    """A query parameter or form field as OpenAPI serializes it (style defaults to form, which
+    explodes by default): arrays repeat the name or join with the style's delimiter, objects become
+    their own fields (form, exploded), `name[key]` pairs (deepObject) or `k,v` lists; a parameter
+    whose content is JSON carries JSON text."""
+    if style == "json":
+        return [(name, _scalar(value))]
+    exploded = explode if explode is not None else style in (None, "form", "deepObject")
+    if isinstance(value, list):
+        if exploded:
+            return [(name, _scalar(item)) for item in value]
+        return [(name, _DELIMITERS.get(style or "", ",").join(map(_scalar, value)))]
+    if isinstance(value, dict):
+        if style == "deepObject":
+            return _deep_pairs(name, value)
+        if exploded:
+            return [(key, _scalar(item)) for key, item in value.items()]
+        return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
+    return [(name, _scalar(value))]
+
+
+def _deep_pairs(name: str, value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """deepObject: `filter[status]=open`; nested objects nest the brackets (bounded, as the
+    arguments were checked to be)."""
+    if isinstance(value, dict) and depth < 8:
+        pairs: list[tuple[str, str]] = []
+        for key, item in value.items():
+            pairs += _deep_pairs(f"{name}[{key}]", item, depth + 1)
+        return pairs
+    if isinstance(value, list):
+        return [(name, _scalar(item)) for item in value]
+    return [(name, _scalar(value))]
+
+
+def _simple(value: Any, style: str | None, explode: bool | None) -> str:
+    """Path, header and cookie values (style simple): arrays and objects as comma lists."""
+    if style == "json":
+        return _scalar(value)
+    if isinstance(value, list):
+        return ",".join(map(_scalar, value))
+    if isinstance(value, dict):
+        joiner = "=" if explode else ","
+        return ",".join(f"{k}{joiner}{_scalar(v)}" for k, v in value.items())
+    return _scalar(value)
 
 
 def _apply_auth(

@@ -283,9 +283,11 @@ def _not_found(told: str, action: Action) -> ToolError:
             f"Find the right {action.finds} with {action.find_with}, then call again with it.",
             Recovery.FIX_INPUT,
         )
+    named = [p.arg for p in action.params if p.at == "path"]
+    which = " and ".join(named) if named else "the identifiers in the arguments"
     return ToolError(
         f"not found (HTTP 404) for '{action.name}'.{told}",
-        "Check the identifiers in the arguments and call again.",
+        f"Check {which} and call again.",
         Recovery.FIX_INPUT,
     )
 
