@@ -137,7 +137,11 @@ def present(
     sent = response.request.url.params.multi_items()
     paging = action.paging
     if not isinstance(records, list):
-        record = shape_record(unwrap(body, shape.record), shape, form)
+        inner = unwrap(body, shape.record)
+        # An envelope that says more than its record is shown whole: the concise fields are the
+        # record's, and would find nothing at the envelope's level.
+        kept = "detailed" if shape.record and inner is body else form
+        record = shape_record(inner, shape, kept)
         shaped = record if isinstance(record, dict) else {"value": record}
         if paging is not None:
             # Paging on an answer that is not a list (the build warned): whatever the API says about

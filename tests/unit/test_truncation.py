@@ -88,3 +88,25 @@ def test_paging_on_a_one_record_answer_still_says_there_is_more(runtime) -> None
     last = httpx.Response(200, json={"id": "t9"}, request=request)
     assert results.interpret(more, action, {}) == {"id": "t1", "next_cursor": "c2", "has_more": True}
     assert results.interpret(last, action, {}) == {"id": "t9"}
+
+
+def test_an_envelope_with_more_than_its_record_is_shown_whole(runtime) -> None:
+    """Issue 17 defect 10's limit: squareup.com.json /components/schemas/GetPaymentResponse is {errors,
+    payment}; {"payment": {...}} is unwrapped, but an answer whose errors are not empty keeps both."""
+    import httpx
+
+    sys.path.insert(0, str(GENERATED / "ads"))
+    try:
+        results = importlib.import_module("ads_mcp._runtime.results")
+        routing = importlib.import_module("ads_mcp._runtime.routing")
+        shaping = importlib.import_module("ads_mcp._runtime.shaping")
+    finally:
+        sys.path.remove(str(GENERATED / "ads"))
+    shape = shaping.Shape(record="payment", concise=("id", "status"))
+    action = routing.Action(name="payment", method="GET", path="/v2/payments/p1", shape=shape)
+    request = httpx.Request("GET", "http://127.0.0.1/v2/payments/p1")
+    payment = {"id": "p1", "status": "COMPLETED", "note": "n"}
+    alone = httpx.Response(200, json={"payment": payment, "errors": []}, request=request)
+    warned = httpx.Response(200, json={"payment": payment, "errors": [{"code": "W"}]}, request=request)
+    assert results.interpret(alone, action, {}) == {"id": "p1", "status": "COMPLETED"}
+    assert results.interpret(warned, action, {}) == {"payment": payment, "errors": [{"code": "W"}]}
