@@ -1,10 +1,10 @@
-"""One paging shape for every upstream style (R3).
+"""One paging shape for every upstream style (R3 pagination).
 
 Whatever the API uses (page/per_page, offset/limit, a cursor field in the body, a Link header), the
 agent passes `limit` and `page` or `cursor`, and reads `items`, `has_more`, `next_page` or
 `next_cursor`, and `total_count` when the API says it. Pages start at 1. `has_more: true` always comes
 with the call that gets the rest; when the API gives no way to it, `has_more` is null and `rest` says
-why (R3, R4).
+why (R3 pagination; R4 truncation is announced).
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def page_query(
     check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
         page = int(values.get(PAGE_ARG, 1))
-        limit = int(values[paging.limit]) if paging.limit in values else 0
+        limit = (
+            int(values[paging.limit]) if paging.limit and paging.limit in values else 0
+        )
         return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
     if paging.style == "link" and values.get(CURSOR_ARG):
         inner, _ = split_cursor(str(values[CURSOR_ARG]))
@@ -172,7 +174,7 @@ def page_info(
 
     `has_more: true` only with its next call; when more may follow and nothing reaches it, `has_more`
     is null and `rest` says so: a partial list never reads as whole, and never promises a page it
-    cannot fetch (R3, R4)."""
+    cannot fetch (R3 pagination; R4 truncation is announced)."""
     if paging is None:
         return {}
     total = lookup(body, paging.total) if paging.total else None
@@ -226,7 +228,7 @@ def page_info(
         else:
             info["has_more"] = False
     elif isinstance(limit, int) and count >= limit > 0:
-        # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4)
+        # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4 truncation is announced)
         info.update(
             _unreachable(
                 f"this page is full ({count} items, the limit): there may be more, and this API takes no page "
@@ -257,7 +259,7 @@ def encode_cursor(next_link: str, sent_query: list[tuple[str, str]]) -> str:
     when none differ.
 
     Only the differences travel: the path and host always come from the action (a link can never
-    send the server elsewhere), and a credential sent in the query never reaches the agent (E5).
+    send the server elsewhere), and a credential sent in the query never reaches the agent (E5 no internals).
     """
     sent = set(sent_query)
     try:

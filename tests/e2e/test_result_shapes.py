@@ -84,7 +84,7 @@ async def test_concise_is_at_most_half_of_detailed_and_keeps_ids(
     assert one == {k: one_detailed[k] for k in ("id", "name", "status", "daily_budget")}
     assert tokens(concise) * 2 <= tokens(detailed), (tokens(concise), tokens(detailed))  # R2
     assert tokens(one) * 2 <= tokens(one_detailed), (tokens(one), tokens(one_detailed))
-    counter, _ = load_counter()  # real tokens too, where tiktoken and its encoding are at hand
+    counter, _ = load_counter()  # real o200k_base tokens too (bpe-openai)
     if counter is not None:
         concise_tokens, detailed_tokens = (
             counter.count(json.dumps(d, ensure_ascii=False)) for d in (concise, detailed)

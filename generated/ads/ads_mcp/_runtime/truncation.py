@@ -1,4 +1,4 @@
-"""Keep every result under the server's size budget, and say so when something was cut (R4).
+"""Keep every result under the server's size budget, and say so when something was cut (R4 truncation is announced).
 
 Clients cut tool results at about 25,000 tokens without telling the model; a partial list that looks
 whole is worse than a short one that says what is missing. Tokens are estimated from the JSON text
@@ -177,7 +177,7 @@ def _cut(
     if (
         isinstance(items, list)
         and isinstance(kept, list)
-        and parts.pop(("items",), None)
+        and parts.pop(("items",), None) is not None
     ):
         cut = _page_note(cut, len(items), note, tool, arguments, paging, limit_arg)
     shown = [
@@ -208,7 +208,7 @@ def _page_note(
     paging: Paging | None,
     limit_arg: str | None,
 ) -> dict[str, Any]:
-    """A cut page of records: which ones are shown, and the call that returns the rest (R3, R4)."""
+    """A cut page of records: which ones are shown, and the call that returns the rest (R3 pagination; R4 truncation is announced)."""
     items: list[Any] = data["items"]
     page = int(arguments.get(PAGE_ARG, 1))
     limit = arguments.get(limit_arg) if limit_arg else None
@@ -253,7 +253,7 @@ def _page_note(
             "the other items cannot be paged to; narrow the request (filters, limit) to see them"
         )
     rest = {k: v for k, v in data.items() if k not in ("next_page", "next_cursor")}
-    # has_more: true only with the call that gets the rest; null when none can (R3, R4).
+    # has_more: true only with the call that gets the rest; null when none can (R3 pagination; R4 truncation is announced).
     return {
         **rest,
         "items": items[:keep],

@@ -1,4 +1,4 @@
-"""Records as the agent reads them: concise by default, detailed on request, never the noise (R1, R2).
+"""Records as the agent reads them: concise by default, detailed on request, never the noise (R1 meaningful fields; R2 concise or detailed).
 
 Paths are dotted ('owner.email'); for a list action they apply to each record of the list.
 """
@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 ResponseFormat = Literal["concise", "detailed"]
-RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("concise", "detailed")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +56,7 @@ def lookup(data: Any, path: str) -> Any:
 
 
 def _only(record: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
-    # In the order the mapping names them: the agent reads the important fields first (R1).
+    # In the order the mapping names them: the agent reads the important fields first (R1 meaningful fields).
     out: dict[str, Any] = {}
     for path in paths:
         head, _, rest = path.partition(".")
