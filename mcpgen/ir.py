@@ -107,6 +107,7 @@ class ResultShape:
     items: str | None  # dotted path of the record list; "" when the body is the list; None: one record
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
+    record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +122,7 @@ class PagingSpec:
     total: str | None
     echoed: tuple[str, ...]  # body fields that only repeat the paging
     max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
+    next_link: str | None = None  # link style: body path of the next page's URL (else the Link header)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -83,6 +83,7 @@ class ResponseRule:
     concise: tuple[str, ...] | None
     drop: tuple[str, ...]
     source: SourceRef
+    single: bool = False  # the answer is one record, whatever lists it holds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,6 +101,7 @@ class PaginationRule:
     default_limit: int | None
     max_limit: int | None
     source: SourceRef
+    next_link: str | None = None  # body path of the next page's URL (link style)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -674,6 +676,7 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         concise=tuple(rule["concise"]) if "concise" in rule else None,
         drop=tuple(rule.get("drop", ())),
         source=document.locate(pointer),
+        single=bool(rule.get("single", False)),
     )
 
 
@@ -690,6 +693,7 @@ def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> 
         default_limit=rule.get("default_limit"),
         max_limit=rule.get("max_limit"),
         source=document.locate(pointer),
+        next_link=rule.get("next_link"),
     )
 
 

@@ -404,6 +404,8 @@ def _shape_call(shape: ResultShape) -> Call:
     kwargs: list[tuple[str, Any]] = []
     if shape.items is not None:
         kwargs.append(("items", shape.items))
+    if shape.record is not None:
+        kwargs.append(("record", shape.record))
     if shape.concise:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
@@ -426,6 +428,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         kwargs.append(("echoed", paging.echoed))
     if paging.max_limit is not None:
         kwargs.append(("max_limit", paging.max_limit))
+    if paging.next_link is not None:
+        kwargs.append(("next_link", paging.next_link))
     return Call("Paging", tuple(kwargs))
 
 

@@ -16,9 +16,9 @@ import httpx
 import mcp_types as types
 
 from .errors import Recovery, ToolError, api_problem, clipped, field_candidates
-from .pagination import page_info
+from .pagination import already_shown, page_info
 from .routing import Action, Param
-from .shaping import Shape, lookup, response_format, shape_record
+from .shaping import Shape, lookup, response_format, shape_record, unwrap
 from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
 _MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2 what, why, how; E5 no internals)
@@ -133,19 +133,38 @@ def present(
     shape whatever the API's (R3 pagination): items, has_more, next_page or next_cursor, total_count."""
     form = response_format(values)
     records = lookup(body, shape.items) if shape.items is not None else body
-    if not isinstance(records, list):
-        record = shape_record(body, shape, form)
-        return record if isinstance(record, dict) else {"value": record}
-    shaped: dict[str, Any] = {"items": [shape_record(r, shape, form) for r in records]}
     next_link = response.links.get("next", {}).get("url")
     sent = response.request.url.params.multi_items()
     paging = action.paging
+    if not isinstance(records, list):
+        inner = unwrap(body, shape.record)
+        # An envelope that says more than its record is shown whole: the concise fields are the
+        # record's, and would find nothing at the envelope's level.
+        kept = "detailed" if shape.record and inner is body else form
+        record = shape_record(inner, shape, kept)
+        shaped = record if isinstance(record, dict) else {"value": record}
+        if paging is not None:
+            # Paging on an answer that is not a list (the build warned): whatever the API says about
+            # more to come still reaches the agent, so a partial answer never reads as whole (R4 truncation is announced).
+            info = page_info(paging, body, values, 0, next_link, sent)
+            if info.get("has_more") is not False or "total_count" in info:
+                shaped = {
+                    **shaped,
+                    **{k: v for k, v in info.items() if k not in shaped},
+                }
+        return shaped
+    # A resumed cut page (truncation.py): the records an earlier result already showed are skipped.
+    skip = already_shown(paging, values)
+    shaped = {"items": [shape_record(r, shape, form) for r in records[skip:]]}
     shaped.update(page_info(paging, body, values, len(records), next_link, sent))
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
-        skip = {(shape.items or "").split(".")[0], *(paging.consumed if paging else ())}
+        skip_keys = {
+            (shape.items or "").split(".")[0],
+            *(paging.consumed if paging else ()),
+        }
         shaped.update(
-            {k: v for k, v in body.items() if k not in skip and k not in shaped}
+            {k: v for k, v in body.items() if k not in skip_keys and k not in shaped}
         )
     return shaped
 

@@ -19,7 +19,7 @@ import httpx
 
 from .conversion import to_upstream
 from .errors import Recovery, ToolError
-from .pagination import merge_query, page_query
+from .pagination import merge_query, page_query, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action
 
@@ -101,6 +101,8 @@ def build_request(
     values: Mapping[str, Any],
     idempotency_key: str | None = None,
 ) -> httpx.Request:
+    # A resumed cursor goes upstream as the API's own.
+    values = upstream_values(action.paging, values)
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str] = {
