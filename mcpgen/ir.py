@@ -225,6 +225,7 @@ class ServerSpec:
     max_result_tokens: int = 20_000  # size budget of one result (R4)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         max_result_tokens=server_rule.max_result_tokens,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
+        headers=server_rule.headers,
     )
     return BuildResult(server, tuple(diagnostics))
 

@@ -177,6 +177,7 @@ class ServerRule:
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
     access: AccessRule | None = None
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
+    headers: tuple[tuple[str, str], ...] = ()  # sent with every request (an API version, say)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -515,6 +516,7 @@ def _read(document: Document) -> Mapping:
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
+            headers=tuple((str(k), str(v)) for k, v in (server.get("headers") or {}).items()),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,

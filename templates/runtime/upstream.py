@@ -16,6 +16,7 @@ import anyio.to_thread
 import httpx
 
 from .errors import Recovery, ToolError
+from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action, Param
@@ -43,6 +44,8 @@ class Upstream:
     idempotency_header: str | None = None
     # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
     max_body_bytes: int = MAX_BODY_BYTES
+    # The mapping's fixed request headers (an API version, say), sent with every call.
+    headers: tuple[tuple[str, str], ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -78,6 +81,11 @@ def build_request(
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str] = {"accept": "application/json"}
+    headers.update((name.lower(), value) for name, value in upstream.headers)
+    # A before-hook's own headers (hooks.py), already checked to be str -> str.
+    headers.update(
+        (name.lower(), value) for name, value in values.get(HOOK_HEADERS, {}).items()
+    )
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
     whole_body: Any = None
