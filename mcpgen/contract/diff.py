@@ -1106,19 +1106,41 @@ def _data_changes(old: Any, new: Any, old_pointer: str, new_pointer: str) -> Ite
 def _trace(
     changes: list[ContractChange], inputs: list[InputChange], old: dict[str, Any], new: dict[str, Any]
 ) -> tuple[list[ContractChange], set[int]]:
-    """Each contract change with the input changes that explain it; and which inputs explained one."""
+    """Each contract change with the input changes that explain it; and which inputs explained one.
+
+    Linear in changes + inputs: each change's scope (its actions, operations and rules) is worked out
+    once, and the inputs are looked up by operation and by rule instead of tested one by one."""
     used: set[int] = set()
     traced = []
     scopes = _Scopes(old, new)
+    by_operation: dict[str, list[int]] = {}
+    by_rule: dict[str, list[int]] = {}
+    generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+    for index, item in enumerate(inputs):
+        if item.origin == "spec" and item.operation is not None:
+            by_operation.setdefault(item.operation, []).append(index)
+        elif item.origin == "mapping" and item.rule is not None:
+            by_rule.setdefault(item.rule, []).append(index)
     for change in changes:
-        candidates = [i for i, item in enumerate(inputs) if scopes.in_scope(change, item)]
-        relevant = [i for i in candidates if _relevant(change, inputs[i], scopes)]
-        chosen = relevant or candidates
-        if not chosen:
-            chosen = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        scope = scopes.scope(change)
+        found = {i for operation in scope.operations for i in by_operation.get(operation, ())}
+        found |= {i for rule in scope.rules for i in by_rule.get(rule, ())}
+        candidates = sorted(found)
+        relevant = [i for i in candidates if _relevant(change, inputs[i], scope)]
+        chosen = relevant or candidates or generated
         used.update(chosen)
         traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
     return traced, used
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What one contract change can come from: the actions it concerns, on either side, and their
+    operations ('GET /path') and mapping rules ('tool.action', 'tool', '(server)')."""
+
+    actions: tuple[tuple[str, dict[str, Any]], ...]
+    operations: frozenset[str]
+    rules: frozenset[str]
 
 
 class _Scopes:
@@ -1145,18 +1167,14 @@ class _Scopes:
                     found.append((name, action))
         return found
 
-    def in_scope(self, change: ContractChange, item: InputChange) -> bool:
-        if item.origin == "generator":
-            return False
+    def scope(self, change: ContractChange) -> _Scope:
         if change.tool == "(server)":
-            return item.rule == "(server)"
+            return _Scope((), frozenset(), frozenset({"(server)"}))
         actions = self.actions(change)
-        if item.origin == "spec":
-            return item.operation in {_op_key(a) for _, a in actions}
         rules = {f"{tool}.{a['name']}" for tool, a in actions}
         if not change.action:
             rules.update(self.tool_names(change))
-        return item.rule in rules
+        return _Scope(tuple(actions), frozenset(_op_key(a) for _, a in actions), frozenset(rules))
 
 
 def _takes(action: dict[str, Any], change: ContractChange) -> bool:
@@ -1164,12 +1182,12 @@ def _takes(action: dict[str, Any], change: ContractChange) -> bool:
     return change.param in args or (change.code == "param-renamed" and change.before in args)
 
 
-def _relevant(change: ContractChange, item: InputChange, scopes: _Scopes) -> bool:
+def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.param:
         wires = {
             (p.get("in"), p.get("wire"))
-            for _, action in scopes.actions(change)
+            for _, action in scope.actions
             for p in action.get("params", [])
             if p["arg"] in (change.param, change.before)
         }
