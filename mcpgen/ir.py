@@ -54,6 +54,22 @@ class ParamSpec:
     schema: JsonSchema  # property schema in the tool's inputSchema, description included
     source: SourceRef
     unit: UnitSpec | None = None
+    # How the value is written on the wire (OpenAPI `style`/`explode`; 'json' for `content`): None
+    # is the location's default (form, exploded, for query and form bodies; simple for path/header).
+    style: str | None = None
+    explode: bool | None = None
+    # This action's own schema where it differs from the tool's flat property (T2: a `sort` whose
+    # values differ by action); the server checks the action's values with it.
+    check_schema: JsonSchema | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VariantSpec:
+    """One branch of a `oneOf`/`anyOf` body (T2): the arguments it has and those it needs."""
+
+    name: str
+    args: tuple[str, ...]
+    required: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,6 +156,18 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    # The body field the mapping's server.idempotency_key names, when this action's body has it: the
+    # server fills it with a key per logical request, the agent never sees it.
+    idempotency_body: str | None = None
+    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    accept: str | None = None  # the Accept header its answers call for; None: application/json
+    # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
+    base_url: str | None = None
+    base_url_env: str | None = None
+    # A body the operation may leave out (`requestBody.required` false): the arguments its schema
+    # requires are needed only once any body argument is given.
+    body_requires: tuple[str, ...] = ()
+    variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -223,8 +251,10 @@ class ServerSpec:
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
     max_result_tokens: int = 20_000  # size budget of one result (R4)
+    max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -14,12 +15,22 @@ from mcpgen.build.fingerprints import (
     spec_operation_fingerprints,
 )
 from mcpgen.build.guidance import with_guidance
+from mcpgen.build.hints import action_hints, tool_hints
+from mcpgen.build.hosts import with_own_hosts
+from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
-from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
+from mcpgen.build.schemas import (
+    BODY_DEPTH,
+    body_variants,
+    input_schema,
+    json_type_of,
+    lean_text,
+    short_text,
+)
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.units import is_numeric
 from mcpgen.conversions import restate, spelled
-from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, rule_name, warning
+from mcpgen.diagnostics import Diagnostic, Level, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
     AccessSpec,
     ActionSpec,
@@ -32,13 +43,14 @@ from mcpgen.ir import (
     ParamSpec,
     PreviewSpec,
     ServerSpec,
-    ToolHints,
     ToolSpec,
     UnitSpec,
+    VariantSpec,
 )
 from mcpgen.load.mapping import (
     UNSET,
     ActionRule,
+    AuthRule,
     Mapping,
     ParamRule,
     PreviewRule,
@@ -46,11 +58,10 @@ from mcpgen.load.mapping import (
     UnitRule,
     did_you_mean,
 )
-from mcpgen.load.openapi import Operation, Spec, find_operation
+from mcpgen.load.openapi import Operation, Spec, find_operation, problems_for
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
-    IDEMPOTENT_METHODS,
     READ_METHODS,
     RESERVED_ARGS,
     TOOL_NAME_COMFORT_LENGTH,
@@ -91,6 +102,10 @@ class _OperationParam:
     description: str
     example: Any
     source: SourceRef
+    # An optional body's field its schema requires: needed once any body field is given.
+    required_with_body: bool = False
+    style: str | None = None
+    explode: bool | None = None
 
 
 def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
@@ -103,6 +118,9 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics += problems_for(
+        spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
+    )  # the spec's invalid parts: an error only where a mapped operation uses one
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
     if mapping.server.server_info:
@@ -125,6 +143,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
     )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),
@@ -134,7 +153,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         description=(server_rule.description or spec.description or spec.title).strip(),
         base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
         default_base_url=base_url_default,
-        auth=_auth(mapping),
+        auth=_auth(mapping.server.auth),
+        extra_auth=tuple(a for a in map(_auth, mapping.server.extra_auth) if a is not None),
         timeout_s=server_rule.timeout_s,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
@@ -146,6 +166,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         discovery=discovery,
         server_info=server_rule.server_info,
         max_result_tokens=server_rule.max_result_tokens,
+        max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
@@ -172,13 +193,16 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule)
+        action, found = _build_action(
+            spec, rule, action_rule, _auth_rules(mapping), mapping.server.idempotency_body
+        )
         diagnostics += found
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
+    actions = _with_own_schemas(actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        previewed, found = _previewed(spec, rule, actions[0])
+        previewed, found = _previewed(spec, rule, actions[0], name)
         diagnostics += found
         actions = [previewed]
     if has_errors(diagnostics):
@@ -202,19 +226,22 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         description=description,
         actions=tuple(actions),
         input_schema=input_schema,
-        hints=_hints(actions, rule.destructive),
+        hints=tool_hints([a.hints for a in actions if a.hints is not None], rule),
         source=rule.source,
         scopes=rule.scopes,
     )
     return tool, diagnostics
 
 
-def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+def _previewed(
+    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str
+) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
     preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
     read_rule = ActionRule(
-        name="read",
+        # Named as the agent calls it: a failed read says "'<tool>_preview' found nothing ...".
+        name=f"{served_name}_preview",
         operation=preview_rule.read,
         description=None,
         params=(),
@@ -224,8 +251,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     read, diagnostics = _build_action(spec, tool, read_rule)
     if read is None:
         return action, diagnostics
-    # The preview compares whole records, so its read has no concise view and no paging (S1).
-    read = replace(read, shape=None, paging=None, server_params=())
+    # The preview compares whole records, so its read has no concise view and no paging (S1). Its
+    # parameters are filled from the action's, under the names the mapping gave them (M231).
+    read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     if read.method not in READ_METHODS:
         diagnostics.append(
             error(
@@ -254,7 +282,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
             (r for r in rule.params if r.wire_name == param.wire_name), None
         )
         current = (param_rule.current if param_rule else None) or param.wire_name
-        if param.location in ("body", "query") or (param_rule and param_rule.current):
+        if _is_idempotency_key(param.wire_name):
+            pass  # a new key per request, never a change to the record (S1)
+        elif param.location in ("body", "query") or (param_rule and param_rule.current):
             compared.append((param.arg_name, current))
         if param_rule is None or param_rule.max_increase_pct is None:
             continue
@@ -283,6 +313,39 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     return replace(action, preview=preview), diagnostics
 
 
+def _read_params(read: ActionSpec, action: ActionSpec) -> tuple[ParamSpec, ...]:
+    """The preview read's parameters, each renamed to the action parameter that feeds it: the same
+    wire name at the same place, or for a path the identifier at the same position of a path the
+    read's path begins (`GET /customers/{id}` under `POST /customers/{customer}`). It takes the
+    action's unit too, since the value comes in the agent's unit."""
+    feeds = {(p.location, p.wire_name): p for p in action.params}
+    read_path = _path_params(read.path)
+    action_path = _path_params(action.path)
+    same_shape = _path_shape(action.path)[: len(_path_shape(read.path))] == _path_shape(read.path)
+    by_position = dict(zip(read_path, action_path, strict=False)) if same_shape else {}
+    action_path_params = {p.wire_name: p for p in action.params if p.location == "path"}
+    renamed = []
+    for param in read.params:
+        source = feeds.get((param.location, param.wire_name))
+        if source is None and param.location == "path":
+            source = action_path_params.get(by_position.get(param.wire_name, ""))
+        renamed.append(replace(param, arg_name=source.arg_name, unit=source.unit) if source else param)
+    return tuple(renamed)
+
+
+def _path_params(path: str) -> list[str]:
+    return re.findall(r"\{([^{}]+)\}", path)
+
+
+def _path_shape(path: str) -> list[str]:
+    """`/customers/{customer}` -> ['customers', '{}']: a path with its identifiers' names left out."""
+    return [re.sub(r"\{[^{}]+\}", "{}", part) for part in path.split("/") if part]
+
+
+def _is_idempotency_key(wire_name: str) -> bool:
+    return re.sub(r"[^a-z]", "", wire_name.lower()) == "idempotencykey"
+
+
 def _preview_input_schema(action: ActionSpec) -> JsonSchema:
     """The action's parameters without `action`: the preview tool does one thing (S1)."""
     properties = {p.arg_name: dict(p.schema) for p in action.params}
@@ -296,7 +359,12 @@ def _preview_input_schema(action: ActionSpec) -> JsonSchema:
 
 def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) -> str:
     preview: PreviewSpec = action.preview  # type: ignore[assignment]
-    lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
+    # The mapping's own sentences (when not to use it, what it returns) hold for the preview too (T7).
+    lines = [
+        " ".join([rule.description.strip(), *_sections(rule)]),
+        "",
+        f"Preview: {_sentence(action.description)}",
+    ]
     lines.append(
         "It reads the current state and returns the values before and after the change, and a preview_id "
         f"valid for {preview.ttl_minutes} minutes. Nothing changes until {apply_name} is called with that id."
@@ -309,7 +377,13 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
     return "\n".join(lines)
 
 
-def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
+def _build_action(
+    spec: Spec,
+    tool: ToolRule,
+    rule: ActionRule,
+    auths: tuple[AuthRule, ...] = (),
+    idempotency_body: str | None = None,
+) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
         return None, [_unknown_operation(spec, rule)]
@@ -319,22 +393,43 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     idempotency = [
         p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY
     ]
-    operation_params = [p for p in operation_params if p not in idempotency]
+    keyed_body = [p for p in operation_params if p.location == "body" and p.wire_name == idempotency_body]
+    operation_params = [p for p in operation_params if p not in idempotency and p not in keyed_body]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
-        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+        replace(d, hint="; ".join(filter(None, [d.hint, f"mapped by action '{rule.name}' at {rule.source}"])))
+        for d in found
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    sent = _credentials_sent(auths)
+    unreadable = non_json_answers(operation)
+    if unreadable:
+        diagnostics.append(
+            warning(
+                "M218",
+                f"{operation.key} answers {', '.join(unreadable[:3])} only; the server reads JSON answers, so "
+                f"action '{rule.name}' will report every success as an answer it cannot read",
+                rule.operation_source,
+                hint="leave this operation to a client that handles files, or map another one",
+            )
+        )
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
+    with_body: set[str] = set()
     for param in operation_params:
         param_rule = rules_by_param.get((param.wire_name, param.location))
         if param_rule is not None and param_rule.fixed is not UNSET:
             fixed.append(
                 FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
             )
+            continue
+        kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
+        diagnostics += found
+        if isinstance(kept, FixedValue):
+            fixed.append(kept)
+        if kept is not True:
             continue
         if param_rule is not None and param_rule.hidden:
             if param.required:
@@ -350,6 +445,8 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         built, default, found = _param_spec(param, param_rule, operation)
         diagnostics += found
         params.append(built)
+        if param.required_with_body and not built.required and default is UNSET:
+            with_body.add(built.arg_name)
         if default is not UNSET:
             defaults.append((built.arg_name, default))
     results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
@@ -367,6 +464,8 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
         )
     if has_errors(diagnostics):
         return None, diagnostics
+    variants = _variant_specs(spec, operation, params)
+    params = _described_variants(params, variants)
     return (
         ActionSpec(
             name=rule.name,
@@ -385,9 +484,97 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             server_params=results.server_params,
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
+            idempotency_body=keyed_body[0].wire_name if keyed_body else None,
+            hints=action_hints(operation.method, rule),
+            accept=accept_for(operation),
+            body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
+            variants=variants,
         ),
         diagnostics,
     )
+
+
+def _kept_from_agent(
+    spec: Spec,
+    sent: frozenset[tuple[str, str]] | None,
+    param: _OperationParam,
+    rule: ParamRule | None,
+    operation: Operation,
+) -> tuple[bool | FixedValue, list[Diagnostic]]:
+    """True when the parameter is the agent's to pass; False or the value the server sends when it is
+    not (request_parts.py): a credential never is, a spec-global option only when the mapping names it,
+    a required value the spec allows one of is sent as it is."""
+    if is_credential(spec, param.wire_name, param.location, param.description):
+        # Quiet when the server's credential covers it, or may (another kind of credential: Slack
+        # takes its token as a bearer header too); loud when the mapping tries to keep it.
+        quiet = (
+            rule.hidden
+            if rule is not None
+            else sent is None or (param.wire_name.lower(), param.location) in sent
+        )
+        if quiet or (rule is None and not param.required):
+            return False, []
+        what = "names it in params" if rule is not None else "sends no credential in it (server.auth)"
+        return False, [
+            warning(
+                "M302",
+                f"parameter '{param.wire_name}' ({param.location}) of {operation.key} carries a credential, so it is "
+                f"never a tool argument; the mapping {what}",
+                rule.source if rule is not None else param.source,
+                hint=f"let the server send it: auth: {{type: api_key, in: {param.location}, name: "
+                f"{param.wire_name}, env: <VARIABLE>}}",
+            )
+        ]
+    if rule is None and is_global(spec, param.wire_name, param.location):
+        return False, []
+    value = constant(param.location, param.required, param.schema)
+    if rule is None and value is not UNSET:
+        return FixedValue(wire_name=param.wire_name, location=param.location, value=value), []
+    return True, []
+
+
+def _auth_rules(mapping: Mapping) -> tuple[AuthRule, ...]:
+    auth = mapping.server.auth
+    return (auth, *mapping.server.extra_auth) if auth is not None else ()
+
+
+def _credentials_sent(auths: tuple[AuthRule, ...]) -> frozenset[tuple[str, str]] | None:
+    """The (lower-case name, location) pairs the server's own api keys go in; None when it also sends
+    another kind of credential (a bearer token, a user and password)."""
+    if any(auth.type != "api_key" for auth in auths):
+        return None
+    return frozenset(((auth.name or "").lower(), auth.location or "header") for auth in auths)
+
+
+def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]) -> list[_OperationParam]:
+    """The parameters an agent passes when the mapping says nothing about them (what init drafts for)."""
+    return [p for p in params if _kept_from_agent(spec, None, p, None, operation)[0] is True]
+
+
+def _described_variants(params: list[ParamSpec], variants: tuple[VariantSpec, ...]) -> list[ParamSpec]:
+    """Each body argument of a oneOf/anyOf body says which form of the body needs or takes it (T2)."""
+    if not variants:
+        return params
+    described = []
+    for param in params:
+        needing = [v.name for v in variants if param.arg_name in v.required]
+        having = [v.name for v in variants if param.arg_name in v.args]
+        note = ""
+        if needing and len(needing) == len(variants):
+            note = " Needed in every form of the body."
+        elif needing:
+            note = f" Needed in the body form {_quoted_names(needing)}."
+        elif having and len(having) < len(variants):
+            note = f" Only in the body form {_quoted_names(having)}."
+        if note:
+            schema = {**param.schema, "description": param.schema.get("description", "") + note}
+            param = replace(param, schema=schema)
+        described.append(param)
+    return described
+
+
+def _quoted_names(names: list[str]) -> str:
+    return " or ".join(f"'{n}'" for n in names)
 
 
 def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
@@ -409,13 +596,19 @@ def _operation_params(
     spec: Spec, operation: Operation
 ) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     params: list[_OperationParam] = []
+    notes: list[Diagnostic] = []
     for located in operation.parameters:
         raw = located.value
         location = cast(ParamLocation, str(raw.get("in")))  # openapi-pydantic allows OpenAPI's four only
         if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
             continue
         schema_located = _parameter_schema(located)
-        schema = input_schema(schema_located, spec.resolver)
+        schema = input_schema(schema_located, spec.resolver, notes=notes)
+        style, explode = _wire_style(raw)
+        if style is None and location == "query" and _has_object_type(schema.get("items") or {}):
+            # OpenAPI defines no form serialization for a list of objects; APIs that take one in a
+            # query (Box's `mdfilters`) read JSON text.
+            style = "json"
         params.append(
             _OperationParam(
                 wire_name=str(raw["name"]),
@@ -425,10 +618,23 @@ def _operation_params(
                 description=str(raw.get("description") or schema.get("description") or ""),
                 example=_example(raw, schema_located),
                 source=located.source,
+                style=style,
+                explode=explode,
             )
         )
     body_params, encoding, diagnostics = _body_params(spec, operation)
-    return params + body_params, encoding, diagnostics
+    return params + body_params, encoding, notes + diagnostics
+
+
+def _wire_style(raw: dict[str, Any]) -> tuple[str | None, bool | None]:
+    """OpenAPI's serialization of a parameter or a form field: `style`/`explode` as the spec states
+    them, or 'json' for a parameter whose `content` is JSON (Box's `mdfilters`)."""
+    style = raw.get("style") if isinstance(raw.get("style"), str) else None
+    explode = raw.get("explode") if isinstance(raw.get("explode"), bool) else None
+    content = raw.get("content")
+    if style is None and isinstance(content, dict) and any("json" in str(m) for m in content):
+        style = "json"
+    return style, explode
 
 
 def operation_params(
@@ -436,9 +642,13 @@ def operation_params(
 ) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
-    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors
+    (errors only: a warning, such as a nested part cut at the depth budget, still builds).
+    Credentials, the spec's global options and its one-value parameters are not among them.
     """
-    return _operation_params(spec, operation)
+    params, encoding, found = _operation_params(spec, operation)
+    errors = [d for d in found if d.level >= Level.ERROR]
+    return agent_params(spec, operation, params), encoding, errors
 
 
 def _parameter_schema(located: Located) -> Located | None:
@@ -480,10 +690,14 @@ def _body_params(
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
     schema_located = spec.resolver.deref(media_located.child("schema"))
-    schema = input_schema(schema_located, spec.resolver)
+    notes: list[Diagnostic] = []
+    schema = input_schema(schema_located, spec.resolver, depth=BODY_DEPTH, notes=notes)
+    # OpenAPI: `requestBody.required` defaults to false, so the body may be left out; a body that is
+    # sent still has the fields its schema requires (the server checks them then: body_requires).
     body_required = bool(body.value.get("required"))
     properties = schema.get("properties")
-    if schema.get("type") == "object" and isinstance(properties, dict) and properties:
+    field_encoding = media_located.value.get("encoding")
+    if _has_object_type(schema) and isinstance(properties, dict) and properties:
         required = set(schema.get("required") or ())
         return (
             [
@@ -492,14 +706,27 @@ def _body_params(
                     location="body",
                     required=name in required and body_required,
                     schema=prop,
-                    description=str(prop.get("description") or ""),
+                    description=lean_text(str(prop.get("description") or ""), 120),
                     example=_property_example(spec, schema_located, name),
                     source=schema_located.source,
+                    required_with_body=name in required and not body_required,
+                    **_form_style(encoding, field_encoding, name),
                 )
                 for name, prop in properties.items()
             ],
             encoding,
-            [],
+            notes,
+        )
+    if _untyped(schema) and _offers_fields(schema_located, spec):
+        notes.append(
+            warning(
+                "M242",
+                f"the request body of {operation.key} has no fields or type the tool's schema can show "
+                f"({rule_name('T6')}); the agent is told only that it is an object",
+                schema_located.source,
+                hint="the agent can still pass the body as one object: name its fields in the action's "
+                "description so the model knows what to send",
+            )
         )
     whole = _OperationParam(
         wire_name="body",
@@ -510,7 +737,72 @@ def _body_params(
         example=None,
         source=body.source,
     )
-    return [whole], encoding, []
+    return [whole], encoding, notes
+
+
+def _has_object_type(schema: JsonSchema) -> bool:
+    return schema.get("type") == "object"
+
+
+def _offers_fields(located: Located, spec: Spec) -> bool:
+    """The spec's body schema names fields, itself or in a oneOf/anyOf/allOf branch: an untyped
+    body then lost them (an empty `{}` body has nothing to lose)."""
+    raw = located.value
+    if not isinstance(raw, dict):
+        return False
+    if raw.get("properties"):
+        return True
+    for keyword in ("oneOf", "anyOf", "allOf"):
+        branches = raw.get(keyword)
+        if isinstance(branches, list):
+            for index in range(len(branches)):
+                branch = spec.resolver.deref(located.child(keyword, index)).value
+                if isinstance(branch, dict) and (branch.get("properties") or branch.get("allOf")):
+                    return True
+    return False
+
+
+def _untyped(schema: JsonSchema) -> bool:
+    """Nothing the agent can read: no type, or an object with no fields and no map of values."""
+    if "type" not in schema:
+        return True
+    return (
+        schema.get("type") == "object"
+        and not schema.get("properties")
+        and not isinstance(schema.get("additionalProperties"), dict)
+    )
+
+
+def _form_style(encoding: BodyEncoding, field_encoding: Any, name: str) -> dict[str, Any]:
+    """A form field's `encoding` entry (style/explode); JSON bodies carry structure as it is."""
+    if encoding != "form" or not isinstance(field_encoding, dict):
+        return {}
+    entry = field_encoding.get(name)
+    if not isinstance(entry, dict):
+        return {}
+    style, explode = _wire_style(entry)
+    return {"style": style, "explode": explode}
+
+
+def _variant_specs(spec: Spec, operation: Operation, params: list[ParamSpec]) -> tuple[VariantSpec, ...]:
+    """The body's oneOf/anyOf branches in the agent's argument names (T2)."""
+    body = operation.request_body
+    if body is None:
+        return ()
+    content = body.value.get("content") or {}
+    media = _pick_media_type(content)
+    if media is None or not isinstance(content.get(media), dict) or "schema" not in content[media]:
+        return ()
+    variants = body_variants(body.child("content", media, "schema"), spec.resolver)
+    by_wire = {p.wire_name: p.arg_name for p in params if p.location == "body"}
+    return tuple(
+        VariantSpec(
+            name=v.name,
+            args=tuple(by_wire[f] for f in v.fields if f in by_wire),
+            required=tuple(by_wire[f] for f in v.required if f in by_wire),
+        )
+        for v in variants
+    )
 
 
 def _pick_media_type(content: dict[str, Any]) -> str | None:
@@ -636,6 +928,8 @@ def _param_spec(
             schema=schema,
             source=source,
             unit=unit,
+            style=param.style,
+            explode=param.explode,
         ),
         default,
         diagnostics,
@@ -767,18 +1061,95 @@ def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diag
                 first[param.arg_name] = (action, param)
                 continue
             other_action, other = first[param.arg_name]
-            if json_type_of(other.schema) != json_type_of(param.schema):
+            mine, theirs = _meaning(param), _meaning(other)
+            if mine != theirs:
                 diagnostics.append(
                     error(
                         "M207",
-                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
-                        f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
+                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {mine} in action "
+                        f"'{action.name}' but {theirs} in action '{other_action.name}'",
                         action.source,
                         hint=f"one tool has one flat parameter set ({rule_name('T2')}): rename one of them in "
                         "its action's params",
                     )
                 )
     return diagnostics
+
+
+def _meaning(param: ParamSpec) -> str:
+    """What a shared argument must agree on across actions: its type and its unit. Other
+    constraints (an enum, a format, a bound) may differ: the flat property takes the union, and the server
+    checks each action's own (`_with_own_schemas`)."""
+    meaning = json_type_of(param.schema)
+    if param.unit is not None:
+        meaning += f" in {param.unit.agent} (sent as {param.unit.upstream})"
+    return meaning
+
+
+# Keywords that say nothing about which values are accepted.
+_PROSE_KEYWORDS = frozenset(("description", "default", "examples", "example", "title"))
+
+
+def _constraints(schema: JsonSchema) -> JsonSchema:
+    out = {k: v for k, v in schema.items() if k not in _PROSE_KEYWORDS}
+    if isinstance(out.get("items"), dict):
+        out["items"] = _constraints(out["items"])
+    return out
+
+
+def _merged_schema(first: JsonSchema, other: JsonSchema) -> JsonSchema:
+    """One flat property for an argument two actions share (T2): what either accepts. Enums are
+    joined, constraints that differ are left out (the server checks each action's own)."""
+    merged = dict(first)
+    for key in set(first) | set(other):
+        if key in _PROSE_KEYWORDS:
+            continue
+        mine, theirs = first.get(key), other.get(key)
+        if mine == theirs:
+            continue
+        if key == "enum" and isinstance(mine, list) and isinstance(theirs, list):
+            merged["enum"] = mine + [v for v in theirs if v not in mine]
+        elif key == "items" and isinstance(mine, dict) and isinstance(theirs, dict):
+            merged["items"] = _merged_schema(mine, theirs)
+        elif key == "properties" and isinstance(mine, dict) and isinstance(theirs, dict):
+            # Every field either action takes (linqr's `data`: one shape per kind of QR code).
+            merged["properties"] = {
+                name: _merged_schema(mine[name], theirs[name]) if name in mine and name in theirs else
+                (mine.get(name) or theirs[name])
+                for name in {**mine, **theirs}
+            }  # fmt: skip
+        else:
+            merged.pop(key, None)
+    if "default" in merged and first.get("default") != other.get("default"):
+        del merged["default"]  # each action's default is in its line of the description
+    return merged
+
+
+def _shared_schemas(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
+    merged: dict[str, JsonSchema] = {}
+    for action in actions:
+        for param in (*action.params, *action.server_params):
+            if param.arg_name in merged:
+                merged[param.arg_name] = _merged_schema(merged[param.arg_name], param.schema)
+            else:
+                merged[param.arg_name] = dict(param.schema)
+    return merged
+
+
+def _with_own_schemas(actions: list[ActionSpec]) -> list[ActionSpec]:
+    """An action whose argument accepts less than the tool's flat property checks its own schema
+    (GitHub's `sort`: 'created' for issues, 'stars' for repositories)."""
+    shared = _shared_schemas(actions)
+    out = []
+    for action in actions:
+        params = tuple(
+            replace(p, check_schema=_constraints(p.schema))
+            if _constraints(p.schema) != _constraints(shared[p.arg_name])
+            else p
+            for p in action.params
+        )
+        out.append(replace(action, params=params) if params != action.params else action)
+    return out
 
 
 def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
@@ -793,10 +1164,13 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
         }
     }
     needed: set[str] = set()
+    shared = _shared_schemas(actions)
     for action in actions:
         for param in (*action.params, *action.server_params):
             if param.arg_name not in properties:
-                properties[param.arg_name] = dict(param.schema)
+                properties[param.arg_name] = _with_values_by_action(
+                    shared[param.arg_name], actions, param.arg_name
+                )
             if param.required:
                 needed.add(param.arg_name)
     properties = merge_limit_properties(properties, actions)
@@ -821,6 +1195,23 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
                 "description": properties[arg_name]["description"] + " Required.",
             }
     return properties
+
+
+def _with_values_by_action(schema: JsonSchema, actions: list[ActionSpec], arg_name: str) -> JsonSchema:
+    """A joined enum says which action takes which values (T2, T7)."""
+    own = [(a.name, p) for a in actions for p in a.params if p.arg_name == arg_name]
+    if all(p.check_schema is None for _, p in own):
+        return schema
+    listed = [
+        (name, values)
+        for name, p in own
+        if isinstance(values := p.schema.get("enum") or (p.schema.get("items") or {}).get("enum"), list)
+    ]
+    if not listed:
+        return schema
+    by_action = "; ".join(f"{name}: {', '.join(_show(v) for v in values)}" for name, values in listed)
+    description = str(schema.get("description", "")).rstrip()
+    return {**schema, "description": f"{description} Values by action: {by_action}.".lstrip()}
 
 
 def _action_description(rule: ActionRule, operation: Operation) -> str:
@@ -854,6 +1245,14 @@ def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dic
     lines = [text, "", "Actions:"]
     for action in actions:
         needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
+        if action.body_requires:
+            needs += f" With any body argument, also needs: {', '.join(action.body_requires)}."
+        if action.variants:
+            forms = ", ".join(
+                f"'{v.name}'" + (f" (needs {', '.join(v.required)})" if v.required else "")
+                for v in action.variants
+            )
+            needs += f" Its body takes one of these forms: {forms}."
         lines.append(
             f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
         )
@@ -902,16 +1301,6 @@ def _first_sentence(text: str) -> str:
     return text
 
 
-def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
-    methods = {a.method for a in actions}
-    read_only = methods <= READ_METHODS
-    return ToolHints(
-        read_only=read_only,
-        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
-        idempotent=methods <= IDEMPOTENT_METHODS,
-    )
-
-
 def _access(mapping: Mapping) -> AccessSpec | None:
     rule = mapping.server.access
     if rule is None:
@@ -919,8 +1308,7 @@ def _access(mapping: Mapping) -> AccessSpec | None:
     return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
 
 
-def _auth(mapping: Mapping) -> AuthSpec | None:
-    rule = mapping.server.auth
+def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
     return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]

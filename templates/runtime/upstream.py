@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import os
 import re
 import uuid
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 import httpx
@@ -44,6 +46,8 @@ class Upstream:
     idempotency_header: str | None = None
     # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
     max_body_bytes: int = MAX_BODY_BYTES
+    # Further credentials the API needs together with `auth` (a key and a client id), all sent.
+    extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
 
@@ -58,18 +62,39 @@ class Upstream:
             )
         return url.rstrip("/")
 
+    def base_url_for(self, action: Action) -> str:
+        """The operation's own server when the spec gives it one, unless the user moved the API and not
+        it: then everything goes where the user pointed (the credential never goes elsewhere)."""
+        if action.base_url_env:
+            own = os.environ.get(action.base_url_env)
+            if own:
+                return own.rstrip("/")
+            if not os.environ.get(self.base_url_env) and action.default_base_url:
+                return action.default_base_url.rstrip("/")
+        return self.base_url()
+
     def secret(self) -> str | None:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    @property
+    def auths(self) -> tuple[Auth, ...]:
+        return (self.auth, *self.extra_auth) if self.auth else ()
+
     def secret_forms(self) -> tuple[str, ...]:
-        """Every form the credential travels in, so none of them comes back to the agent (E5)."""
-        secret = self.secret()
-        if not secret:
-            return ()
-        if self.auth and self.auth.kind == "basic":
-            return (secret, base64.b64encode(secret.encode()).decode())
-        return (secret, quote(secret, safe=""))
+        """Every form each credential travels in, so none of them comes back to the agent (E5)."""
+        forms: list[str] = []
+        for auth in self.auths:
+            secret = os.environ.get(auth.env)
+            if not secret:
+                continue
+            encoded = (
+                base64.b64encode(secret.encode()).decode()
+                if auth.kind == "basic"
+                else quote(secret, safe="")
+            )
+            forms += [secret, encoded]
+        return tuple(forms)
 
 
 def build_request(
@@ -80,7 +105,10 @@ def build_request(
 ) -> httpx.Request:
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
-    headers: dict[str, str] = {"accept": "application/json"}
+    headers: dict[str, str] = {
+        "accept": action.accept or "application/json",
+        "accept-encoding": ACCEPT_ENCODING,
+    }
     headers.update((name.lower(), value) for name, value in upstream.headers)
     # A before-hook's own headers (hooks.py), already checked to be str -> str.
     headers.update(
@@ -88,42 +116,54 @@ def build_request(
     )
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
+    form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed = [
-        (p.wire, p.at, to_upstream_units(p, values[p.arg]))
+        (p.wire, p.at, to_upstream_units(p, values[p.arg]), p.style, p.explode)
         for p in action.params
         if p.arg in values
     ]
-    placed += [(f.wire, f.at, f.value) for f in action.fixed]
-    for wire, at, value in placed:
+    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed]
+    for wire, at, value, style, explode in placed:
         if at == "path":
-            path_values[wire] = _path_segment(value)
+            path_values[wire] = _path_segment(value, style, explode)
         elif at == "query":
-            query.extend(
-                (wire, _scalar(item))
-                for item in (value if isinstance(value, list) else [value])
-            )
+            query.extend(form_pairs(wire, value, style, explode))
         elif at == "header":
-            headers[wire.lower()] = _scalar(value)
+            headers[wire.lower()] = _simple(value, style, explode)
         elif at == "cookie":
-            cookies[wire] = _scalar(value)
+            cookies[wire] = _simple(value, style, explode)
         elif at == "body":
             body[wire] = value
+            # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
+            # default content type for objects in a form; Twilio's Channel, Routing).
+            json_object = style is None and isinstance(value, dict)
+            form.extend(
+                form_pairs(wire, value, "json" if json_object else style, explode)
+            )
         else:
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
+    # One key per logical request: the apply's (the same for every attempt of its preview) or a new
+    # one; a resend after a timeout sends this same request, key and all (E4).
+    key = idempotency_key or uuid.uuid4().hex
     key_header = _idempotency_header(upstream, action)
     if key_header:
-        headers[key_header] = idempotency_key or uuid.uuid4().hex
-    url = upstream.base_url() + _PATH_PARAM.sub(
+        headers[key_header] = key
+    if action.idempotency_body and whole_body is None:
+        body[action.idempotency_body] = key
+        form.append((action.idempotency_body, key))
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
     content: dict[str, Any] = {}
     if action.body == "json" and (body or whole_body is not None):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
-        content["data"] = {k: _scalar(v) for k, v in body.items()}
+        # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
+        content["content"] = urlencode(form)
+        headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return httpx.Request(action.method, url, params=query, headers=headers, **content)
@@ -162,25 +202,92 @@ def _idempotency_header(upstream: Upstream, action: Action) -> str:
     return ""
 
 
-def _path_segment(value: Any) -> str:
+def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> bool:
+    """The request holds an idempotency key, so sending it again makes the change at most once."""
+    return bool(action.idempotency_body and action.body) or (
+        _idempotency_header(upstream, action) in request.headers
+    )
+
+
+def _path_segment(
+    value: Any, style: str | None = None, explode: bool | None = None
+) -> str:
     # Encode everything, '/' included, so a value can never change which path is called;
     # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
-    segment = quote(_scalar(value), safe="")
+    segment = quote(_simple(value, style, explode), safe="")
     return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
 
 def _scalar(value: Any) -> str:
+    """One value as text: JSON for structure (never Python's `{'a': 1}`), true/false for booleans."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict | list) or value is None:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return str(value)
+
+
+_DELIMITERS = {"spaceDelimited": " ", "pipeDelimited": "|"}
+
+
+def form_pairs(
+    name: str, value: Any, style: str | None, explode: bool | None
+) -> list[tuple[str, str]]:
+    """A query parameter or form field as OpenAPI serializes it (style defaults to form, which
+    explodes by default): arrays repeat the name or join with the style's delimiter, objects become
+    their own fields (form, exploded), `name[key]` pairs (deepObject) or `k,v` lists; a parameter
+    whose content is JSON carries JSON text."""
+    if style == "json":
+        return [(name, _scalar(value))]
+    exploded = explode if explode is not None else style in (None, "form", "deepObject")
+    if isinstance(value, list):
+        if exploded:
+            return [(name, _scalar(item)) for item in value]
+        return [(name, _DELIMITERS.get(style or "", ",").join(map(_scalar, value)))]
+    if isinstance(value, dict):
+        if style == "deepObject":
+            return _deep_pairs(name, value)
+        if exploded:
+            return [(key, _scalar(item)) for key, item in value.items()]
+        return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
+    return [(name, _scalar(value))]
+
+
+def _deep_pairs(name: str, value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """deepObject: `filter[status]=open`; nested objects nest the brackets (bounded, as the
+    arguments were checked to be)."""
+    if isinstance(value, dict) and depth < 8:
+        pairs: list[tuple[str, str]] = []
+        for key, item in value.items():
+            pairs += _deep_pairs(f"{name}[{key}]", item, depth + 1)
+        return pairs
+    if isinstance(value, list):
+        return [(name, _scalar(item)) for item in value]
+    return [(name, _scalar(value))]
+
+
+def _simple(value: Any, style: str | None, explode: bool | None) -> str:
+    """Path, header and cookie values (style simple): arrays and objects as comma lists."""
+    if style == "json":
+        return _scalar(value)
+    if isinstance(value, list):
+        return ",".join(map(_scalar, value))
+    if isinstance(value, dict):
+        joiner = "=" if explode else ","
+        return ",".join(f"{k}{joiner}{_scalar(v)}" for k, v in value.items())
+    return _scalar(value)
 
 
 def _apply_auth(
     upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    auth = upstream.auth
-    if auth is None:
-        return
+    for auth in upstream.auths:
+        _apply_one(auth, headers, query)
+
+
+def _apply_one(
+    auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
+) -> None:
     secret = os.environ.get(auth.env)
     if not secret:
         raise missing_credential(auth)
@@ -244,7 +351,7 @@ async def _exchange(
     try:
         return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
-        if _idempotency_header(upstream, action) in request.headers:
+        if _carries_key(upstream, action, request):
             with contextlib.suppress(httpx.TransportError):
                 return await _send_within_limit(client, upstream, request)
         if action.idempotent:
@@ -292,6 +399,10 @@ async def _send_within_limit(
         response = await client.send(request, stream=True)
         try:
             content = await _read_capped(response, upstream.max_body_bytes)
+        except UnreadableEncoding as exc:
+            coding = str(exc)[:40] or "?"
+            unread = f"encoded as {coding!r}, which this server does not decode"
+            return Answer.of(response, b"", problem=unread)
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
@@ -308,16 +419,81 @@ async def _send_within_limit(
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
-    """The body, or None as soon as it is past `limit` bytes (the rest is never read)."""
+    """The body decoded, or None as soon as it is past `limit` bytes (the rest is never read). The cap
+    counts decoded bytes: a small gzip answer that would expand to gigabytes is cut at the cap, and
+    never decoded further than one byte past it (P5)."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         return None
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > limit:
+    decoder = _BoundedDecoder(response.headers.get("content-encoding", ""), limit)
+    raw = 0
+    async for chunk in response.aiter_raw():
+        raw += len(chunk)
+        if raw > limit or not decoder.feed(chunk):
             return None
-    return bytes(body)
+    return decoder.finish()
+
+
+# What this server asks for and decodes itself, within the cap; httpx's own decoders have no output
+# bound, and br or zstd it would decode only when an optional package happens to be installed.
+ACCEPT_ENCODING = "gzip, deflate"
+_PIECE_BYTES = 256 * 1024  # decoded at a time, so the peak stays near the cap itself
+_WBITS = {
+    "gzip": zlib.MAX_WBITS | 16,
+    "x-gzip": zlib.MAX_WBITS | 16,
+    "deflate": zlib.MAX_WBITS,
+}
+
+
+class UnreadableEncoding(Exception):
+    """The answer is encoded in a way this server does not decode (br, zstd, compress, or broken)."""
+
+
+class _BoundedDecoder:
+    """Content-Encoding undone chunk by chunk, in pieces of at most _PIECE_BYTES, never holding more
+    than `limit` + 1 decoded bytes."""
+
+    def __init__(self, encoding: str, limit: int):
+        codings = [c.strip().lower() for c in encoding.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        unknown = [c for c in codings if c not in _WBITS]
+        if unknown or len(codings) > 1:
+            raise UnreadableEncoding(encoding.strip())
+        self.coding = codings[0] if codings else ""
+        self.limit = limit
+        self.body = bytearray()
+        self._inflater = (
+            zlib.decompressobj(_WBITS[self.coding]) if self.coding else None
+        )
+        self._started = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """False once the decoded body is past the limit."""
+        if self._inflater is None:
+            self.body += chunk
+            return len(self.body) <= self.limit
+        data = chunk
+        while data:
+            room = min(self.limit + 1 - len(self.body), _PIECE_BYTES)
+            try:
+                self.body += self._inflater.decompress(data, room)
+            except zlib.error:
+                if self.coding == "deflate" and not self._started:
+                    # Some servers send raw deflate without the zlib header (as httpx allows).
+                    self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self._started = True
+                    continue
+                raise UnreadableEncoding(self.coding) from None
+            self._started = True
+            if len(self.body) > self.limit:
+                return False
+            data = self._inflater.unconsumed_tail
+        return True
+
+    def finish(self) -> bytes | None:
+        if self._inflater is not None:
+            self.body += self._inflater.flush(self.limit + 1 - len(self.body))
+        return bytes(self.body) if len(self.body) <= self.limit else None
 
 
 def _megabytes(count: int) -> str:

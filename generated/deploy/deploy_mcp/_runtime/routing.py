@@ -30,6 +30,21 @@ class Param:
     wire: str
     at: Location
     unit: Unit | None = None
+    # OpenAPI serialization (upstream.py): 'form', 'deepObject', 'spaceDelimited', 'pipeDelimited',
+    # 'simple', or 'json' for a JSON `content` parameter; None: the location's default.
+    style: str | None = None
+    explode: bool | None = None
+    # This action's own schema where it accepts less than the tool's flat property (T2).
+    schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Variant:
+    """One form a oneOf/anyOf body takes (T2): the arguments it has and those it needs."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +80,22 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # The mapping names this body field as the API's idempotency key; the server fills it (E4).
+    idempotency_body: str | None = None
+    # The mapping says whether calling it twice is safe, where its method says otherwise (a search
+    # sent by POST): a timeout is then "retry", or "check the outcome" (E4).
+    safe_to_repeat: bool | None = None
+    # The Accept header, when the operation answers with something other than application/json
+    # (a vendor JSON type): an API that checks it refuses any other (HTTP 406).
+    accept: str | None = None
+    # The spec sends this operation to a server of its own (Box uploads): its variable and URL.
+    base_url_env: str | None = None
+    default_base_url: str | None = None
+    # An optional body's required fields: needed once any body argument is given.
+    body_requires: tuple[str, ...] = ()
+    variants: tuple[
+        Variant, ...
+    ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -81,6 +112,8 @@ class Action:
 
     @property
     def idempotent(self) -> bool:
+        if self.safe_to_repeat is not None:
+            return self.safe_to_repeat
         return self.method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
 
 

@@ -28,7 +28,19 @@ TOOL = Tool(
             method="GET",
             path="/store/order/{orderId}",
             operation_id="getOrderById",
-            params=(Param(arg="order_id", wire="orderId", at="path"),),
+            params=(
+                Param(
+                    arg="order_id",
+                    wire="orderId",
+                    at="path",
+                    schema={
+                        "type": "integer",
+                        "format": "int64",
+                        "minimum": 1,
+                        "maximum": 10,
+                    },
+                ),
+            ),
             required=("order_id",),
             shape=Shape(),
         ),
