@@ -47,15 +47,13 @@ def timed(command: list[str], cwd: Path) -> float:
 
 def prepare(spec: Path, work: Path, side: str) -> tuple[Path, Path]:
     mapping, out = work / f"{side}.mapping.yaml", work / side
-    subprocess.run(
-        [*MCPGEN, "init", str(spec), "-o", str(mapping)], check=True, capture_output=True, cwd=work
-    )
-    subprocess.run(
+    for command in (
+        [*MCPGEN, "init", str(spec), "-o", str(mapping)],
         [*MCPGEN, "generate", str(spec), "-m", str(mapping), "-o", str(out), "-q"],
-        check=True,
-        capture_output=True,
-        cwd=work,
-    )
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, cwd=work, timeout=TIMEOUT_S)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
     return mapping, out
 
 
@@ -94,8 +92,8 @@ def measure(name: str, runs: int) -> dict[str, object]:
             result[label] = round(statistics.median(timed(command, work) for _ in range(runs)), 2)
     for label in ("diff_locks_s", "diff_specs_s"):
         seconds = float(result[label])  # type: ignore[arg-type]
-        result[label.replace("_s", "_vs_target")] = f"{seconds / TARGET_S:.0%}"
-        result[label.replace("_s", "_vs_generate")] = f"{seconds / float(result['generate_s']):.2f}x"  # type: ignore[arg-type]
+        result[label.removesuffix("_s") + "_vs_target"] = f"{seconds / TARGET_S:.0%}"
+        result[label.removesuffix("_s") + "_vs_generate"] = f"{seconds / float(result['generate_s']):.2f}x"  # type: ignore[arg-type]
     return result
 
 
@@ -105,6 +103,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     results = {name: measure(name, args.runs) for name in args.pairs.split(",")}
+    out = ROOT / "benchmarks" / "results" / "diff.json"
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print("| pair | diff locks s | vs 5 s | diff specs s | vs 5 s | generate s | specs diff / generate |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for row in results.values():
@@ -112,8 +112,6 @@ def main() -> int:
             f"| {row['pair']} | {row['diff_locks_s']} | {row['diff_locks_vs_target']} | {row['diff_specs_s']} | "
             f"{row['diff_specs_vs_target']} | {row['generate_s']} | {row['diff_specs_vs_generate']} |"
         )
-    out = ROOT / "benchmarks" / "results" / "diff.json"
-    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
