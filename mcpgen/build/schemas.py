@@ -384,13 +384,27 @@ _TAGS = re.compile(r"<[^>]+>")
 
 
 def short_text(text: str, limit: int) -> str:
-    """Collapse whitespace and HTML, and cut at a sentence end near `limit` characters."""
+    """Collapse whitespace and HTML, and keep whole sentences within `limit` characters (T7): the
+    first, then those that state a rule ('required unless ...', 'must be ...', up to twice the limit),
+    then the rest, each in its place. Only a first sentence longer than the limit is cut, at a word,
+    with ' ...'."""
     clean = _SPACE.sub(" ", _TAGS.sub("", text)).strip()
     if len(clean) <= limit:
         return clean
-    cut = clean[:limit]
-    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
-    return cut[: end + 1] if end > limit // 3 else cut.rsplit(" ", 1)[0] + " ..."
+    parts = sentences(clean)
+    if len(parts[0]) > limit:
+        cut = clean[:limit]
+        end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+        return cut[: end + 1] if end > limit // 3 else cut.rsplit(" ", 1)[0] + " ..."
+    rules = [i for i in range(1, len(parts)) if _RULE.search(parts[i])]
+    others = [i for i in range(1, len(parts)) if i not in rules]
+    kept, used = [0], len(parts[0])
+    for i in rules + others:
+        # A rule the agent needs to make a valid call may take up to the limit again.
+        if used + 1 + len(parts[i]) <= (2 * limit if i in rules else limit):
+            kept.append(i)
+            used += 1 + len(parts[i])
+    return " ".join(parts[i] for i in sorted(kept))
 
 
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
@@ -398,13 +412,35 @@ _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')]))\s+")
 _POINTER_SENTENCE = re.compile(
     r"^(for more (information|details)|for details|to learn more|see also)\b", re.I
 )
+# A sentence that says what a value must be: the one a cut must not drop (issue 17: "an offset is
+# required unless a time zone is given in timeZone" was cut away).
+_RULE = re.compile(
+    r"\b(must|required|requires|mandatory|unless|only|cannot|can't|not allowed|at most|at least|"
+    r"no more than|maximum|minimum|exactly|never)\b",
+    re.I,
+)
+# Abbreviations whose period ends no sentence: "e.g. \"Europe/Zurich\"" stays one sentence.
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|no|approx)|\b[A-Z])\.$", re.I)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a one-line text, not split after 'e.g.', 'i.e.', 'etc.' or an initial."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
+    return out
 
 
 def lean_text(text: str, limit: int) -> str:
     """`short_text`, after dropping what costs an agent tokens without telling it anything it can use
     in a call: link targets (the link text stays) and 'For more information, see ...' sentences."""
     clean = _MARKDOWN_LINK.sub(r"\1", _SPACE.sub(" ", _TAGS.sub("", text)).strip())
-    kept = [s for s in _SENTENCE_END.split(clean) if s and not _POINTER_SENTENCE.match(s)]
+    kept = [s for s in sentences(clean) if not _POINTER_SENTENCE.match(s)]
     return short_text(" ".join(kept) or clean, limit)  # a description that is only a pointer stays
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -17,6 +18,7 @@ from mcpgen.build.fingerprints import (
 from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.hosts import with_own_hosts
+from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, without_fields
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import (
@@ -28,8 +30,16 @@ from mcpgen.build.schemas import (
     short_text,
 )
 from mcpgen.build.server_info import check_server_info_name
-from mcpgen.build.units import is_numeric
-from mcpgen.conversions import restate, spelled
+from mcpgen.build.times import with_date_time_format, with_local_times
+from mcpgen.build.units import (
+    in_agent_units,
+    renamed_unit_mismatch,
+    to_agent_units,
+    unit_description,
+    unit_spec,
+    with_currency,
+    with_result_units,
+)
 from mcpgen.diagnostics import Diagnostic, Level, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
     AccessSpec,
@@ -55,7 +65,6 @@ from mcpgen.load.mapping import (
     ParamRule,
     PreviewRule,
     ToolRule,
-    UnitRule,
     did_you_mean,
 )
 from mcpgen.load.openapi import Operation, Spec, find_operation, problems_for
@@ -102,6 +111,7 @@ class _OperationParam:
     description: str
     example: Any
     source: SourceRef
+    path: tuple[str, ...] = ()  # a field inside a body object the mapping addressed (nested.py)
     # An optional body's field its schema requires: needed once any body field is given.
     required_with_body: bool = False
     style: str | None = None
@@ -118,6 +128,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
@@ -170,8 +181,21 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
+        runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
     )
     return BuildResult(server, tuple(diagnostics))
+
+
+# Runtime modules only some packages use, each with the feature that needs it; every other module of
+# templates/runtime goes into every package. The runtime imports none of these itself: the rendered
+# server.py imports those the package carries and hands them to the runtime.
+OPTIONAL_RUNTIME = {"preview": "previews", "store": "previews", "access": "access"}
+
+
+def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
+    """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
+    used = {"previews": any(t.preview for t in tools), "access": access}
+    return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
 
 
 def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
@@ -279,9 +303,9 @@ def _previewed(
     guards: list[GuardSpec] = []
     for param in action.params:
         param_rule = rules.get(param.arg_name) or next(
-            (r for r in rule.params if r.wire_name == param.wire_name), None
+            (r for r in rule.params if r.wire_name == param.wire_path), None
         )
-        current = (param_rule.current if param_rule else None) or param.wire_name
+        current = (param_rule.current if param_rule else None) or param.wire_path
         if _is_idempotency_key(param.wire_name):
             pass  # a new key per request, never a change to the record (S1)
         elif param.location in ("body", "query") or (param_rule and param_rule.current):
@@ -300,7 +324,10 @@ def _previewed(
             continue
         guards.append(
             GuardSpec(
-                arg_name=param.arg_name, current_field=current, max_increase_pct=param_rule.max_increase_pct
+                arg_name=param.arg_name,
+                current_field=current,
+                max_increase_pct=param_rule.max_increase_pct,
+                unit=param.unit,
             )
         )
     preview = PreviewSpec(
@@ -400,6 +427,9 @@ def _build_action(
         replace(d, hint="; ".join(filter(None, [d.hint, f"mapped by action '{rule.name}' at {rule.source}"])))
         for d in found
     ]
+    lifted, lifted_found = nested_fields(spec, operation, rule, _body_schema(spec, operation))
+    diagnostics += lifted_found
+    operation_params = _with_lifted(operation_params, lifted)
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     sent = _credentials_sent(auths)
@@ -422,7 +452,12 @@ def _build_action(
         param_rule = rules_by_param.get((param.wire_name, param.location))
         if param_rule is not None and param_rule.fixed is not UNSET:
             fixed.append(
-                FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
+                FixedValue(
+                    wire_name=param.path[0] if param.path else param.wire_name,
+                    location=param.location,
+                    value=param_rule.fixed,
+                    path=param.path[1:],
+                )
             )
             continue
         kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
@@ -449,6 +484,10 @@ def _build_action(
             with_body.add(built.arg_name)
         if default is not UNSET:
             defaults.append((built.arg_name, default))
+    params, found = with_currency(
+        params, fixed, {p.arg_name: r for r in rule.params for p in params if _rule_of(p, r)}
+    )
+    diagnostics += found
     results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
     diagnostics += results.diagnostics
     params, defaults = list(results.params), list(results.defaults)
@@ -635,6 +674,56 @@ def _wire_style(raw: dict[str, Any]) -> tuple[str | None, bool | None]:
     if style is None and isinstance(content, dict) and any("json" in str(m) for m in content):
         style = "json"
     return style, explode
+
+
+def _body_schema(spec: Spec, operation: Operation) -> Located | None:
+    """The request body's schema in the media type the server sends, for nested fields (nested.py)."""
+    body = operation.request_body
+    if body is None:
+        return None
+    media = _pick_media_type(body.value.get("content") or {})
+    if media is None:
+        return None
+    located = body.child("content", media)
+    if not isinstance(located.value, dict) or not isinstance(located.value.get("schema"), dict):
+        return None
+    return spec.resolver.deref(located.child("schema"))
+
+
+def _with_lifted(params: list[_OperationParam], lifted: list[NestedField]) -> list[_OperationParam]:
+    """The operation's parameters with each nested field the mapping names as one of its own, and the
+    object it sits in without it (an object left with no field goes)."""
+    if not lifted:
+        return params
+    out: list[_OperationParam] = []
+    for param in params:
+        paths = [f.path[1:] for f in lifted if param.location == "body" and f.path[0] == param.wire_name]
+        if not paths:
+            out.append(param)
+            continue
+        schema = without_fields(param.schema, paths)
+        if schema is not None:
+            out.append(
+                replace(param, schema=schema, required=param.required and schema.get("type") == "object")
+            )
+        for field in (f for f in lifted if f.path[0] == param.wire_name):
+            out.append(
+                _OperationParam(
+                    wire_name=".".join(field.path),
+                    location="body",
+                    required=param.required and field.required,
+                    schema=field.schema,
+                    description=field.description,
+                    example=field.example,
+                    source=field.source,
+                    path=field.path,
+                )
+            )
+    return out
+
+
+def _rule_of(param: ParamSpec, rule: ParamRule) -> bool:
+    return rule.wire_name == param.wire_path and (rule.location in (None, "body") or not param.path)
 
 
 def operation_params(
@@ -853,6 +942,8 @@ def _match_rules(
             if p.wire_name == param_rule.wire_name
             and (param_rule.location is None or _location_matches(p.location, param_rule.location))
         ]
+        if not matches and is_nested_key(param_rule):
+            continue  # nested.py said what is wrong with it
         if not matches:
             names = [p.wire_name for p in params]
             close = did_you_mean(param_rule.wire_name, names)
@@ -889,8 +980,8 @@ def _param_spec(
 ) -> tuple[ParamSpec, Any, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     unit_rule = rule.unit if rule else None
-    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name)
-    if unit_rule is not None and not (rule and rule.name):
+    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name.replace(".", "_"))
+    if unit_rule is not None and not (rule and rule.name) and unit_rule.agent != "major":
         arg_name = f"{arg_name}_{unit_rule.agent}"
     source = rule.source if rule else param.source
     if arg_name in RESERVED_ARGS:
@@ -907,86 +998,42 @@ def _param_spec(
     required = param.required if rule is None or rule.required is None else rule.required
     if default is not UNSET:
         required = False
+    mismatch = (
+        renamed_unit_mismatch(arg_name, param.wire_name, param.description, rule)
+        if rule and rule.name
+        else None
+    )
+    diagnostics += [mismatch] if mismatch else []
+    # Every date-time is checked, as the spec allows it: with its offset, or local beside a time zone.
+    param = replace(param, schema=with_local_times(with_date_time_format(param.schema, param.description)))
     schema = dict(param.schema)
     schema.pop("description", None)
     unit = None
     if unit_rule is not None:
-        unit, found = _unit_spec(param, unit_rule, arg_name)
+        unit, found = unit_spec(param.schema, param.wire_name, unit_rule, arg_name)
         diagnostics += found
         if unit is not None:
-            schema = _in_agent_units(schema, unit)
-            param = replace(param, example=_to_agent_units(param.example, unit))
+            schema = in_agent_units(schema, unit)
+            param = replace(param, example=to_agent_units(param.example, unit) if unit.factor else None)
     if default is not UNSET:
         schema["default"] = default
     schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET), unit)
     return (
         ParamSpec(
             arg_name=arg_name,
-            wire_name=param.wire_name,
+            wire_name=param.path[0] if param.path else param.wire_name,
             location=param.location,
             required=required,
             schema=schema,
             source=source,
             unit=unit,
+            path=param.path[1:],
             style=param.style,
             explode=param.explode,
         ),
         default,
         diagnostics,
     )
-
-
-def _unit_spec(
-    param: _OperationParam, rule: UnitRule, arg_name: str
-) -> tuple[UnitSpec | None, list[Diagnostic]]:
-    """A declared conversion applies to a number, and the name the agent sees carries its unit (T5)."""
-    if not is_numeric(param.schema):
-        return None, [
-            error(
-                "M220",
-                f"parameter '{param.wire_name}' is {json_type_of(param.schema)}, so it has no unit to convert",
-                rule.source,
-                hint="remove 'unit' from this parameter",
-            )
-        ]
-    if rule.agent not in arg_name.split("_"):
-        return None, [
-            error(
-                "M221",
-                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
-                f"({rule_name('T5')})",
-                rule.source,
-                hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
-            )
-        ]
-    type_ = param.schema.get("type")
-    integer = "integer" in (type_ if isinstance(type_, list) else [type_])
-    return UnitSpec(agent=rule.agent, upstream=rule.upstream, factor=rule.factor, integer=integer), []
-
-
-_SCALED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default")
-
-
-def _in_agent_units(schema: JsonSchema, unit: UnitSpec) -> JsonSchema:
-    """The upstream's bounds and default, restated in the agent's unit; fractions allowed when they map
-    onto whole upstream units (1.5 kg is 1500 g)."""
-    out = dict(schema)
-    for key in _SCALED_KEYWORDS:
-        if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
-            out[key] = _to_agent_units(out[key], unit)
-    if isinstance(out.get("multipleOf"), float):
-        # A fractional multipleOf fails on float rounding (0.3 / 0.1); the API re-checks its own step.
-        del out["multipleOf"]
-    if unit.integer and unit.factor > 1:
-        out["type"] = "number"
-    return out
-
-
-def _to_agent_units(value: Any, unit: UnitSpec) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    scaled = value / unit.factor
-    return int(scaled) if float(scaled).is_integer() else round(scaled, 9)
 
 
 def _param_description(
@@ -1000,14 +1047,7 @@ def _param_description(
     if not text.endswith((".", "!", "?")):
         text += "."
     if unit is not None:
-        if not (rule and rule.description):
-            text = restate(text, unit.upstream, unit.agent)
-        if spelled(unit.agent) not in text:
-            text += f" In {spelled(unit.agent)}."
-        text += (
-            f" The server converts it to {spelled(unit.upstream)} for the API "
-            f"(1 {unit.agent} = {_show(unit.factor)} {unit.upstream})."
-        )
+        text = unit_description(text, unit, own_words=bool(rule and rule.description))
     if param.schema.get("format") == "date-time":
         text += f" {DATE_TIME_NOTE}"
     if param.example is not None and "xample" not in text:

@@ -4,7 +4,7 @@
 (`mcpgen hooks add`).
 For action `get` of tool `petstore_pets_find` the hooks are `before_pets_find__get(args)` and
 `after_pets_find__get(result)` (mcpgen's `naming.hook_names` makes the same names). Either may be
-missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1).
+missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1 tool errors are results).
 A before-hook returns the arguments to send; it may add `"_headers": {name: value}` (request headers).
 Any other key the action does not take is the hook's mistake and an error result, never dropped.
 """
@@ -88,8 +88,8 @@ class Hooks:
                 returned = await returned
         except ToolError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the author's code: a failure is a result (E1)
-            # Type and place only: the message may carry argument values or secrets (E5).
+        except Exception as exc:  # noqa: BLE001 - the author's code: a failure is a result (E1 tool errors are results)
+            # Type and place only: the message may carry argument values or secrets (E5 no internals).
             log.error("hooks.%s raised %s at %s", name, type(exc).__name__, origin(exc))
             raise _broken(name, f"raised {type(exc).__name__}") from None
         if not isinstance(returned, dict):
@@ -98,7 +98,7 @@ class Hooks:
 
 
 def _broken(name: str, what: str) -> ToolError:
-    """The hook's author must fix it; message says what it did, never the values (E5)."""
+    """The hook's author must fix it; message says what it did, never the values (E5 no internals)."""
     return ToolError(
         f"the server's custom hook {name} {what}.",
         "Tell the user that this server's hooks.py needs fixing; retrying will not help.",

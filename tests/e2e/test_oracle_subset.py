@@ -33,8 +33,7 @@ SUBSET = {
 KNOWN = {
     "a": "apisetu.gov.in: the operations need two api keys together (apiKey and clientId); the mapping's "
     "auth sends one, so Prism refuses every call",
-    "b": "azure.com/storage: Azure lists page with nextLink; init configures no pagination, so the list "
-    "has no has_more",
+    "b": None,  # Azure's {value, nextLink} pages (issue 12): has_more and next_cursor from the body's link
     "c": None,
     "d": None,
     "e": None,

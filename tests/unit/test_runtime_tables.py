@@ -38,7 +38,17 @@ DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {}
 IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.UnitSpec: (
         "Unit",
-        {"agent": "agent", "upstream": "upstream", "factor": "factor", "integer": "integer"},
+        {
+            "agent": "agent",
+            "upstream": "upstream",
+            "factor": "factor",
+            "integer": "integer",
+            "currency_arg": "currency_arg",
+            "currency_key": "currency_key",
+            "currency_fixed": "currency_fixed",
+            "currency_sibling": "currency_sibling",
+            "as_is": "as_is",
+        },
         {},
     ),
     ir.ParamSpec: (
@@ -48,6 +58,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "wire_name": "wire",
             "location": "at",
             "unit": "unit",
+            "path": "path",
             "style": "style",
             "explode": "explode",
             "check_schema": "schema",
@@ -59,7 +70,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
         },
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value"}, {}),
+    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
+    ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
     ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
     ir.PagingSpec: (
         "Paging",
@@ -77,7 +89,12 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.GuardSpec: (
         "Guard",
-        {"arg_name": "arg", "current_field": "current", "max_increase_pct": "max_increase_pct"},
+        {
+            "arg_name": "arg",
+            "current_field": "current",
+            "max_increase_pct": "max_increase_pct",
+            "unit": "unit",
+        },
         {},
     ),
     ir.PreviewSpec: (
@@ -97,11 +114,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "name": "name",
             "method": "method",
             "path": "path",
-            "operation_id": "operation_id",
             "params": "params",
             "defaults": "defaults",
             "fixed": "fixed",
             "body_encoding": "body",
+            "result_units": "result_units",
             "find_with": "find_with",
             "finds": "finds",
             "check_with": "check_with",
@@ -124,7 +141,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
-            "hints": "goes to tools.json (annotations); an idempotency the method does not say is safe_to_repeat",
+            "operation_id": "README's table of operations",
+            "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
         },
     ),
     ir.ToolSpec: (
@@ -144,8 +162,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
-# Action.safe_to_repeat comes from ActionSpec.hints, only where it differs from the method's.
-DERIVED = {"Action": {"required", "safe_to_repeat"}}
+# Action.idempotent comes from ActionSpec.hints (build/hints.py: the method, then the mapping).
+DERIVED = {"Action": {"required", "idempotent"}}
 
 
 def _runtime_package() -> str:
@@ -171,6 +189,13 @@ def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
     for name in ("units", "pages", "schemas"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
+    real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
+    for spec, mapping in (
+        ("square-payments", "square"),
+        ("linode-disks", "linode"),
+        ("docker-update", "docker"),
+    ):
+        yield real / f"{spec}.json", real / f"{mapping}.mapping.yaml"
     yield _ads_with_the_rest(scratch)
 
 
@@ -219,7 +244,7 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
     )
-    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
+    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.idempotent
         mapping,
         "        operation: createCampaign\n",
         "        operation: createCampaign\n        hints: {idempotent: true}\n",

@@ -1,4 +1,4 @@
-"""Check a call's arguments against its tool and action before anything reaches the upstream (T2, T6, E2).
+"""Check a call's arguments against its tool and action before anything reaches the upstream (T2 flat action enum; T6 simple, honest schemas; E2 what, why, how).
 
 The inputSchema a client sees is a flat union of every action's parameters; which of them an action
 needs is only knowable here, so each message names the action and what it needs.
@@ -25,8 +25,9 @@ import jsonschema
 from .errors import MAX_QUOTED, Recovery, ToolError, quoted
 from .patterns import python_pattern
 from .routing import Action, Param, Tool
+from .times import local_time_problems
 
-# Deeper than any argument of a flat schema (T6); deeper still would exhaust the validator's stack.
+# Deeper than any argument of a flat schema (T6 simple, honest schemas); deeper still would exhaust the validator's stack.
 MAX_DEPTH = 32
 MAX_PROBLEMS = 10  # listed in one message; an agent fixes the first ones first anyway
 
@@ -42,7 +43,7 @@ class ToolValidator:
             for name, schema in self.properties.items()
             if name != "action"
         }
-        # An action whose argument accepts less than the flat property checks its own schema (T2).
+        # An action whose argument accepts less than the flat property checks its own schema (T2 flat action enum).
         self._own = {
             (action.name, param.arg): _Validator(param.schema, format_checker=_FORMATS)
             for action in tool.actions
@@ -208,7 +209,7 @@ class ToolValidator:
         return shown
 
 
-# Times are absolute, with an offset (T5): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
+# Times are absolute, with an offset (T5 parameter names): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
 # time whose zone the server would have to guess. The stock checker skips date-time without an extra
 # package, so this one is always on.
 _FORMATS = jsonschema.FormatChecker()
@@ -240,7 +241,8 @@ def _as_declared(schema: Mapping[str, Any], value: Any) -> Any:
 def _within_bits(bits: int, value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return True  # the type check speaks for other values
-    return -(2**bits) <= value <= 2**bits - 1
+    bound = 1 << bits
+    return -bound <= value <= bound - 1
 
 
 # OpenAPI's integer formats: a value past them would overflow the API's own integer type.
@@ -252,7 +254,7 @@ for _format, _bits in {"int32": 31, "int64": 63}.items():
 @functools.lru_cache(maxsize=256)
 def _compiled(pattern: str) -> re.Pattern[str] | None:
     """The pattern in Python's spelling; None when even translated it does not compile: such a
-    pattern goes unchecked here (the API re-checks it) rather than failing the call (T6)."""
+    pattern goes unchecked here (the API re-checks it) rather than failing the call (T6 simple, honest schemas)."""
     translated = python_pattern(pattern)
     # ASCII: \d and \w mean what they mean in the JavaScript regexes JSON Schema is written for.
     return None if translated is None else re.compile(translated, re.ASCII)
@@ -272,8 +274,22 @@ def _whole_pattern(
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
+_DRAFT_PROPERTIES = jsonschema.Draft202012Validator.VALIDATORS["properties"]
+
+
+def _properties_and_local_times(
+    validator: Any, properties: Any, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """The stock `properties` check, then local times beside their time zone (times.py, T5 parameter names)."""
+    yield from _DRAFT_PROPERTIES(validator, properties, instance, schema)
+    if validator.is_type(instance, "object") and isinstance(properties, dict):
+        for message in local_time_problems(instance, properties):
+            yield jsonschema.ValidationError(message)
+
+
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
+    jsonschema.Draft202012Validator,
+    {"pattern": _whole_pattern, "properties": _properties_and_local_times},
 )
 
 
@@ -300,10 +316,10 @@ def _is_date(value: object) -> bool:
 
 
 def _explain(problem: jsonschema.ValidationError) -> str:
-    """jsonschema's message, with what to write instead where it has nothing to say (E2), and the
+    """jsonschema's message, with what to write instead where it has nothing to say (E2 what, why, how), and the
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
-    expected = _FORMAT_EXAMPLES.get(bound) if kind == "format" else None
+    expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
     if expected:
         return f"{quoted(value)} is not {expected}."
     if kind in _SIZES and isinstance(value, str | list):

@@ -12,7 +12,6 @@ TOOL = Tool(
             name="place",
             method="POST",
             path="/store/order",
-            operation_id="placeOrder",
             params=(
                 Param(arg="id", wire="id", at="body"),
                 Param(arg="pet_id", wire="petId", at="body"),
@@ -27,7 +26,6 @@ TOOL = Tool(
             name="get",
             method="GET",
             path="/store/order/{orderId}",
-            operation_id="getOrderById",
             params=(
                 Param(
                     arg="order_id",
@@ -43,22 +41,23 @@ TOOL = Tool(
             ),
             required=("order_id",),
             shape=Shape(),
+            idempotent=True,
         ),
         Action(
             name="cancel",
             method="DELETE",
             path="/store/order/{orderId}",
-            operation_id="deleteOrder",
             params=(Param(arg="order_id", wire="orderId", at="path"),),
             required=("order_id",),
             check_with="petstore_orders (action get)",
+            idempotent=True,
         ),
         Action(
             name="inventory",
             method="GET",
             path="/store/inventory",
-            operation_id="getInventory",
             shape=Shape(),
+            idempotent=True,
         ),
     ),
 )
