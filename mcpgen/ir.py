@@ -288,6 +288,7 @@ class ServerSpec:
     # those for previews without a previewed tool, for access checks without server.access.
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
+    headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
 
 
 @dataclass(frozen=True, slots=True)

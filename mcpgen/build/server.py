@@ -180,6 +180,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
+        headers=server_rule.headers,
         runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
     )
     return BuildResult(server, tuple(diagnostics))

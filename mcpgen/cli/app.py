@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from mcpgen.build.server import build_server
+from mcpgen.cli.hooks import add_hook_stubs, report_added, write_hooks
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import load_operand
@@ -22,6 +23,7 @@ from mcpgen.diagnostics import (
     DiagnosticError,
     Level,
     format_diagnostic,
+    has_errors,
     rule_name,
     sort_key,
     terminal_safe,
@@ -121,6 +123,9 @@ def generate_command(
     assert result.server is not None
     plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
     _report(plan.diagnostics, quiet)  # from merging user-owned files, e.g. hooks of removed actions
+    if has_errors(plan.diagnostics):  # hooks.py does not parse, or a renamed action's hook cannot follow
+        typer.echo("no files were written", err=True)
+        raise typer.Exit(1)
     if check:
         _check(out, plan)
         return
@@ -141,6 +146,27 @@ def generate_command(
         if chosen is not None:
             say(profile_summary(server, chosen))
         say(f"run it:  pip install {out} && {server.distribution_name}")
+
+
+hooks_app = typer.Typer(help="Start custom code around one action in the package's hooks.py.")
+app.add_typer(hooks_app, name="hooks")
+
+
+@hooks_app.command("add")
+def hooks_add_command(
+    out: Annotated[Path, typer.Argument(help="The generated package's directory.", show_default=False)],
+    tool: Annotated[str, typer.Argument(help="The tool, with or without the server's prefix.")],
+    action: Annotated[str, typer.Argument(help="The action of that tool.")],
+) -> None:
+    """Add the before/after stubs of ACTION of TOOL to OUT's hooks.py (hooks are opt-in: an action
+    without hooks simply calls the API). Hooks already defined, in any way, are left as they are."""
+    path, result = add_hook_stubs(out, tool, action)
+    _report(result.diagnostics, False)
+    if has_errors(result.diagnostics):
+        raise typer.Exit(1)
+    if result.added:
+        write_hooks(path, result)
+    report_added(path, result)
 
 
 def _check(out: Path, plan: WritePlan) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from mcpgen.build.fingerprints import Canonicalizer, operation_parts, operation_pointer
+from mcpgen.build.fingerprints import Canonicalizer, _Text, operation_parts, operation_pointer
 from mcpgen.diagnostics import DiagnosticError
 from mcpgen.load.mapping import Mapping
 from mcpgen.load.openapi import Spec, find_operation
@@ -840,8 +840,13 @@ def _spec_changes(
 ) -> list[InputChange]:
     before, after = old.get("spec_operations", {}), new.get("spec_operations", {})
     old_records, new_records = _operation_records(old), _operation_records(new)
-    canons = (
-        (Canonicalizer(sources[0].spec.resolver), Canonicalizer(sources[1].spec.resolver))
+    walk = (
+        _Walk(
+            sources[0].spec,
+            sources[1].spec,
+            Canonicalizer(sources[0].spec.resolver),
+            Canonicalizer(sources[1].spec.resolver),
+        )
         if sources
         else None
     )
@@ -855,8 +860,8 @@ def _spec_changes(
         elif key not in before:
             pointer = new_records.get(key, {}).get("pointer") or operation_pointer(key)
             changes.append(InputChange(origin="spec", change="added", pointer=pointer, operation=key))
-        elif sources is not None:
-            changes += _compared_operation(key, sources, canons)
+        elif walk is not None:
+            changes += _compared_operation(key, walk)
         elif key in old_records and key in new_records:
             changes += _part_changes(key, old_records[key], new_records[key])
         else:
@@ -882,14 +887,11 @@ def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[In
     return changes
 
 
-def _compared_operation(
-    key: str, sources: tuple[Sources, Sources], canons: tuple[Canonicalizer, Canonicalizer] | None
-) -> list[InputChange]:
-    old_spec, new_spec = sources[0].spec, sources[1].spec
+def _compared_operation(key: str, walk: _Walk) -> list[InputChange]:
+    old_spec, new_spec = walk.old_spec, walk.new_spec
     old_op, new_op = find_operation(old_spec, key), find_operation(new_spec, key)
-    assert old_op is not None and new_op is not None and canons is not None  # both fingerprints exist
+    assert old_op is not None and new_op is not None  # both fingerprints exist
     old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
-    old_canon, new_canon = canons
     changes: list[InputChange] = []
     # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told once,
     # under the more specific part.
@@ -904,8 +906,7 @@ def _compared_operation(
             changes.append(
                 InputChange(origin="spec", change="added", pointer=place, operation=key, part=label)
             )
-        elif old_canon.sha256(old_parts[label]) != new_canon.sha256(new_parts[label]):
-            walk = _Walk(old_spec, new_spec, old_canon, new_canon)
+        else:  # equal parts find nothing: the walk is the comparison (no fingerprint needed)
             found = walk.compare(old_parts[label], new_parts[label])
             changes += [replace(c, operation=key, part=label) for c in found]
     changes = _unique(changes)
@@ -940,72 +941,114 @@ def _safe_deref(spec: Spec, located: Located) -> Located:
         return located  # a dangling reference is compared as written
 
 
+_PairKey = tuple[Any, ...]  # both places (file, pointer) and the identities of both values
+_Item = InputChange | _PairKey  # a node's own change, or a pair below it, in walk order
+
+
 @dataclass(slots=True)
 class _Walk:
-    """Compares two spec values in step, following references on both sides."""
+    """Compares two spec values in step, following references on both sides; one walk serves every
+    operation of a diff, so a definition many operations share (Stripe's) is compared once.
+
+    Each pair of places is compared once for the whole diff, into a node: its own changes and the pairs
+    below it, in walk order. `compare` then collects what one part reaches, each pair once (which also
+    ends cycles). No fingerprint is taken below a part, so a diff is linear in the compared parts."""
 
     old_spec: Spec
     new_spec: Spec
     old_canon: Canonicalizer
     new_canon: Canonicalizer
-    found: list[InputChange] = field(default_factory=list)
-    # Each pair of places is compared once: that ends cycles, and a definition reached along many
-    # paths (Stripe's) is not walked again for each.
-    seen: set[tuple[str, str]] = field(default_factory=set)
+    # the values are kept with their node, so the identities in the keys stay unique
+    nodes: dict[_PairKey, tuple[tuple[_Item, ...], Any, Any]] = field(default_factory=dict)
 
     def compare(self, old: Located, new: Located) -> list[InputChange]:
-        old, new = _safe_deref(self.old_spec, old), _safe_deref(self.new_spec, new)
-        pair = (old.pointer, new.pointer)
-        if pair in self.seen or self.old_canon.sha256(old) == self.new_canon.sha256(new):
-            return self.found
-        self.seen.add(pair)
-        if isinstance(old.value, dict) and isinstance(new.value, dict):
-            self._compare_members(old, new)
-        elif isinstance(old.value, list) and isinstance(new.value, list):
-            self._compare_items(old, new)
-        else:
-            self._changed(new, f"{_brief(old.value)} -> {_brief(new.value)}")
-        return self.found
+        found: list[InputChange] = []
+        seen: set[_PairKey] = set()
 
-    def _compare_members(self, old: Located, new: Located) -> None:
+        def collect(key: _PairKey) -> None:
+            seen.add(key)
+            for item in self.nodes[key][0]:
+                if isinstance(item, InputChange):
+                    found.append(item)
+                elif item not in seen:
+                    collect(item)
+
+        collect(self._node(old, new))
+        return found
+
+    def _node(self, old: Located, new: Located) -> _PairKey:
+        old, new = _safe_deref(self.old_spec, old), _safe_deref(self.new_spec, new)
+        key = (
+            old.document.display_path,
+            old.pointer,
+            id(old.value),
+            new.document.display_path,
+            new.pointer,
+            id(new.value),
+        )
+        if key in self.nodes:
+            return key
+        self.nodes[key] = ((), old.value, new.value)  # a cycle back to this pair adds nothing
+        items: tuple[_Item, ...]
+        if isinstance(old.value, _Text) or isinstance(new.value, _Text):  # canonical text made elsewhere
+            same = self.old_canon.sha256(old) == self.new_canon.sha256(new)
+            items = () if same else (self._changed(new, f"{_brief(old.value)} -> {_brief(new.value)}"),)
+        elif isinstance(old.value, dict) and isinstance(new.value, dict):
+            items = self._members(old, new)
+        elif isinstance(old.value, list) and isinstance(new.value, list):
+            items = self._items(old, new)
+        elif _same_scalar(old.value, new.value):
+            items = ()
+        else:
+            items = (self._changed(new, f"{_brief(old.value)} -> {_brief(new.value)}"),)
+        self.nodes[key] = (items, old.value, new.value)
+        return key
+
+    def _members(self, old: Located, new: Located) -> tuple[_Item, ...]:
+        items: list[_Item] = []
         for key in sorted(old.value.keys() | new.value.keys()):
             if key not in new.value:
-                self._add("removed", old.child(key), self.old_spec)
+                items.append(self._add("removed", old.child(key), self.old_spec))
             elif key not in old.value:
-                self._add("added", new.child(key), self.new_spec)
+                items.append(self._add("added", new.child(key), self.new_spec))
             else:
-                self.compare(old.child(key), new.child(key))
+                items.append(self._node(old.child(key), new.child(key)))
+        return tuple(items)
 
-    def _compare_items(self, old: Located, new: Located) -> None:
+    def _items(self, old: Located, new: Located) -> tuple[_Item, ...]:
         before, after = old.value, new.value
         if all(not isinstance(v, (dict, list)) for v in (*before, *after)):
+            if len(before) == len(after) and all(map(_same_scalar, before, after)):
+                return ()
             removed = [v for v in before if v not in after]
             added = [v for v in after if v not in before]
             parts = ([f"removed {_show_values(removed)}"] if removed else []) + (
                 [f"added {_show_values(added)}"] if added else []
             )
-            self._changed(new, "; ".join(parts) or "order changed")
-            return
+            return (self._changed(new, "; ".join(parts) or "order changed"),)
+        items: list[_Item] = []
         for index in range(max(len(before), len(after))):
             if index >= len(after):
-                self._add("removed", old.child(index), self.old_spec)
+                items.append(self._add("removed", old.child(index), self.old_spec))
             elif index >= len(before):
-                self._add("added", new.child(index), self.new_spec)
+                items.append(self._add("added", new.child(index), self.new_spec))
             else:
-                self.compare(old.child(index), new.child(index))
+                items.append(self._node(old.child(index), new.child(index)))
+        return tuple(items)
 
-    def _changed(self, new: Located, detail: str) -> None:
-        self.found.append(
-            InputChange(origin="spec", change="changed", pointer=_place(new, self.new_spec), detail=detail)
-        )
+    def _changed(self, new: Located, detail: str) -> InputChange:
+        return InputChange(origin="spec", change="changed", pointer=_place(new, self.new_spec), detail=detail)
 
-    def _add(self, change: Change, located: Located, spec: Spec) -> None:
+    def _add(self, change: Change, located: Located, spec: Spec) -> InputChange:
         detail = (
             _brief(located.value) if change == "added" and not isinstance(located.value, (dict, list)) else ""
         )
-        self.found.append(
-            InputChange(origin="spec", change=change, pointer=_place(located, spec), detail=detail)
-        )
+        return InputChange(origin="spec", change=change, pointer=_place(located, spec), detail=detail)
+
+
+def _same_scalar(old: Any, new: Any) -> bool:
+    """Equal as canonical JSON writes them: true is not 1, and 1 is not 1.0."""
+    return type(old) is type(new) and old == new
 
 
 def _brief(value: Any, limit: int = 60) -> str:
@@ -1106,19 +1149,41 @@ def _data_changes(old: Any, new: Any, old_pointer: str, new_pointer: str) -> Ite
 def _trace(
     changes: list[ContractChange], inputs: list[InputChange], old: dict[str, Any], new: dict[str, Any]
 ) -> tuple[list[ContractChange], set[int]]:
-    """Each contract change with the input changes that explain it; and which inputs explained one."""
+    """Each contract change with the input changes that explain it; and which inputs explained one.
+
+    Linear in changes + inputs: each change's scope (its actions, operations and rules) is worked out
+    once, and the inputs are looked up by operation and by rule instead of tested one by one."""
     used: set[int] = set()
     traced = []
     scopes = _Scopes(old, new)
+    by_operation: dict[str, list[int]] = {}
+    by_rule: dict[str, list[int]] = {}
+    generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+    for index, item in enumerate(inputs):
+        if item.origin == "spec" and item.operation is not None:
+            by_operation.setdefault(item.operation, []).append(index)
+        elif item.origin == "mapping" and item.rule is not None:
+            by_rule.setdefault(item.rule, []).append(index)
     for change in changes:
-        candidates = [i for i, item in enumerate(inputs) if scopes.in_scope(change, item)]
-        relevant = [i for i in candidates if _relevant(change, inputs[i], scopes)]
-        chosen = relevant or candidates
-        if not chosen:
-            chosen = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        scope = scopes.scope(change)
+        found = {i for operation in scope.operations for i in by_operation.get(operation, ())}
+        found |= {i for rule in scope.rules for i in by_rule.get(rule, ())}
+        candidates = sorted(found)
+        relevant = [i for i in candidates if _relevant(change, inputs[i], scope)]
+        chosen = relevant or candidates or generated
         used.update(chosen)
         traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
     return traced, used
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What one contract change can come from: the actions it concerns, on either side, and their
+    operations ('GET /path') and mapping rules ('tool.action', 'tool', '(server)')."""
+
+    actions: tuple[tuple[str, dict[str, Any]], ...]
+    operations: frozenset[str]
+    rules: frozenset[str]
 
 
 class _Scopes:
@@ -1145,18 +1210,14 @@ class _Scopes:
                     found.append((name, action))
         return found
 
-    def in_scope(self, change: ContractChange, item: InputChange) -> bool:
-        if item.origin == "generator":
-            return False
+    def scope(self, change: ContractChange) -> _Scope:
         if change.tool == "(server)":
-            return item.rule == "(server)"
+            return _Scope((), frozenset(), frozenset({"(server)"}))
         actions = self.actions(change)
-        if item.origin == "spec":
-            return item.operation in {_op_key(a) for _, a in actions}
         rules = {f"{tool}.{a['name']}" for tool, a in actions}
         if not change.action:
             rules.update(self.tool_names(change))
-        return item.rule in rules
+        return _Scope(tuple(actions), frozenset(_op_key(a) for _, a in actions), frozenset(rules))
 
 
 def _takes(action: dict[str, Any], change: ContractChange) -> bool:
@@ -1164,12 +1225,12 @@ def _takes(action: dict[str, Any], change: ContractChange) -> bool:
     return change.param in args or (change.code == "param-renamed" and change.before in args)
 
 
-def _relevant(change: ContractChange, item: InputChange, scopes: _Scopes) -> bool:
+def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.param:
         wires = {
             (p.get("in"), p.get("wire"))
-            for _, action in scopes.actions(change)
+            for _, action in scope.actions
             for p in action.get("params", [])
             if p["arg"] in (change.param, change.before)
         }

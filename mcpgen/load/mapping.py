@@ -198,6 +198,7 @@ class ServerRule:
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
     idempotency_body: str | None = None  # ... or from this body field, on every action that has it
     extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
+    headers: tuple[tuple[str, str], ...] = ()  # sent with every request (an API version, say)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -598,6 +599,7 @@ def _read(document: Document) -> Mapping:
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
             idempotency_body=(server.get("idempotency_key") or {}).get("body"),
+            headers=tuple((str(k), str(v)) for k, v in (server.get("headers") or {}).items()),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,

@@ -175,13 +175,8 @@ def render_server(
             RenderedFile(path, module(path, "package/tool.py.jinja", lambda tool=tool: _tool_module(tool)))
         )
     # User-owned: written once, then merged by write.py (preserve.py) so the user's code always wins.
-    files.append(
-        RenderedFile(
-            f"{pkg}/hooks.py",
-            module(f"{pkg}/hooks.py", "package/hooks.py.jinja", lambda: {"hooks": _hooks(server)}),
-            "user",
-        )
-    )
+    # Hooks are opt-in: no stubs (a missing hook is a pass-through); `mcpgen hooks add` adds one action's.
+    files.append(RenderedFile(f"{pkg}/hooks.py", render_hooks_file(server.title, []), "user"))
     if profiled:
         files.append(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
@@ -203,14 +198,18 @@ def _checked(name: str, what: str) -> str:
         raise RenderError(name, f"{what}: {exc}") from None
 
 
-def _hooks(server: ServerSpec) -> list[dict[str, str]]:
-    hooks = []
-    for tool in server.tools:
-        for action in tool.actions:
-            before, after = hook_names(server.name, tool.name, action.name)
-            subject = f"{tool.name}, action `{action.name}` ({action.method} {action.path})"
-            hooks.append({"before": before, "after": after, "subject": subject})
-    return hooks
+def render_hooks_file(title: str, hooks: list[dict[str, str]]) -> str:
+    """hooks.py with the stubs of `hooks` (see `hook_stub`): none for `generate`, one action's for
+    `mcpgen hooks add`, whose render `preserve.merge` then adds to the user's file."""
+    try:
+        return _environment(True).get_template("package/hooks.py.jinja").render(title=title, hooks=hooks)
+    except (EmitError, jinja2.TemplateError) as exc:
+        raise RenderError("hooks.py", str(exc)) from None
+
+
+def hook_stub(server: str, tool: str, action: str, method: str, path: str) -> dict[str, str]:
+    before, after = hook_names(server, tool, action)
+    return {"before": before, "after": after, "subject": f"{tool}, action `{action}` ({method} {path})"}
 
 
 def _json(value: Any) -> str:
@@ -450,6 +449,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 if server.extra_auth
                 else ()
             ),
+            *((("headers", server.headers),) if server.headers else ()),
         ),
     )
     access = server.access

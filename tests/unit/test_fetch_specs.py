@@ -38,6 +38,9 @@ def test_every_pin_names_a_pinned_package_and_a_full_sha256() -> None:
     for name, pin in PINS["specs"].items():
         assert pin["package"] in PINS["packages"], name
         assert len(pin["sha256"]) == 64 and int(pin["sha256"], 16) >= 0, name
+    for name, pin in PINS["releases"].items():
+        assert pin["package"] in PINS["packages"], name
+        assert len(pin["sha256"]) == 64 and int(pin["sha256"], 16) >= 0, name
     assert PINS["corpus"]["package"] in PINS["packages"]
     assert PINS["tiktoken"]["package"] in PINS["packages"]
 
@@ -117,3 +120,10 @@ def test_the_rebuilt_tiktoken_data_counts_like_bpe_openai(monkeypatch: pytest.Mo
     texts += ["Grüße, 東京 — naïve café 🙂", "1234567890" * 50, " \n\t  spaced   out\n\n"]
     for text in texts:
         assert counted.encode(text) == oracle.encode_ordinary(text), text[:80]
+
+
+@pytest.mark.parametrize("name", sorted(PINS["releases"]))
+def test_the_release_specs_the_diff_tests_read_are_the_pinned_files(name: str) -> None:
+    from tests.support.paths import release_spec
+
+    assert _sha256(release_spec(name)) == PINS["releases"][name]["sha256"]

@@ -1,48 +1,21 @@
 """Custom logic around the actions of Deployments. This file is yours: edit it as you like.
 
-`mcpgen generate` created it and never overwrites it. When the mapping gains an action, the next run
-adds that action's two stubs here; when an action goes away, its hooks stay and the run warns about
-them. Your own helpers and imports are kept as well.
+`mcpgen generate` created it and never overwrites it: your code, imports and line endings are kept.
+An action without hooks here simply calls the API; define only the hooks you need. To start one,
+`mcpgen hooks add OUT TOOL ACTION` adds the two stubs of that action here.
 
-For each action of each tool the server calls, when they are defined here:
+For each action of each tool the server calls, when they are defined here (at the top level, under
+an `if`, decorated, or imported, also with `from .module import *`):
 - `before_<tool>__<action>(args)` gets the validated arguments (defaults applied, `action` left out)
-  and returns the arguments to send upstream, which are sent as returned;
+  and returns the arguments to send upstream, which are sent as returned. It may also return
+  `"_headers": {"Name": "value"}` to add request headers; any other key the action does not take is
+  an error, never dropped silently;
 - `after_<tool>__<action>(result)` gets the upstream's answer as a dict and returns what the agent
   receives.
 Either may be `async def`. To answer the agent with an actionable error instead, raise the
-`ToolError` of `._runtime.errors`: it names what is wrong and how to recover (E1, E2).
+`ToolError` of `._runtime.errors`: it names what is wrong and how to recover (the rules "tool errors
+are results" and "what, why, how"). When the mapping renames an action, the next run renames its
+hooks here; when an action goes away, its hooks stay and the run warns about them.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-
-def before_deployments_find__list(args: dict[str, Any]) -> dict[str, Any]:
-    """deploy_deployments_find, action `list` (GET /services/{service}/deployments): before the request is sent."""
-    return args
-
-
-def after_deployments_find__list(result: dict[str, Any]) -> dict[str, Any]:
-    """deploy_deployments_find, action `list` (GET /services/{service}/deployments): the result, before the agent sees it."""
-    return result
-
-
-def before_deployments_find__get(args: dict[str, Any]) -> dict[str, Any]:
-    """deploy_deployments_find, action `get` (GET /deployments/{deployment_id}): before the request is sent."""
-    return args
-
-
-def after_deployments_find__get(result: dict[str, Any]) -> dict[str, Any]:
-    """deploy_deployments_find, action `get` (GET /deployments/{deployment_id}): the result, before the agent sees it."""
-    return result
-
-
-def before_rollback__start(args: dict[str, Any]) -> dict[str, Any]:
-    """deploy_rollback, action `start` (POST /deployments/{deployment_id}/rollback): before the request is sent."""
-    return args
-
-
-def after_rollback__start(result: dict[str, Any]) -> dict[str, Any]:
-    """deploy_rollback, action `start` (POST /deployments/{deployment_id}/rollback): the result, before the agent sees it."""
-    return result

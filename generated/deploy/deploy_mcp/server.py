@@ -24,6 +24,7 @@ CONFIG = ServerConfig(
         ),
         timeout_s=30.0,
         max_body_bytes=8388608,
+        headers=(("X-Deploy-Api-Version", "2026-01-01"),),
     ),
     max_result_tokens=20000,
     access=Access(

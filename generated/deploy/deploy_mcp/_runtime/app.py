@@ -221,7 +221,7 @@ class Dispatcher:
                 code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
         action, values = validator.check(arguments)
-        values = await self.hooks.before(name, action.name, values)
+        values = await self.hooks.before(name, action.name, values, action.arg_names)
         answer, response = await self._run(name, action, values)
         budget = Budget(
             max_tokens=config.max_result_tokens, tool=name, action=action, values=values
@@ -246,7 +246,9 @@ class Dispatcher:
             _, values = self.validators[tool.name].check(
                 {**(arguments or {}), "action": action.name}
             )
-            values = await self.hooks.before(tool.name, action.name, values)
+            values = await self.hooks.before(
+                tool.name, action.name, values, action.arg_names
+            )
             return await self.previews.preview(tool, values, subject, self._read)
         return await self.previews.apply(
             tool,

@@ -19,6 +19,7 @@ import httpx
 
 from .conversion import to_upstream
 from .errors import Recovery, ToolError
+from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action
@@ -48,6 +49,8 @@ class Upstream:
     max_body_bytes: int = MAX_BODY_BYTES
     # Further credentials the API needs together with `auth` (a key and a client id), all sent.
     extra_auth: tuple[Auth, ...] = ()
+    # The mapping's fixed request headers (an API version, say), sent with every call.
+    headers: tuple[tuple[str, str], ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -109,6 +112,11 @@ def build_request(
         "accept": action.accept or "application/json",
         "accept-encoding": ACCEPT_ENCODING,
     }
+    headers.update((name.lower(), value) for name, value in upstream.headers)
+    # A before-hook's own headers (hooks.py), already checked to be str -> str.
+    headers.update(
+        (name.lower(), value) for name, value in values.get(HOOK_HEADERS, {}).items()
+    )
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
     form: list[tuple[str, str]] = []

