@@ -154,9 +154,6 @@ def test_generated_packages_name_every_rule_they_cite() -> None:
     assert _bare_lines(_generated_files(hooks=False)) == []
 
 
-@pytest.mark.xfail(
-    strict=False, reason="templates/package/hooks.py.jinja's docstring cites bare ids; its owner rewrites it"
-)
 def test_generated_hooks_name_every_rule_they_cite() -> None:
     assert _bare_lines(_generated_files(hooks=True)) == []
 

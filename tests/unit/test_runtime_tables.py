@@ -72,7 +72,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
     ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
-    ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
+    ir.ResultShape: (
+        "Shape",
+        {"items": "items", "concise": "concise", "drop": "drop", "record": "record"},
+        {},
+    ),
     ir.PagingSpec: (
         "Paging",
         {
@@ -84,6 +88,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "total": "total",
             "echoed": "echoed",
             "max_limit": "max_limit",
+            "next_link": "next_link",
         },
         {},
     ),
@@ -187,7 +192,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages", "schemas"):
+    for name in ("units", "pages", "schemas", "shapes"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
     for spec, mapping in (
