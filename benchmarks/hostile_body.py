@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import anyio
@@ -39,7 +40,15 @@ CASES = {
         "size_bytes": 8 * MB - 100 * 1024,
         "declare_length": True,
     },
+    "gzip bomb: 1 MB on the wire, 1 GB decoded": {"gzip_decoded_mb": 1024},
 }
+
+
+def gzip_bomb(decoded_mb: int) -> bytes:
+    """A gzip body of JSON whitespace that expands to `decoded_mb` MB (about 1 MB per GB sent)."""
+    packer = zlib.compressobj(1, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    parts = [packer.compress(b"[")] + [packer.compress(b" " * MB) for _ in range(decoded_mb)]
+    return b"".join([*parts, packer.compress(b"]"), packer.flush()])
 
 
 def generate(work: Path) -> Path:
@@ -82,7 +91,10 @@ async def measure(package: Path, work: Path, body: dict | None) -> dict:
         env = {"PYTHONPATH": str(package), "ADS_BASE_URL": upstream.base_url, "ADS_API_TOKEN": TOKEN}
         async with stdio_client(command, env) as client:
             await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001"})
-            if body is not None:
+            if body is not None and "gzip_decoded_mb" in body:
+                headers = {"content-encoding": "gzip", "content-type": "application/json"}
+                upstream.fail_next(200, gzip_bomb(body["gzip_decoded_mb"]), headers)
+            elif body is not None:
                 upstream.huge_next(**body)
             started = time.monotonic()
             result = await client.call_tool("ads_campaigns_find", {"action": "list"})

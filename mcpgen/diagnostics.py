@@ -6,6 +6,7 @@ Only the CLI prints them (``format_diagnostic``); every other module returns the
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -119,7 +120,18 @@ def format_diagnostic(diagnostic: Diagnostic) -> str:
     text = "".join(parts)
     if diagnostic.hint:
         text += "\n    hint: " + diagnostic.hint.replace("\n", "\n          ")
-    return text
+    return terminal_safe(text)
+
+
+# C0 controls but tab and newline, DEL, and C1 controls: ESC sequences and their 8-bit forms (CSI,
+# OSC) can retitle the window, clear the screen or hide text when printed to a terminal.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with each control character but newline and tab written as a visible `\\u001b` escape.
+    The same escape JSON uses, so JSON output stays valid and reads back to the same value."""
+    return _TERMINAL_CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def sort_key(diagnostic: Diagnostic) -> tuple[str, int, str, str]:

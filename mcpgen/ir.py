@@ -140,6 +140,14 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    # The body field the mapping's server.idempotency_key names, when this action's body has it: the
+    # server fills it with a key per logical request, the agent never sees it.
+    idempotency_body: str | None = None
+    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    accept: str | None = None  # the Accept header its answers call for; None: application/json
+    # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
+    base_url: str | None = None
+    base_url_env: str | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -223,8 +231,10 @@ class ServerSpec:
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
     max_result_tokens: int = 20_000  # size budget of one result (R4)
+    max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
 
 
 @dataclass(frozen=True, slots=True)

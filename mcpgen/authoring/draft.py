@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
+from mcpgen.build.request_parts import non_json_answers
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
 from mcpgen.build.results import (
@@ -112,7 +113,7 @@ def draft_mapping(
     limit = min(NAME_MAX, TOOL_NAME_COMFORT_LENGTH - len(server_name) - 1)
     groups = _split_groups(_group(infos))
     tools = _tools(groups, spec, server_name, limit, path_naming, tag_descriptions=_tag_descriptions(spec))
-    auth, auth_note = _auth(spec, server_name)
+    auths, auth_note = _auth(spec, server_name)
     return Draft(
         spec_label=spec_label,
         operation_count=total,
@@ -122,7 +123,8 @@ def draft_mapping(
         title=spec.title or server_name,
         description=_server_description(spec),
         base_url=_base_url(spec),
-        auth=auth,
+        auth=auths[0] if auths else None,
+        extra_auth=auths[1:],
         auth_note=auth_note,
         discovery=len(tools) > DISCOVERY_THRESHOLD,
         tools=tuple(tools),
@@ -158,7 +160,9 @@ def _analyse(
     tag_names: dict[str, str],
     id_counts: Counter[str],
 ) -> tuple[_OpInfo | None, Unmapped | None]:
-    reference = op.operation_id if op.operation_id and id_counts[op.operation_id] == 1 else op.key
+    # An operationId with control characters cannot be written back as it is: use METHOD /path.
+    printable_id = op.operation_id if op.operation_id and op.operation_id.isprintable() else None
+    reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
         params, _, problems = operation_params(spec, op)
         units = _x_units(spec, op)
@@ -167,6 +171,12 @@ def _analyse(
         return None, Unmapped(operation=_shown(op), reason=exc.diagnostics[0].message)
     if problems:
         return None, Unmapped(operation=_shown(op), reason=f"{problems[0].message} ({problems[0].code})")
+    unreadable = non_json_answers(op)
+    if unreadable:
+        return None, Unmapped(
+            operation=_shown(op),
+            reason=f"{op.key} answers {', '.join(unreadable[:3])} only; generated servers read JSON answers (M218)",
+        )
     segments = _segments(op.path)
     tag = _first_tag(op) if grouping.by_tags else None
     if tag:
@@ -882,51 +892,97 @@ def _base_url(spec: Spec) -> str | None:
     return None
 
 
-def _auth(spec: Spec, server: str) -> tuple[DraftAuth | None, str | None]:
-    """The first usable security scheme: bearer, then api key, then basic, then OAuth2 (sent as bearer)."""
+def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None]:
+    """The credentials the server sends: of the security requirements whose schemes the server can all
+    send (several schemes in one requirement are needed together: a key and a client id), one without
+    OAuth2 if there is one, then the one most operations accept, ties going to bearer, then api key, then
+    basic. Without any requirement in the spec, the best-ranked scheme."""
     schemes = spec.security_schemes()
-    env_stem = server.upper()
-    ranked: list[tuple[int, str, dict[str, Any]]] = []
-    for scheme_name, scheme in schemes.items():
-        if not isinstance(scheme, dict):
-            continue
-        kind, http = scheme.get("type"), str(scheme.get("scheme", "")).lower()
-        if kind == "http" and http == "bearer":
-            ranked.append((0, scheme_name, scheme))
-        elif kind == "apiKey" and scheme.get("in") in ("header", "query"):
-            ranked.append((1, scheme_name, scheme))
-        elif kind == "http" and http == "basic":
-            ranked.append((2, scheme_name, scheme))
-        elif kind in ("oauth2", "openIdConnect"):
-            ranked.append((3, scheme_name, scheme))
-    if not ranked:
+    ranks = {name: rank for name, scheme in schemes.items() if (rank := _scheme_rank(scheme)) is not None}
+    if not ranks:
         if schemes:
             return (
-                None,
+                (),
                 f"the spec's security schemes ({', '.join(sorted(schemes))}) are not ones the server can send",
             )
-        return None, "the spec declares no security schemes; add `auth:` if the API needs credentials"
-    rank, scheme_name, scheme = min(ranked, key=lambda r: r[0])
-    why = f"from securitySchemes.{scheme_name}"
+        return (), "the spec declares no security schemes; add `auth:` if the API needs credentials"
+    coverage: Counter[tuple[str, ...]] = Counter()
+    for operation in spec.operations:
+        for requirement in _requirements(spec, operation):
+            if requirement and all(name in ranks for name in requirement):
+                coverage[requirement] += 1
+    if coverage:
+        # Credentials a user can simply hold (a token, a key, a password) before OAuth flows; then the
+        # requirement most operations accept.
+        chosen = min(
+            coverage,
+            key=lambda r: (max(ranks[n] for n in r) == 3, -coverage[r], max(ranks[n] for n in r), len(r)),
+        )
+    else:
+        chosen = (min(ranks, key=lambda n: ranks[n]),)
+    env_stem = server.upper()
+    together = len(chosen) > 1
+    drafted = [
+        _draft_auth(
+            name, schemes[name], ranks[name], env_stem, f"{env_stem}_{_env_word(name)}" if together else None
+        )
+        for name in chosen
+    ]
+    if together:
+        both = " and ".join(f"securitySchemes.{n}" for n in chosen)
+        drafted = [replace(d, why=f"{d.why}; the spec needs {both} together") for d in drafted]
+    return tuple(drafted), None
+
+
+def _scheme_rank(scheme: Any) -> int | None:
+    if not isinstance(scheme, dict):
+        return None
+    kind, http = scheme.get("type"), str(scheme.get("scheme", "")).lower()
+    if kind == "http" and http == "bearer":
+        return 0
+    if kind == "apiKey" and scheme.get("in") in ("header", "query") and scheme.get("name"):
+        return 1
+    if kind == "http" and http == "basic":
+        return 2
+    if kind in ("oauth2", "openIdConnect"):
+        return 3
+    return None
+
+
+def _requirements(spec: Spec, operation: Operation) -> list[tuple[str, ...]]:
+    """The operation's security requirements (its own, else the spec's), each as its scheme names."""
+    own = operation.located.value.get("security")
+    listed = own if isinstance(own, list) else spec.document.data.get("security")
+    if not isinstance(listed, list):
+        return []
+    return [tuple(sorted(r)) for r in listed if isinstance(r, dict)]
+
+
+def _env_word(scheme_name: str) -> str:
+    return (re.sub(r"[^A-Za-z0-9]+", "_", snake_case(scheme_name)).strip("_").upper() or "CREDENTIAL")[:40]
+
+
+def _draft_auth(name: str, scheme: dict[str, Any], rank: int, env_stem: str, env: str | None) -> DraftAuth:
+    why = f"from securitySchemes.{name}"
     if rank == 1:
         return DraftAuth(
             type="api_key",
-            env=f"{env_stem}_API_KEY",
+            env=env or f"{env_stem}_API_KEY",
             location=scheme["in"],
             name=str(scheme["name"]),
             why=why,
-        ), None
+        )
     if rank == 2:
         return DraftAuth(
             type="basic",
-            env=f"{env_stem}_CREDENTIALS",
+            env=env or f"{env_stem}_CREDENTIALS",
             location=None,
             name=None,
             why=why + " ('user:password')",
-        ), None
+        )
     if rank == 3:
         why += f" ({scheme['type']}: get a token elsewhere and set it; the server sends it as a bearer token)"
-    return DraftAuth(type="bearer", env=f"{env_stem}_TOKEN", location=None, name=None, why=why), None
+    return DraftAuth(type="bearer", env=env or f"{env_stem}_TOKEN", location=None, name=None, why=why)
 
 
 # --- text helpers ----------------------------------------------------------------------------------

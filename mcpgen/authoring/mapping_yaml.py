@@ -11,12 +11,12 @@ import json
 import re
 import textwrap
 
-from mcpgen.authoring.model import Draft, DraftAction, DraftTool
+from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftTool
 
 WIDTH = 100
 # Plain scalars: a letter, digit or '_' first, nothing YAML gives a meaning to, no ': ' or ' #'.
 _PLAIN = re.compile(r"^[A-Za-z0-9_](?:[^:#{}\[\],&*!|>'\"%@`\\]|:(?! )|(?<! )#)*(?<=[^ :])$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0, DEL and C1: YAML refuses them raw
 _RESERVED_PLAIN = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 
 
@@ -68,13 +68,15 @@ def _server(draft: Draft) -> list[str]:
     else:
         lines.append("    # default: https://api.example.com  # the spec names no concrete server URL")
     auth = draft.auth
-    if auth is not None:
+    if auth is not None and draft.extra_auth:
+        lines.append("  auth:  # credentials the API needs together: the server sends all of them")
+        for one in (auth, *draft.extra_auth):
+            lines.append(f"    - type: {one.type}  # {_c(one.why)}")
+            lines += _auth_keys(one, "      ")
+    elif auth is not None:
         lines.append(f"  auth:  # {_c(auth.why)}")
         lines.append(f"    type: {auth.type}")
-        lines.append(f"    env: {auth.env}")
-        if auth.location:
-            lines.append(f"    in: {auth.location}")
-            lines.append(f"    name: {_scalar(str(auth.name))}")
+        lines += _auth_keys(auth, "    ")
     elif draft.auth_note:
         lines.append(f"  # auth: {_c(draft.auth_note)}, e.g.")
         lines.append(f"  #   auth: {{type: bearer, env: {env_stem}_TOKEN}}")
@@ -84,6 +86,14 @@ def _server(draft: Draft) -> list[str]:
             f"  discovery: search_tools  # {len(draft.tools)} tools is past ~10: agents look tools up by query "
             "instead of reading every definition (T3)"
         )
+    return lines
+
+
+def _auth_keys(auth: DraftAuth, indent: str) -> list[str]:
+    lines = [f"{indent}env: {auth.env}"]
+    if auth.location:
+        lines.append(f"{indent}in: {auth.location}")
+        lines.append(f"{indent}name: {_scalar(str(auth.name))}")
     return lines
 
 

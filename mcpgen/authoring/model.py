@@ -64,6 +64,7 @@ class Draft:
     discovery: bool
     tools: tuple[DraftTool, ...]
     unmapped: tuple[Unmapped, ...]
+    extra_auth: tuple[DraftAuth, ...] = ()  # credentials the spec needs together with `auth`
 
     @property
     def action_count(self) -> int:

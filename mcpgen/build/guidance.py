@@ -47,7 +47,10 @@ def with_guidance(tools: list[ToolSpec]) -> list[ToolSpec]:
 def _guided(tool: str, action: ActionSpec, reads: _Reads) -> ActionSpec:
     find_with, finds = _finders(action, reads)
     check_with = None if action.method in _READS else _checker(tool, action, reads)
-    return replace(action, find_with=find_with, finds=finds, check_with=check_with)
+    preview = action.preview
+    if preview is not None:  # a failed read inside a preview names the argument and its finder too
+        preview = replace(preview, read=_guided(tool, preview.read, reads))
+    return replace(action, find_with=find_with, finds=finds, check_with=check_with, preview=preview)
 
 
 def _segments(path: str) -> list[str]:

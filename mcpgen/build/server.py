@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -14,6 +15,9 @@ from mcpgen.build.fingerprints import (
     spec_operation_fingerprints,
 )
 from mcpgen.build.guidance import with_guidance
+from mcpgen.build.hints import action_hints, tool_hints
+from mcpgen.build.hosts import with_own_hosts
+from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
 from mcpgen.build.server_info import check_server_info_name
@@ -32,13 +36,13 @@ from mcpgen.ir import (
     ParamSpec,
     PreviewSpec,
     ServerSpec,
-    ToolHints,
     ToolSpec,
     UnitSpec,
 )
 from mcpgen.load.mapping import (
     UNSET,
     ActionRule,
+    AuthRule,
     Mapping,
     ParamRule,
     PreviewRule,
@@ -50,7 +54,6 @@ from mcpgen.load.openapi import Operation, Spec, find_operation
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
-    IDEMPOTENT_METHODS,
     READ_METHODS,
     RESERVED_ARGS,
     TOOL_NAME_COMFORT_LENGTH,
@@ -125,6 +128,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
     )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
         package_name=package_name(server_rule.name),
@@ -134,7 +138,8 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         description=(server_rule.description or spec.description or spec.title).strip(),
         base_url_env=server_rule.base_url_env or f"{server_rule.name.upper()}_BASE_URL",
         default_base_url=base_url_default,
-        auth=_auth(mapping),
+        auth=_auth(mapping.server.auth),
+        extra_auth=tuple(a for a in map(_auth, mapping.server.extra_auth) if a is not None),
         timeout_s=server_rule.timeout_s,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
@@ -146,6 +151,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         discovery=discovery,
         server_info=server_rule.server_info,
         max_result_tokens=server_rule.max_result_tokens,
+        max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
     )
@@ -171,13 +177,15 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         )
     actions: list[ActionSpec] = []
     for action_rule in rule.actions:
-        action, found = _build_action(spec, rule, action_rule)
+        action, found = _build_action(
+            spec, rule, action_rule, _auth_rules(mapping), mapping.server.idempotency_body
+        )
         diagnostics += found
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        previewed, found = _previewed(spec, rule, actions[0])
+        previewed, found = _previewed(spec, rule, actions[0], name)
         diagnostics += found
         actions = [previewed]
     if has_errors(diagnostics):
@@ -201,19 +209,22 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         description=description,
         actions=tuple(actions),
         input_schema=input_schema,
-        hints=_hints(actions, rule.destructive),
+        hints=tool_hints([a.hints for a in actions if a.hints is not None], rule),
         source=rule.source,
         scopes=rule.scopes,
     )
     return tool, diagnostics
 
 
-def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSpec, list[Diagnostic]]:
+def _previewed(
+    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str
+) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
     preview_rule: PreviewRule = rule.preview  # type: ignore[assignment]
     read_rule = ActionRule(
-        name="read",
+        # Named as the agent calls it: a failed read says "'<tool>_preview' found nothing ...".
+        name=f"{served_name}_preview",
         operation=preview_rule.read,
         description=None,
         params=(),
@@ -223,8 +234,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     read, diagnostics = _build_action(spec, tool, read_rule)
     if read is None:
         return action, diagnostics
-    # The preview compares whole records, so its read has no concise view and no paging (S1).
-    read = replace(read, shape=None, paging=None, server_params=())
+    # The preview compares whole records, so its read has no concise view and no paging (S1). Its
+    # parameters are filled from the action's, under the names the mapping gave them (M231).
+    read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     if read.method not in READ_METHODS:
         diagnostics.append(
             error(
@@ -253,7 +265,9 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
             (r for r in rule.params if r.wire_name == param.wire_name), None
         )
         current = (param_rule.current if param_rule else None) or param.wire_name
-        if param.location in ("body", "query") or (param_rule and param_rule.current):
+        if _is_idempotency_key(param.wire_name):
+            pass  # a new key per request, never a change to the record (S1)
+        elif param.location in ("body", "query") or (param_rule and param_rule.current):
             compared.append((param.arg_name, current))
         if param_rule is None or param_rule.max_increase_pct is None:
             continue
@@ -282,6 +296,39 @@ def _previewed(spec: Spec, tool: ToolRule, action: ActionSpec) -> tuple[ActionSp
     return replace(action, preview=preview), diagnostics
 
 
+def _read_params(read: ActionSpec, action: ActionSpec) -> tuple[ParamSpec, ...]:
+    """The preview read's parameters, each renamed to the action parameter that feeds it: the same
+    wire name at the same place, or for a path the identifier at the same position of a path the
+    read's path begins (`GET /customers/{id}` under `POST /customers/{customer}`). It takes the
+    action's unit too, since the value comes in the agent's unit."""
+    feeds = {(p.location, p.wire_name): p for p in action.params}
+    read_path = _path_params(read.path)
+    action_path = _path_params(action.path)
+    same_shape = _path_shape(action.path)[: len(_path_shape(read.path))] == _path_shape(read.path)
+    by_position = dict(zip(read_path, action_path, strict=False)) if same_shape else {}
+    action_path_params = {p.wire_name: p for p in action.params if p.location == "path"}
+    renamed = []
+    for param in read.params:
+        source = feeds.get((param.location, param.wire_name))
+        if source is None and param.location == "path":
+            source = action_path_params.get(by_position.get(param.wire_name, ""))
+        renamed.append(replace(param, arg_name=source.arg_name, unit=source.unit) if source else param)
+    return tuple(renamed)
+
+
+def _path_params(path: str) -> list[str]:
+    return re.findall(r"\{([^{}]+)\}", path)
+
+
+def _path_shape(path: str) -> list[str]:
+    """`/customers/{customer}` -> ['customers', '{}']: a path with its identifiers' names left out."""
+    return [re.sub(r"\{[^{}]+\}", "{}", part) for part in path.split("/") if part]
+
+
+def _is_idempotency_key(wire_name: str) -> bool:
+    return re.sub(r"[^a-z]", "", wire_name.lower()) == "idempotencykey"
+
+
 def _preview_input_schema(action: ActionSpec) -> JsonSchema:
     """The action's parameters without `action`: the preview tool does one thing (S1)."""
     properties = {p.arg_name: dict(p.schema) for p in action.params}
@@ -295,7 +342,12 @@ def _preview_input_schema(action: ActionSpec) -> JsonSchema:
 
 def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) -> str:
     preview: PreviewSpec = action.preview  # type: ignore[assignment]
-    lines = [rule.description.strip(), "", f"Preview: {_sentence(action.description)}"]
+    # The mapping's own sentences (when not to use it, what it returns) hold for the preview too (T7).
+    lines = [
+        " ".join([rule.description.strip(), *_sections(rule)]),
+        "",
+        f"Preview: {_sentence(action.description)}",
+    ]
     lines.append(
         "It reads the current state and returns the values before and after the change, and a preview_id "
         f"valid for {preview.ttl_minutes} minutes. Nothing changes until {apply_name} is called with that id."
@@ -308,7 +360,13 @@ def _preview_description(rule: ToolRule, action: ActionSpec, apply_name: str) ->
     return "\n".join(lines)
 
 
-def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionSpec | None, list[Diagnostic]]:
+def _build_action(
+    spec: Spec,
+    tool: ToolRule,
+    rule: ActionRule,
+    auths: tuple[AuthRule, ...] = (),
+    idempotency_body: str | None = None,
+) -> tuple[ActionSpec | None, list[Diagnostic]]:
     operation = find_operation(spec, rule.operation)
     if operation is None:
         return None, [_unknown_operation(spec, rule)]
@@ -318,13 +376,26 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
     idempotency = [
         p for p in operation_params if p.location == "header" and p.wire_name.lower() == _IDEMPOTENCY_KEY
     ]
-    operation_params = [p for p in operation_params if p not in idempotency]
+    keyed_body = [p for p in operation_params if p.location == "body" and p.wire_name == idempotency_body]
+    operation_params = [p for p in operation_params if p not in idempotency and p not in keyed_body]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
         replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
     ]
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    sent = _credentials_sent(auths)
+    unreadable = non_json_answers(operation)
+    if unreadable:
+        diagnostics.append(
+            warning(
+                "M218",
+                f"{operation.key} answers {', '.join(unreadable[:3])} only; the server reads JSON answers, so "
+                f"action '{rule.name}' will report every success as an answer it cannot read",
+                rule.operation_source,
+                hint="leave this operation to a client that handles files, or map another one",
+            )
+        )
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
@@ -334,6 +405,12 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             fixed.append(
                 FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
             )
+            continue
+        kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
+        diagnostics += found
+        if isinstance(kept, FixedValue):
+            fixed.append(kept)
+        if kept is not True:
             continue
         if param_rule is not None and param_rule.hidden:
             if param.required:
@@ -384,9 +461,69 @@ def _build_action(spec: Spec, tool: ToolRule, rule: ActionRule) -> tuple[ActionS
             server_params=results.server_params,
             confirm_value=rule.confirm_param,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
+            idempotency_body=keyed_body[0].wire_name if keyed_body else None,
+            hints=action_hints(operation.method, rule),
+            accept=accept_for(operation),
         ),
         diagnostics,
     )
+
+
+def _kept_from_agent(
+    spec: Spec,
+    sent: frozenset[tuple[str, str]] | None,
+    param: _OperationParam,
+    rule: ParamRule | None,
+    operation: Operation,
+) -> tuple[bool | FixedValue, list[Diagnostic]]:
+    """True when the parameter is the agent's to pass; False or the value the server sends when it is
+    not (request_parts.py): a credential never is, a spec-global option only when the mapping names it,
+    a required value the spec allows one of is sent as it is."""
+    if is_credential(spec, param.wire_name, param.location, param.description):
+        # Quiet when the server's credential covers it, or may (another kind of credential: Slack
+        # takes its token as a bearer header too); loud when the mapping tries to keep it.
+        quiet = (
+            rule.hidden
+            if rule is not None
+            else sent is None or (param.wire_name.lower(), param.location) in sent
+        )
+        if quiet or (rule is None and not param.required):
+            return False, []
+        what = "names it in params" if rule is not None else "sends no credential in it (server.auth)"
+        return False, [
+            warning(
+                "M302",
+                f"parameter '{param.wire_name}' ({param.location}) of {operation.key} carries a credential, so it is "
+                f"never a tool argument; the mapping {what}",
+                rule.source if rule is not None else param.source,
+                hint=f"let the server send it: auth: {{type: api_key, in: {param.location}, name: "
+                f"{param.wire_name}, env: <VARIABLE>}}",
+            )
+        ]
+    if rule is None and is_global(spec, param.wire_name, param.location):
+        return False, []
+    value = constant(param.location, param.required, param.schema)
+    if rule is None and value is not UNSET:
+        return FixedValue(wire_name=param.wire_name, location=param.location, value=value), []
+    return True, []
+
+
+def _auth_rules(mapping: Mapping) -> tuple[AuthRule, ...]:
+    auth = mapping.server.auth
+    return (auth, *mapping.server.extra_auth) if auth is not None else ()
+
+
+def _credentials_sent(auths: tuple[AuthRule, ...]) -> frozenset[tuple[str, str]] | None:
+    """The (lower-case name, location) pairs the server's own api keys go in; None when it also sends
+    another kind of credential (a bearer token, a user and password)."""
+    if any(auth.type != "api_key" for auth in auths):
+        return None
+    return frozenset(((auth.name or "").lower(), auth.location or "header") for auth in auths)
+
+
+def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]) -> list[_OperationParam]:
+    """The parameters an agent passes when the mapping says nothing about them (what init drafts for)."""
+    return [p for p in params if _kept_from_agent(spec, None, p, None, operation)[0] is True]
 
 
 def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
@@ -436,8 +573,10 @@ def operation_params(
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
     `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    Credentials, the spec's global options and its one-value parameters are not among them.
     """
-    return _operation_params(spec, operation)
+    params, encoding, diagnostics = _operation_params(spec, operation)
+    return agent_params(spec, operation, params), encoding, diagnostics
 
 
 def _parameter_schema(located: Located) -> Located | None:
@@ -901,16 +1040,6 @@ def _first_sentence(text: str) -> str:
     return text
 
 
-def _hints(actions: list[ActionSpec], destructive: bool | None = None) -> ToolHints:
-    methods = {a.method for a in actions}
-    read_only = methods <= READ_METHODS
-    return ToolHints(
-        read_only=read_only,
-        destructive=not read_only and (("DELETE" in methods) if destructive is None else destructive),
-        idempotent=methods <= IDEMPOTENT_METHODS,
-    )
-
-
 def _access(mapping: Mapping) -> AccessSpec | None:
     rule = mapping.server.access
     if rule is None:
@@ -918,8 +1047,7 @@ def _access(mapping: Mapping) -> AccessSpec | None:
     return AccessSpec(issuer=rule.issuer, audience=rule.audience, scopes=rule.scopes)
 
 
-def _auth(mapping: Mapping) -> AuthSpec | None:
-    rule = mapping.server.auth
+def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
     return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]

@@ -14,9 +14,18 @@ from mcpgen.build.server import build_server
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import load_operand
+from mcpgen.cli.output import say
 from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
 from mcpgen.contract.format import format_diff
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, Level, format_diagnostic, rule_name, sort_key
+from mcpgen.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Level,
+    format_diagnostic,
+    rule_name,
+    sort_key,
+    terminal_safe,
+)
 from mcpgen.load.mapping import schema_path
 from mcpgen.pipeline import generate, load_inputs
 from mcpgen.profiles import Profile, get_profile
@@ -107,7 +116,7 @@ def generate_command(
     result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or ())
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
-        typer.echo("no files were written", err=True)
+        say("no files were written", err=True)
         raise typer.Exit(1)
     assert result.server is not None
     plan = plan_write(out, result.files, generator=f"mcpgen {__version__}")
@@ -123,23 +132,21 @@ def generate_command(
     server = result.server
     actions = sum(len(t.actions) for t in server.tools)
     if not quiet:
-        typer.echo(
+        say(
             f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions "
             f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
         )
         if server.unmapped_operations:
-            typer.echo(
-                f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them"
-            )
+            say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
         if chosen is not None:
-            typer.echo(profile_summary(server, chosen))
-        typer.echo(f"run it:  pip install {out} && {server.distribution_name}")
+            say(profile_summary(server, chosen))
+        say(f"run it:  pip install {out} && {server.distribution_name}")
 
 
 def _check(out: Path, plan: WritePlan) -> None:
     """`generate --check`: say what regenerating would do, exit 1 unless the package is current."""
     if plan.is_current:
-        typer.echo(f"{out}: up to date")
+        say(f"{out}: up to date")
         return
     for label, paths in (
         ("would add", plan.added),
@@ -148,11 +155,11 @@ def _check(out: Path, plan: WritePlan) -> None:
         ("not written by mcpgen", plan.untracked),  # each also a warning, with what to do
     ):
         for path in paths:
-            typer.echo(f"{label}: {out / path}", err=True)
+            say(f"{label}: {out / path}", err=True)
     if not plan.is_noop:
-        typer.echo(f"{out} is out of date; run the same command without --check", err=True)
+        say(f"{out} is out of date; run the same command without --check", err=True)
     if plan.untracked:
-        typer.echo(f"{out} holds files mcpgen did not write inside the package; move them out", err=True)
+        say(f"{out} holds files mcpgen did not write inside the package; move them out", err=True)
     raise typer.Exit(1)
 
 
@@ -204,6 +211,7 @@ def lint_command(
     budget: Annotated[
         int, typer.Option("--budget", help=f"Token budget of all definitions ({rule_name('T3')}).")
     ] = 10_000,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
     if output not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
@@ -212,7 +220,16 @@ def lint_command(
     if show not in ("info", "warning", "error"):
         raise typer.BadParameter("use info, warning or error", param_hint="--show")
     raise typer.Exit(
-        run_lint(target, mapping, _profile(profile), output=output, fail_on=fail_on, show=show, budget=budget)
+        run_lint(
+            target,
+            mapping,
+            _profile(profile),
+            output=output,
+            fail_on=fail_on,
+            show=show,
+            budget=budget,
+            ref_roots=allow_ref_root or (),
+        )
     )
 
 
@@ -233,13 +250,11 @@ def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRoot
         raise typer.Exit(1)
     server = built.server
     mapped = sum(len(t.actions) for t in server.tools)
-    typer.echo(
-        f"ok: {len(server.tools)} tools, {mapped} actions over {len(loaded_spec.operations)} operations"
-    )
+    say(f"ok: {len(server.tools)} tools, {mapped} actions over {len(loaded_spec.operations)} operations")
     if server.unmapped_operations:
-        typer.echo(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
+        say(f"{len(server.unmapped_operations)} operations are not mapped by any tool:")
         for line in server.unmapped_operations:
-            typer.echo(f"  {line}")
+            say(f"  {line}")
 
 
 @app.command(
@@ -264,16 +279,22 @@ def diff_command(
             help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no tool.",
         ),
     ] = None,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
+    roots = tuple(allow_ref_root or ())
     try:
-        before = load_operand(old, Path.cwd())
-        after = load_operand(new, Path.cwd())
+        before = load_operand(old, Path.cwd(), ref_roots=roots)
+        after = load_operand(new, Path.cwd(), ref_roots=roots)
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet=True)
         raise typer.Exit(2) from None
     diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
-    colour = fmt is DiffFormat.text and sys.stdout.isatty()
-    typer.echo(format_diff(diff, fmt.value, old_label=old, new_label=new, colour=colour), nl=False)
+    plain = format_diff(diff, fmt.value, old_label=old, new_label=new)
+    # Colour codes only when the input-derived text holds no control codes of its own to escape.
+    if fmt is DiffFormat.text and sys.stdout.isatty() and terminal_safe(plain) == plain:
+        typer.echo(format_diff(diff, fmt.value, old_label=old, new_label=new, colour=True), nl=False)
+    else:
+        say(plain, nl=False)
     if fail_on is not None and _fails(diff, fail_on):
         raise typer.Exit(1)
 
@@ -302,8 +323,9 @@ def init_command(
         typer.Option("--name", help="Service prefix of the tool names (default: from the spec title)."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+    allow_ref_root: RefRootsOpt = None,
 ) -> None:
-    raise typer.Exit(run_init(spec, out, name=name, force=force))
+    raise typer.Exit(run_init(spec, out, name=name, force=force, ref_roots=allow_ref_root or ()))
 
 
 @app.command("schema")
@@ -314,7 +336,7 @@ def schema_command(
 ) -> None:
     """Where the mapping file's JSON Schema is, for `# yaml-language-server: $schema=<path>` in editors."""
     path = schema_path()
-    typer.echo(path.read_text(encoding="utf-8") if show else str(path))
+    say(path.read_text(encoding="utf-8") if show else str(path))
 
 
 @app.callback(invoke_without_command=True)
@@ -322,7 +344,7 @@ def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
 ) -> None:
     if version:
-        typer.echo(f"mcpgen {__version__}")
+        say(f"mcpgen {__version__}")
         raise typer.Exit(0)
 
 
@@ -333,7 +355,7 @@ def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
     for diagnostic in sorted(diagnostics, key=sort_key):
         if diagnostic.level < floor:
             continue
-        typer.echo(format_diagnostic(diagnostic), err=True)
+        say(format_diagnostic(diagnostic), err=True)
 
 
 def _has_warnings(diagnostics: Iterable[Diagnostic]) -> bool:

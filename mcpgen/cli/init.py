@@ -5,13 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-import typer
 
 from mcpgen.authoring.draft import Progress, init_mapping
 from mcpgen.build.server import build_server
+from mcpgen.cli.output import say
 from mcpgen.diagnostics import DiagnosticError, Level, format_diagnostic, has_errors, rule_name, sort_key
 from mcpgen.load.mapping import load_mapping, schema_path
 from mcpgen.load.openapi import load_spec_or_diagnostics
@@ -20,20 +19,20 @@ SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,19}$")  # mapping.schema.json: serv
 PROGRESS_MIN_OPERATIONS = 200
 
 
-def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> int:
+def run_init(
+    spec_path: Path, out: Path, *, name: str | None, force: bool, ref_roots: Sequence[Path] = ()
+) -> int:
     """Exit code: 0 written and it builds, 1 a problem (printed), 2 wrong usage."""
     if name is not None and not SERVER_NAME.match(name):
-        typer.echo(
-            f"--name {name!r} must be lower_snake_case, start with a letter, at most 20 characters", err=True
-        )
+        say(f"--name {name!r} must be lower_snake_case, start with a letter, at most 20 characters", err=True)
         return 2
     if out.exists() and not force:
-        typer.echo(f"{out} already exists; pass --force to overwrite it", err=True)
+        say(f"{out} already exists; pass --force to overwrite it", err=True)
         return 1
-    spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path))
+    spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path), ref_roots=ref_roots)
     if spec is None:
         for diagnostic in sorted(problems, key=sort_key):
-            typer.echo(format_diagnostic(diagnostic), err=True)
+            say(format_diagnostic(diagnostic), err=True)
         return 1
     with _progress_bar(len(spec.operations)) as progress:
         text, draft = init_mapping(
@@ -41,7 +40,7 @@ def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> in
         )
     if not draft.tools:
         reasons = "; ".join(f"{u.operation}: {u.reason}" for u in draft.unmapped[:3])
-        typer.echo(
+        say(
             f"{spec_path} has no operation a generated server can call, so there is nothing to map"
             + (f" ({reasons})" if reasons else ""),
             err=True,
@@ -59,19 +58,17 @@ def run_init(spec_path: Path, out: Path, *, name: str | None, force: bool) -> in
         found = exc.diagnostics
     for diagnostic in sorted(found, key=sort_key):
         if diagnostic.level >= Level.WARNING:
-            typer.echo(format_diagnostic(diagnostic), err=True)
+            say(format_diagnostic(diagnostic), err=True)
     if has_errors(found):
-        typer.echo(
-            f"{out} was written but does not build; please report this as an mcpgen init bug", err=True
-        )
+        say(f"{out} was written but does not build; please report this as an mcpgen init bug", err=True)
         return 1
     unmapped = f", {len(draft.unmapped)} unmapped (listed at the end)" if draft.unmapped else ""
     discovery = f"; on-demand discovery on ({rule_name('T3')})" if draft.discovery else ""
-    typer.echo(
+    say(
         f"wrote {out}: {len(draft.tools)} tools, {draft.action_count} actions over "
         f"{draft.operation_count} operations{unmapped}{discovery}"
     )
-    typer.echo(f"next: edit it, then  mcpgen generate {spec_path} --mapping {out} --out <dir>")
+    say(f"next: edit it, then  mcpgen generate {spec_path} --mapping {out} --out <dir>")
     return 0
 
 

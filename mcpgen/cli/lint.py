@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from mcpgen.build.contract import contract
+from mcpgen.cli.output import say
 from mcpgen.diagnostics import (
     RULE_NAMES,
     Diagnostic,
@@ -45,29 +45,30 @@ def run_lint(
     fail_on: str,
     show: str,
     budget: int,
+    ref_roots: Sequence[Path] = (),
 ) -> int:
-    loaded, problems = read_target(target, mapping, profile)
+    loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots)
     for diagnostic in sorted(problems, key=sort_key):
         if diagnostic.level >= Level.WARNING:
-            typer.echo(format_diagnostic(diagnostic), err=True)
+            say(format_diagnostic(diagnostic), err=True)
     if loaded is None:
         return 1
     counter, note = load_counter()
     report = lint_tools(loaded.tools, profile=profile, counter=counter, token_note=note, budget=budget)
     if output == "json":
-        typer.echo(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
+        say(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
     else:
-        typer.echo(report_text(loaded, report, _LEVELS[show]))
+        say(report_text(loaded, report, _LEVELS[show]))
     failing = Level.WARNING if fail_on == "warning" else Level.ERROR
     return 1 if any(f.level >= failing for f in report.findings) else 0
 
 
 def read_target(
-    target: Path, mapping: Path | None, profile: Profile | None
+    target: Path, mapping: Path | None, profile: Profile | None, *, ref_roots: Sequence[Path] = ()
 ) -> tuple[LintInput | None, list[Diagnostic]]:
     """The tool list to lint, from a spec + mapping, a package directory, or a JSON tool list."""
     if mapping is not None:
-        result = generate(target, mapping, profile)
+        result = generate(target, mapping, profile, ref_roots=ref_roots)
         if not result.ok or result.server is None:
             return None, list(result.diagnostics)
         server = result.server

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,11 +32,12 @@ class Operand:
     sources: Sources | None = None
 
 
-def load_operand(text: str, cwd: Path) -> Operand:
-    """Raises DiagnosticError (with the operand as the place) when it cannot be read."""
+def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Operand:
+    """Raises DiagnosticError (with the operand as the place) when it cannot be read. A SPEC::MAPPING
+    operand's `$ref`s may read files under the spec's directory and `ref_roots` only."""
     if PAIR_SEPARATOR in text:
         spec, _, mapping = text.partition(PAIR_SEPARATOR)
-        return _from_inputs(text, cwd / spec, cwd / mapping)
+        return _from_inputs(text, cwd / spec, cwd / mapping, ref_roots)
     path = cwd / text
     if path.exists():
         return Operand(text, _read_lock(text, _lock_path(path).read_text(encoding="utf-8")))
@@ -49,8 +51,8 @@ def load_operand(text: str, cwd: Path) -> Operand:
     )
 
 
-def _from_inputs(text: str, spec_path: Path, mapping_path: Path) -> Operand:
-    result = generate(spec_path, mapping_path)
+def _from_inputs(text: str, spec_path: Path, mapping_path: Path, ref_roots: Sequence[Path]) -> Operand:
+    result = generate(spec_path, mapping_path, ref_roots=ref_roots)
     if not result.ok or result.server is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
     # The lock exactly as `mcpgen generate` would write it for these inputs.

@@ -111,6 +111,16 @@ class PreviewRule:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HintsRule:
+    """Tool annotations the mapping states (S4); None where it leaves the default."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionRule:
     name: str
     operation: str
@@ -122,6 +132,7 @@ class ActionRule:
     pagination: PaginationRule | None = None
     preview: PreviewRule | None = None  # set when the action says confirm: preview
     confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
+    hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,6 +150,7 @@ class ToolRule:
     list_actions: bool = True
     scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
     destructive: bool | None = None  # S4 override
+    hints: HintsRule | None = None  # S4: the tool's annotations, over its actions'
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +162,8 @@ class AuthRule:
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
+# The most of one upstream answer the generated server reads (P5); the runtime's own default.
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,8 +189,11 @@ class ServerRule:
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
     server_info: bool = False  # add the '<name>_server_info' diagnostic tool
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # P5: the cap on one upstream answer
     access: AccessRule | None = None
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
+    idempotency_body: str | None = None  # ... or from this body field, on every action that has it
+    extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -330,6 +347,13 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
                 hint=described,
             )
         ]
+    if kind == "anyOf" and problem.context:
+        # A setting written one of several ways (auth: one credential or a list): explain the problems
+        # of the way whose type matches what is written.
+        for branch in range(len(problem.validator_value)):
+            errors = [e for e in problem.context if e.schema_path and e.schema_path[0] == branch]
+            if errors and not any(e.validator == "type" and not e.path for e in errors):
+                return [d for e in errors for d in _explain(e, document)]
     if kind == "not" and isinstance(value, dict):
         return [
             error(
@@ -375,12 +399,21 @@ def _check_auth(document: Document) -> list[Diagnostic]:
     auth = document.data["server"].get("auth")
     if not auth:
         return []
+    if isinstance(auth, list):  # several credentials sent together
+        found = [d for i, one in enumerate(auth) for d in _check_one_auth(one, f"/server/auth/{i}", document)]
+        envs = [one["env"] for one in auth]
+        found += _duplicates(envs, "/server/auth", "credentials' env variables", document)
+        return found
+    return _check_one_auth(auth, "/server/auth", document)
+
+
+def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> list[Diagnostic]:
     if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
         return [
             error(
                 "M109",
                 "an api_key auth needs 'in' (header or query) and 'name'",
-                document.locate("/server/auth"),
+                document.locate(pointer),
                 hint="for example:  in: header  and  name: X-API-Key",
             )
         ]
@@ -389,7 +422,7 @@ def _check_auth(document: Document) -> list[Diagnostic]:
             error(
                 "M110",
                 f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
-                document.locate("/server/auth"),
+                document.locate(pointer),
                 hint="remove them, or use type: api_key",
             )
         ]
@@ -497,6 +530,10 @@ def _read(document: Document) -> Mapping:
     server = data["server"]
     base_url = server.get("base_url") or {}
     auth = server.get("auth")
+    auths = tuple(
+        AuthRule(type=a["type"], env=a["env"], location=a.get("in"), name=a.get("name"))
+        for a in (auth if isinstance(auth, list) else [auth] if auth else [])
+    )
     return Mapping(
         server=ServerRule(
             name=server["name"],
@@ -505,16 +542,17 @@ def _read(document: Document) -> Mapping:
             version=server.get("version", "0.1.0"),
             base_url_env=base_url.get("env"),
             base_url_default=base_url.get("default"),
-            auth=AuthRule(type=auth["type"], env=auth["env"], location=auth.get("in"), name=auth.get("name"))
-            if auth
-            else None,
+            auth=auths[0] if auths else None,
+            extra_auth=auths[1:],
             timeout_s=float(server.get("timeout_s", DEFAULT_TIMEOUT_S)),
             source=document.locate("/server"),
             discovery=server.get("discovery", "none"),
             server_info=bool(server.get("server_info", False)),
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
+            max_body_bytes=int(server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
+            idempotency_body=(server.get("idempotency_key") or {}).get("body"),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -545,6 +583,18 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
         list_actions=tool.get("list_actions", True),
         scopes=tuple(tool.get("scopes") or ()),
         destructive=tool.get("destructive"),
+        hints=_read_hints(tool.get("hints")),
+    )
+
+
+def _read_hints(hints: dict[str, Any] | None) -> HintsRule | None:
+    if not hints:
+        return None
+    return HintsRule(
+        read_only=hints.get("read_only"),
+        destructive=hints.get("destructive"),
+        idempotent=hints.get("idempotent"),
+        open_world=hints.get("open_world"),
     )
 
 
@@ -571,6 +621,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         else None,
         preview=_read_preview(action, pointer, document),
         confirm_param=action.get("confirm_param"),
+        hints=_read_hints(action.get("hints")),
     )
 
 

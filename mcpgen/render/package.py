@@ -13,6 +13,7 @@ import jinja2
 
 from mcpgen.ir import (
     ActionSpec,
+    AuthSpec,
     PagingSpec,
     ParamSpec,
     PreviewSpec,
@@ -21,7 +22,7 @@ from mcpgen.ir import (
     ServerSpec,
     ToolSpec,
 )
-from mcpgen.names import hook_names
+from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -312,6 +313,14 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.idempotency_body:
+        kwargs.append(("idempotency_body", action.idempotency_body))
+    if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
+        kwargs.append(("safe_to_repeat", action.hints.idempotent))
+    if action.accept:
+        kwargs.append(("accept", action.accept))
+    if action.base_url_env:
+        kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     return Call("Action", tuple(kwargs))
 
 
@@ -371,12 +380,7 @@ def _paging_call(paging: PagingSpec) -> Call:
 
 def _server_module(server: ServerSpec) -> dict[str, Any]:
     auth = server.auth
-    auth_call: Any = Code("None")
-    if auth is not None:
-        auth_kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
-        if auth.location:
-            auth_kwargs += [("at", auth.location), ("name", auth.param_name)]
-        auth_call = Call("Auth", tuple(auth_kwargs))
+    auth_call: Any = Code("None") if auth is None else _auth_call(auth)
     upstream = Call(
         "Upstream",
         (
@@ -384,7 +388,13 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("default_base_url", server.default_base_url),
             ("auth", auth_call),
             ("timeout_s", server.timeout_s),
+            ("max_body_bytes", server.max_body_bytes),
             *((("idempotency_header", server.idempotency_header),) if server.idempotency_header else ()),
+            *(
+                (("extra_auth", tuple(_auth_call(a) for a in server.extra_auth)),)
+                if server.extra_auth
+                else ()
+            ),
         ),
     )
     access = server.access
@@ -415,6 +425,13 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
     }
 
 
+def _auth_call(auth: AuthSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
+    if auth.location:
+        kwargs += [("at", auth.location), ("name", auth.param_name)]
+    return Call("Auth", tuple(kwargs))
+
+
 def _tools_tuple(server: ServerSpec) -> Emitted:
     names = tuple(Code(identifier(t.module_name.upper())) for t in server.tools)
     return Emitted(literal(names, 0, tail=len("TOOLS = ")))
@@ -423,10 +440,17 @@ def _tools_tuple(server: ServerSpec) -> Emitted:
 def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     default = f" (default: `{server.default_base_url}`)" if server.default_base_url else " (required)"
     rows = [(server.base_url_env, f"base URL of the API{default}")]
-    if server.auth is not None:
-        rows.append(
-            (server.auth.env, f"{server.auth.kind} credential sent to the API; never logged or returned")
+    own_hosts = {a.base_url_env: a.base_url for t in server.tools for a in t.actions if a.base_url_env}
+    rows += [
+        (
+            env,
+            f"base URL of the operations the spec sends to `{url}` (the default); when unset and "
+            f"{server.base_url_env} is set, they go there too",
         )
+        for env, url in sorted(own_hosts.items())
+    ]
+    for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
+        rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
     if server.access is not None:
         rows.append(
             (

@@ -76,8 +76,8 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
             Recorder(prism_url) as rec,
         ):
             env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
-            if upstream.auth is not None:
-                env[upstream.auth.env] = BASIC_CREDENTIAL if upstream.auth.kind == "basic" else CREDENTIAL
+            for auth in (upstream.auth, *getattr(upstream, "extra_auth", ())) if upstream.auth else ():
+                env[auth.env] = BASIC_CREDENTIAL if auth.kind == "basic" else CREDENTIAL
             stderr = work / "server.log"
             command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)

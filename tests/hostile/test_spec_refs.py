@@ -107,6 +107,28 @@ def test_allow_ref_root_lets_a_named_directory_in(tmp_path: Path) -> None:
     assert SECRET in (out / "t_mcp" / "tools.json").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("command", ["init", "lint", "diff"])
+def test_every_command_that_reads_a_spec_takes_allow_ref_root(tmp_path: Path, command: str) -> None:
+    """init, lint and diff refuse the same reference, and let it in with --allow-ref-root DIR."""
+    write_secret(tmp_path / "shared")
+    spec, mapping = spec_with_ref(tmp_path / "api", "../shared/creds.yaml")
+    args = {
+        "init": ["init", spec, "-o", tmp_path / "drafted.yaml", "--force"],
+        "lint": ["lint", spec, "-m", mapping],
+        "diff": ["diff", f"{spec}::{mapping}", f"{spec}::{mapping}"],
+    }[command]
+
+    refused = run_mcpgen(*args)
+    allowed = run_mcpgen(*args, "--allow-ref-root", tmp_path / "shared")
+
+    assert refused.returncode in (1, 2), (
+        refused.stdout + refused.stderr
+    )  # diff: 2, an operand cannot be built
+    assert "error[R005]" in refused.stderr and "../shared/creds.yaml" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr and SECRET not in refused.stdout + refused.stderr
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+
+
 def test_a_ref_to_dev_zero_is_refused_at_once(tmp_path: Path) -> None:
     spec, mapping = spec_with_ref(tmp_path / "api", "/dev/zero")
 

@@ -1,6 +1,7 @@
 """The result cap holds for every kind of result (issue 11, finding 4; R4): a single record, a change's
 result and an apply's result, with the nested list that made them big cut and named (how many of how
-many). The ads server's budget is 20,000 tokens (JSON characters / 4)."""
+many). The ads server's budget is 20,000 tokens (JSON characters / 4); a mapping's smaller budget holds
+for discovery search results, previews, applies and server info too."""
 
 # ruff: noqa: F401, F811 - hostile_package and hostile_upstream are pytest fixtures, imported to be used by name
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytest
 
 from tests.hostile.upstream_server import BUDGET_TOKENS, ads_client, hostile_package, hostile_upstream
 from tests.support.mcp_client import result_json, result_text
+from tests.support.paths import SPECS
+from tests.support.venvs import run_mcpgen
 from tests.upstreams.hostile import HostileUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -126,3 +129,66 @@ def test_any_result_fits_its_budget_and_a_cut_one_says_what_was_cut(truncation: 
             assert capped is data
         else:
             assert set(capped["truncated"]) - {"reason"}, capped["truncated"]  # a cut is always named
+
+
+SMALL_BUDGET = 500  # the least max_result_tokens a mapping may set
+
+
+@pytest.fixture(scope="module")
+def small_budget_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """specs/ads with max_result_tokens 500, on-demand discovery and the server_info tool: every kind
+    of result that has no paging plan (search, preview/apply, server info) must keep to that budget."""
+    work = tmp_path_factory.mktemp("small-budget")
+    mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
+    assert mapping.count("  timeout_s: 30\n") == 1
+    mapping = mapping.replace(
+        "  timeout_s: 30\n",
+        f"  timeout_s: 30\n  max_result_tokens: {SMALL_BUDGET}\n  discovery: search_tools\n  server_info: true\n",
+    )
+    (work / "mapping.yaml").write_text(mapping, encoding="utf-8")
+    out = work / "ads"
+    completed = run_mcpgen(
+        "generate", SPECS / "ads" / "ads.openapi.yaml", "-m", work / "mapping.yaml", "-o", out
+    )
+    assert completed.returncode == 0, completed.stderr
+    return out
+
+
+def _cut_to_the_small_budget(result: Any) -> dict[str, Any]:
+    text = result_text(result)
+    assert not result.is_error, text[:500]
+    data = result_json(result)
+    assert "truncated" in data, text[:500]
+    # Cut at the mapping's budget, not the runtime's default of 20,000 tokens (R4).
+    assert len(text) <= 2 * 4 * SMALL_BUDGET, len(text)
+    return data
+
+
+async def test_every_result_kind_keeps_the_mappings_budget(
+    small_budget_package: Path, hostile_upstream: HostileUpstream
+) -> None:
+    long_base_url = hostile_upstream.base_url + "/" + "v" * 3_000
+    async with ads_client(small_budget_package, hostile_upstream) as client:
+        found = await client.call_tool("ads_search_tools", {"query": "campaign budget change find reports"})
+        call = "ads_call_tool"
+        preview = await client.call_tool(
+            call,
+            {
+                "tool": "ads_budget_change_preview",
+                "arguments": {"campaign_id": "cmp_001", "new_daily_budget_krw": 110_000},
+            },
+        )
+        assert not preview.is_error, result_text(preview)
+        hostile_upstream.nested_next(EVENTS)
+        applied = await client.call_tool(
+            call,
+            {
+                "tool": "ads_budget_change_apply",
+                "arguments": {"preview_id": preview.structured_content["preview_id"]},
+            },
+        )
+    _cut_to_the_small_budget(found)
+    _cut_to_the_small_budget(applied)
+    async with ads_client(small_budget_package, hostile_upstream, ADS_BASE_URL=long_base_url) as client:
+        info = await client.call_tool(call, {"tool": "ads_server_info", "arguments": {}})
+    assert _cut_to_the_small_budget(info)["server"] == "ads"

@@ -101,6 +101,10 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "idempotency_header": "idempotency_header",
+            "idempotency_body": "idempotency_body",
+            "accept": "accept",
+            "base_url_env": "base_url_env",
+            "base_url": "default_base_url",
         },
         {
             "description": "goes to tools.json",
@@ -109,6 +113,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
+            "hints": "goes to tools.json (annotations); an idempotency the method does not say is safe_to_repeat",
         },
     ),
     ir.ToolSpec: (
@@ -128,7 +133,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
-DERIVED = {"Action": {"required"}}
+# Action.safe_to_repeat comes from ActionSpec.hints, only where it differs from the method's.
+DERIVED = {"Action": {"required", "safe_to_repeat"}}
 
 
 def _runtime_package() -> str:
@@ -163,20 +169,37 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
-    """specs/ads with what no example has: a fixed value, idempotency keys (the server's and one an
-    operation declares), and access scopes for the whole server."""
+    """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
+    operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
+    server of its own, and a second credential."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
     spec = _replaced(
         spec,
         "      operationId: createCampaign\n",
-        "      operationId: createCampaign\n      parameters:\n        - name: Idempotency-Key\n"
-        "          in: header\n          schema: {type: string}\n",
+        "      operationId: createCampaign\n"
+        "      servers:\n        - url: https://upload.ads.example.com/v1\n"  # Action.base_url_env
+        "      parameters:\n        - name: Idempotency-Key\n"
+        "          in: header\n          schema: {type: string}\n"
+        "        - name: Accept\n          in: header\n"  # a vendor type: Action.accept
+        "          schema: {type: string, default: application/vnd.ads.v2+json}\n",
+    )
+    spec = _replaced(
+        spec,
+        "    CampaignCreate:\n      type: object\n      required: [name, daily_budget, objective]\n      properties:\n",
+        "    CampaignCreate:\n      type: object\n      required: [name, daily_budget, objective]\n      properties:\n"
+        "        request_key: {type: string, description: The API's idempotency key.}\n",
     )
     mapping = (SPECS / "ads" / "mapping.yaml").read_text(encoding="utf-8")
+    mapping = _replaced(  # two credentials sent together: Upstream.extra_auth
+        mapping,
+        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
+        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
+        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
+    )
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
-        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key}\n  access:\n"
+        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
         "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
         "    scopes: [ads:use]\n",
     )
@@ -184,6 +207,17 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         mapping,
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
+    )
+    mapping = _replaced(  # a second credential sent with the first: Upstream.extra_auth
+        mapping,
+        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
+        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
+        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
+    )
+    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
+        mapping,
+        "        operation: createCampaign\n",
+        "        operation: createCampaign\n        hints: {idempotent: true}\n",
     )
     (scratch / "ads.openapi.yaml").write_text(spec, encoding="utf-8")
     (scratch / "mapping.yaml").write_text(mapping, encoding="utf-8")

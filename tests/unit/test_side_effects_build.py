@@ -48,7 +48,7 @@ def test_a_previewed_tool_is_served_as_preview_and_apply() -> None:
     assert apply["annotations"] == {
         "title": "Change a daily budget: apply",
         "readOnlyHint": False,
-        "destructiveHint": False,
+        "destructiveHint": True,  # it overwrites the budget (issue 12 defect 7)
         "idempotentHint": True,
         "openWorldHint": True,
     }
@@ -98,3 +98,54 @@ def test_every_new_mapping_knob_is_described_for_editors() -> None:
         defs["param"]["properties"]["current"],
     ]
     assert all(len(k.get("description", "")) > 40 for k in knobs)
+
+
+def test_the_preview_read_takes_the_actions_renamed_path_parameter(tmp_path: Any) -> None:
+    """A synthetic pair (no real spec names the id differently on read and update): the read's `{id}`
+    sits where the update's `{thing_id}` does, so it is fed by the update's argument, renamed (M231)."""
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {
+            "/things/{id}": {
+                "get": {
+                    "operationId": "getThing",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
+            "/things/{thing_id}/size": {
+                "put": {
+                    "operationId": "resizeThing",
+                    "parameters": [
+                        {"name": "thing_id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {
+                                "schema": {"type": "object", "properties": {"size": {"type": "integer"}}}
+                            }
+                        }
+                    },
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
+        },
+    }
+    (tmp_path / "things.openapi.json").write_text(json.dumps(spec), encoding="utf-8")
+    (tmp_path / "mapping.yaml").write_text(
+        "mcpgen: 1\nserver: {name: things}\ntools:\n"
+        "  - name: size_change\n    description: Resize a thing. Returns the thing.\n    actions:\n"
+        "      - name: set\n        operation: resizeThing\n        confirm: preview\n"
+        "        preview: {read: getThing}\n        params:\n          thing_id: {name: thing_ref}\n",
+        encoding="utf-8",
+    )
+    result = generate(tmp_path / "things.openapi.json", tmp_path / "mapping.yaml")
+    assert result.ok, [d.message for d in result.diagnostics]
+    [tool] = result.server.tools
+    read = tool.preview.read
+    assert [(p.arg_name, p.wire_name) for p in read.params] == [("thing_ref", "id")]
+    assert read.required_args == ("thing_ref",)
+    assert read.name == "things_size_change_preview"

@@ -113,11 +113,11 @@ def test_stack_traces_and_html_never_reach_the_agent(results: ModuleType) -> Non
     trace = httpx.Response(
         500, text='database down\nTraceback (most recent call last):\n  File "x.py", line 1'
     )
-    assert results._upstream_problem(trace) == ("database down", None)
+    assert results._upstream_problem(trace) == ("database down", ())
     html = httpx.Response(502, text="<html><body>Bad gateway</body></html>")
-    assert results._upstream_problem(html) == ("", None)
+    assert results._upstream_problem(html) == ("", ())
     nested = httpx.Response(422, json={"error": {"message": "bad owner", "field": "owner"}})
-    assert results._upstream_problem(nested) == ("bad owner", "owner")
+    assert results._upstream_problem(nested) == ("bad owner", ("owner",))
 
 
 def test_refusals_without_a_configured_credential_or_a_named_scope(results: ModuleType) -> None:

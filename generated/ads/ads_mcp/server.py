@@ -17,6 +17,7 @@ CONFIG = ServerConfig(
         default_base_url="http://127.0.0.1:8080",
         auth=Auth(kind="bearer", env="ADS_API_TOKEN"),
         timeout_s=30.0,
+        max_body_bytes=8388608,
     ),
     max_result_tokens=20000,
 )

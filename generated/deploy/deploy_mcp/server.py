@@ -23,6 +23,7 @@ CONFIG = ServerConfig(
             name="X-Deploy-Key",
         ),
         timeout_s=30.0,
+        max_body_bytes=8388608,
     ),
     max_result_tokens=20000,
     access=Access(

@@ -17,6 +17,7 @@ CONFIG = ServerConfig(
         default_base_url="https://petstore.swagger.io/v2",
         auth=Auth(kind="api_key", env="PETSTORE_API_KEY", at="header", name="api_key"),
         timeout_s=30.0,
+        max_body_bytes=8388608,
     ),
     max_result_tokens=20000,
 )

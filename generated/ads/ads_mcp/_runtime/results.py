@@ -15,13 +15,12 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import mcp_types as types
 
-from .errors import Recovery, ToolError
+from .errors import Recovery, ToolError, api_problem, clipped, field_candidates
 from .pagination import page_info
 from .routing import Action, Param
 from .shaping import Shape, lookup, response_format, shape_record
 from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
-_MESSAGE_KEYS = ("message", "error_description", "detail", "error", "title", "msg")
 _MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2, E5)
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
 
@@ -156,12 +155,12 @@ def http_error(
 ) -> ToolError:
     """An upstream refusal as what happened, why, and what to do next (E2, E3); see docs/errors.md."""
     status = response.status_code
-    said, field = _upstream_problem(response)
+    said, fields = _upstream_problem(response)
     if said and not said.endswith((".", "!", "?")):
         said += "."
     told = f" The API said: {said}" if said else ""
     if status in (400, 422):
-        return _rejected(status, told, said, field, action)
+        return _rejected(status, told, said, fields, action)
     if status == 401:
         return _unauthorized(told, action, credential_env)
     if status == 403:
@@ -205,10 +204,10 @@ def http_error(
 
 
 def _rejected(
-    status: int, told: str, said: str, field: str | None, action: Action
+    status: int, told: str, said: str, fields: tuple[str, ...], action: Action
 ) -> ToolError:
     """400/422: the API's own words, and the argument it is about under the agent's name for it."""
-    param = _param_named(action, field, said)
+    param = _param_named(action, fields, said)
     if param is None:
         return ToolError(
             f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}",
@@ -276,17 +275,26 @@ def _not_found(told: str, action: Action) -> ToolError:
     )
 
 
-def _param_named(action: Action, field: str | None, said: str) -> Param | None:
-    """The parameter an error is about: the field the API names, or the one wire name its message uses."""
-    if field:
-        leaf = re.split(r"[./\[\]]+", field.strip("/[]. "))[-1]
-        for param in action.params:
-            if leaf in (param.wire, param.arg):
+def _param_named(action: Action, fields: tuple[str, ...], said: str) -> Param | None:
+    """The parameter an error is about: the first field the API's structured location names (issue
+    17: `location: timeMax` wins over a name its prose happens to use), else the one wire name its
+    message uses. Wire names and agent names both match: the message then names the agent's."""
+    for found in fields:
+        for name in field_candidates(found):
+            param = _param_called(action, name)
+            if param is not None:
                 return param
+    if fields:
+        return None  # the API said which field, and it is none the agent passes: guess no other
     mentioned = [
         p for p in action.params if re.search(rf"\b{re.escape(p.wire)}\b", said)
     ]
     return mentioned[0] if len(mentioned) == 1 else None
+
+
+def _param_called(action: Action, name: str) -> Param | None:
+    arg = action.arg_for(name) or name
+    return next((p for p in action.params if p.arg == arg), None)
 
 
 _DELTA_SECONDS = re.compile(r"[0-9]{1,9}")
@@ -330,36 +338,16 @@ def _json_or_none(response: httpx.Response) -> Any:
         return None
 
 
-# Lines of a stack trace (Python, Java/JS, Go): never passed on to the agent (E5).
-_TRACE = re.compile(
-    r"Traceback \(most recent call last\)|^\s+File \"|^\s+at \S|goroutine \d+", re.M
-)
-
-
-def _upstream_problem(response: httpx.Response) -> tuple[str, str | None]:
-    """The API's own message about a failure, and the field it names, if any."""
+def _upstream_problem(response: httpx.Response) -> tuple[str, tuple[str, ...]]:
+    """The API's own message about a failure, and the fields it names (errors.api_problem)."""
     body = _json_or_none(response)
-    if isinstance(body, dict):
-        field = body.get("field") or body.get("param") or body.get("parameter")
-        for key in _MESSAGE_KEYS:
-            value = body.get(key)
-            if isinstance(value, dict):
-                field = field or value.get("field") or value.get("param")
-                value = value.get("message")
-            if isinstance(value, str) and value.strip():
-                return _clean(value), field if isinstance(field, str) else None
-        return "", None
+    if isinstance(body, (dict, list)):
+        problem = api_problem(body)
+        return problem.said, problem.fields
     text = _opening(response, 4 * _MAX_QUOTED).strip()
     if not text or text.startswith("<"):
-        return "", None  # an HTML error page says nothing the agent can use
-    return _clean(text.splitlines()[0]), None
-
-
-def _clean(message: str) -> str:
-    found = _TRACE.search(message)
-    if found:
-        message = message[: found.start()]
-    return _quoted(message)
+        return "", ()  # an HTML error page says nothing the agent can use
+    return clipped(text.splitlines()[0]), ()
 
 
 def _quoted(text: str, limit: int = _MAX_QUOTED) -> str:
@@ -426,9 +414,10 @@ def unusable_error(answer: Answer, action: Action, base_url_env: str) -> ToolErr
         recovery = Recovery.FIX_INPUT
     else:
         kind = _quoted(answer.headers.get("content-type") or "no content type", 60)
+        began = _quoted(_opening(answer, 100), 100)
         what = (
             f"the API answered HTTP {status} to '{action.name}' with {kind} that is {answer.problem}, so "
-            f'this server cannot read it. It began: "{_quoted(_opening(answer, 100), 100)}".'
+            "this server cannot read it." + (f' It began: "{began}".' if began else "")
         )
         fix = f"This needs the user: ask them to check that {base_url_env} points at the API itself"
         fix += (

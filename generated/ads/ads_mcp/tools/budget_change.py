@@ -23,12 +23,14 @@ TOOL = Tool(
             check_with="ads_campaigns_find (action get)",
             preview=Preview(
                 read=Action(
-                    name="read",
+                    name="ads_budget_change_preview",
                     method="GET",
                     path="/campaigns/{campaign_id}",
                     operation_id="getCampaign",
                     params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
                     required=("campaign_id",),
+                    find_with="ads_campaigns_find (action list or search)",
+                    finds="campaign_id",
                 ),
                 ttl_minutes=10,
                 approval="A rise of more than 50% needs the campaign owner's approval: ask the user to get the owner (the campaign's owner field) to approve it in the Ads console; this tool cannot.",

@@ -170,23 +170,25 @@ class Dispatcher:
         self, name: str, arguments: dict[str, Any] | None, caller: Caller | None
     ) -> tuple[types.CallToolResult, str]:
         """The call's result and how it went, for the log; raises ToolError."""
+        cap = self.config.max_result_tokens  # every kind of result is held to it (R4)
         kind = self.discovery.meta.get(name)
         if kind == "search":
             visible = functools.partial(self.scopes.visible, caller=caller)
-            return success_result(self.discovery.search(arguments, visible)), "ok"
+            found = self.discovery.search(arguments, visible)
+            return success_result(found, max_tokens=cap), "ok"
         if kind is not None:
             name, arguments = self.discovery.unwrap(arguments)
         self.scopes.check(name, caller)  # every call, listed or not (P3)
         confirmed = self.confirmed.get(name)
         if confirmed is not None:
             answer = await self._confirmed_call(name, confirmed, arguments, caller)
-            return success_result(answer), "ok"
+            return success_result(answer, max_tokens=cap), "ok"
         config = self.config  # server_info is found and run like a catalog tool
         if config.server_info and name == f"{config.name}_server_info":
             info = await server_info(
                 config.name, config.version, config.upstream, self.client()
             )
-            return success_result(info), "ok"
+            return success_result(info, max_tokens=cap), "ok"
         # A previewed tool is served only as its preview/apply pair: never straight by its own name.
         split = any(t.name == name for t in self.confirmed.values())
         validator = None if split else self.validators.get(name)
@@ -254,8 +256,7 @@ class Dispatcher:
         return answer, response
 
     def _secrets(self) -> tuple[str, ...]:
-        secret = self.config.upstream.secret()
-        return (secret,) if secret else ()
+        return self.config.upstream.secret_forms()
 
 
 def _loggable(value: Any) -> str:

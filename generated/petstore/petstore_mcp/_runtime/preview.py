@@ -22,7 +22,7 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -91,22 +91,23 @@ class Previews:
                 expires_at=expires_at,
             )
         )
-        changes = [
-            _change(arg, field, _field(current, field), values[arg])
-            for arg, field in preview.compared.items()
-            if arg in values
-        ]
+        changes, unchanged = _compare(preview.compared, values, current)
         until = _utc(expires_at)
-        return {
+        shown: dict[str, Any] = {
             "preview_id": preview_id,
             "expires_at": until,
             "valid_minutes": preview.ttl_minutes,
             "target": {k: v for k, v in values.items() if k not in preview.compared},
             "changes": changes,
-            "impact": [_impact(c) for c in changes],
+            "impact": [_impact(c) for c in changes] or ["no field changes value"],
             "next_step": f"Nothing has changed yet. To make exactly this change, call {tool.name}_apply with "
             f"this preview_id before {until}. To change something else, preview again.",
         }
+        if unchanged:
+            shown["unchanged"] = (
+                unchanged  # set by the change to the value they already have
+            )
+        return shown
 
     async def apply(
         self, tool: Tool, preview_id: Any, subject: str, execute: Execute
@@ -291,23 +292,39 @@ def _unknown(tool: Tool, why: str) -> ToolError:
 def _check_guard(
     guard: Guard, values: dict[str, Any], current: dict[str, Any], approval: str
 ) -> None:
+    """Refuse a rise of more than `max_increase_pct` over the current value (S2). A percentage of a
+    current value of zero or below says nothing about the size of a rise, so such a rise is refused
+    with that reason, never as "-100% above"; a value at or below the current one is no rise."""
     if guard.arg not in values:
         return
     new = values[guard.arg]
     old = _field(current, guard.current)
+    limit = f"+{guard.max_increase_pct:g}%"
     if not _is_number(old):
+        got = f"no {guard.current}" if old is None else f"{guard.current} {quoted(old)}"
         raise ToolError(
-            f"the current value of {guard.arg} is unknown, so the limit of +{guard.max_increase_pct:g}% "
-            "cannot be checked.",
+            f"the current value of {guard.arg} is unknown (the API's record has {got}), so the limit "
+            f"of {limit} cannot be checked.",
             approval,
+            Recovery.NEEDS_HUMAN,
+        )
+    if new <= old:
+        return
+    if old <= 0:
+        what = "zero" if old == 0 else "below zero"
+        raise ToolError(
+            f"{guard.arg} {quoted(new)} is a rise from the current {quoted(old)}, and the limit of {limit} "
+            f"cannot be computed for a current value {what}: a percentage of it says nothing about the "
+            "size of the rise, so this tool does not make it.",
+            f"A rise from there needs approval: {approval} Setting {guard.arg} to the current value or "
+            "less is not limited and can be previewed now.",
             Recovery.NEEDS_HUMAN,
         )
     if new <= old * (1 + guard.max_increase_pct / 100):
         return
-    rise = "an increase from 0" if old == 0 else f"{(new - old) / old * 100:.0f}% above"
     raise ToolError(
-        f"{guard.arg} {quoted(new)} is {rise} the current {old}; changes of more than "
-        f"+{guard.max_increase_pct:g}% need approval and are not made by this tool.",
+        f"{guard.arg} {quoted(new)} is {(new - old) / old * 100:.0f}% above the current {quoted(old)}; "
+        f"changes of more than {limit} need approval and are not made by this tool.",
         approval,
         Recovery.NEEDS_HUMAN,
     )
@@ -321,6 +338,29 @@ def _field(record: dict[str, Any], path: str) -> Any:
     return value
 
 
+def _compare(
+    compared: Mapping[str, str], values: dict[str, Any], current: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """What the change sets, field by field, against the current record: only the fields it sets,
+    an object argument (a partial update's patch) compared key by key, never the whole record.
+    Returns the changes and the fields the change sets to the value they already have."""
+    changes: list[dict[str, Any]] = []
+    unchanged: list[str] = []
+    pending = [
+        (arg, field, values[arg]) for arg, field in compared.items() if arg in values
+    ]
+    while pending:  # bounded: every step goes one level into the (validated) arguments
+        arg, field, after = pending.pop(0)
+        before = _field(current, field)
+        if isinstance(after, dict) and after and isinstance(before, dict | None):
+            pending[:0] = [(f"{arg}.{k}", f"{field}.{k}", v) for k, v in after.items()]
+        elif before == after and type(before) is type(after):
+            unchanged.append(field)
+        else:
+            changes.append(_change(arg, field, before, after))
+    return changes, unchanged
+
+
 def _change(arg: str, field: str, before: Any, after: Any) -> dict[str, Any]:
     change: dict[str, Any] = {
         "parameter": arg,
@@ -330,13 +370,17 @@ def _change(arg: str, field: str, before: Any, after: Any) -> dict[str, Any]:
     }
     if _is_number(before) and _is_number(after):
         change["difference"] = after - before
-        if before:
+        if before > 0:  # a percentage of zero or less says nothing
             change["difference_pct"] = round((after - before) / before * 100, 1)
     return change
 
 
 def _impact(change: dict[str, Any]) -> str:
-    what = f"{change['field']}: {change['before']} -> {change['after']}"
+    """One line a person reads: `daily_budget: 100000 -> 110000 (+10%)`; a field the record lacks is
+    "not set", and every value is JSON, cut short (never Python's None or a megabyte)."""
+    before = "not set" if change["before"] is None else quoted(change["before"])
+    after = "not set" if change["after"] is None else quoted(change["after"])
+    what = f"{change['field']}: {before} -> {after}"
     if "difference_pct" in change:
         return f"{what} ({change['difference_pct']:+g}%)"
     return what

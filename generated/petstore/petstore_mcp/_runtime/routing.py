@@ -65,6 +65,17 @@ class Action:
     confirm: str | None = None
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
+    # The mapping names this body field as the API's idempotency key; the server fills it (E4).
+    idempotency_body: str | None = None
+    # The mapping says whether calling it twice is safe, where its method says otherwise (a search
+    # sent by POST): a timeout is then "retry", or "check the outcome" (E4).
+    safe_to_repeat: bool | None = None
+    # The Accept header, when the operation answers with something other than application/json
+    # (a vendor JSON type): an API that checks it refuses any other (HTTP 406).
+    accept: str | None = None
+    # The spec sends this operation to a server of its own (Box uploads): its variable and URL.
+    base_url_env: str | None = None
+    default_base_url: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -81,6 +92,8 @@ class Action:
 
     @property
     def idempotent(self) -> bool:
+        if self.safe_to_repeat is not None:
+            return self.safe_to_repeat
         return self.method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
 
 

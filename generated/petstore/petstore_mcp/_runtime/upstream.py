@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import uuid
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -43,6 +44,8 @@ class Upstream:
     idempotency_header: str | None = None
     # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
     max_body_bytes: int = MAX_BODY_BYTES
+    # Further credentials the API needs together with `auth` (a key and a client id), all sent.
+    extra_auth: tuple[Auth, ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -55,18 +58,39 @@ class Upstream:
             )
         return url.rstrip("/")
 
+    def base_url_for(self, action: Action) -> str:
+        """The operation's own server when the spec gives it one, unless the user moved the API and not
+        it: then everything goes where the user pointed (the credential never goes elsewhere)."""
+        if action.base_url_env:
+            own = os.environ.get(action.base_url_env)
+            if own:
+                return own.rstrip("/")
+            if not os.environ.get(self.base_url_env) and action.default_base_url:
+                return action.default_base_url.rstrip("/")
+        return self.base_url()
+
     def secret(self) -> str | None:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    @property
+    def auths(self) -> tuple[Auth, ...]:
+        return (self.auth, *self.extra_auth) if self.auth else ()
+
     def secret_forms(self) -> tuple[str, ...]:
-        """Every form the credential travels in, so none of them comes back to the agent (E5)."""
-        secret = self.secret()
-        if not secret:
-            return ()
-        if self.auth and self.auth.kind == "basic":
-            return (secret, base64.b64encode(secret.encode()).decode())
-        return (secret, quote(secret, safe=""))
+        """Every form each credential travels in, so none of them comes back to the agent (E5)."""
+        forms: list[str] = []
+        for auth in self.auths:
+            secret = os.environ.get(auth.env)
+            if not secret:
+                continue
+            encoded = (
+                base64.b64encode(secret.encode()).decode()
+                if auth.kind == "basic"
+                else quote(secret, safe="")
+            )
+            forms += [secret, encoded]
+        return tuple(forms)
 
 
 def build_request(
@@ -77,7 +101,10 @@ def build_request(
 ) -> httpx.Request:
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
-    headers: dict[str, str] = {"accept": "application/json"}
+    headers: dict[str, str] = {
+        "accept": action.accept or "application/json",
+        "accept-encoding": ACCEPT_ENCODING,
+    }
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
     whole_body: Any = None
@@ -105,10 +132,15 @@ def build_request(
             whole_body = value
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
+    # One key per logical request: the apply's (the same for every attempt of its preview) or a new
+    # one; a resend after a timeout sends this same request, key and all (E4).
+    key = idempotency_key or uuid.uuid4().hex
     key_header = _idempotency_header(upstream, action)
     if key_header:
-        headers[key_header] = idempotency_key or uuid.uuid4().hex
-    url = upstream.base_url() + _PATH_PARAM.sub(
+        headers[key_header] = key
+    if action.idempotency_body and whole_body is None:
+        body[action.idempotency_body] = key
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
     content: dict[str, Any] = {}
@@ -154,6 +186,13 @@ def _idempotency_header(upstream: Upstream, action: Action) -> str:
     return ""
 
 
+def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> bool:
+    """The request holds an idempotency key, so sending it again makes the change at most once."""
+    return bool(action.idempotency_body and action.body) or (
+        _idempotency_header(upstream, action) in request.headers
+    )
+
+
 def _path_segment(value: Any) -> str:
     # Encode everything, '/' included, so a value can never change which path is called;
     # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
@@ -170,9 +209,13 @@ def _scalar(value: Any) -> str:
 def _apply_auth(
     upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    auth = upstream.auth
-    if auth is None:
-        return
+    for auth in upstream.auths:
+        _apply_one(auth, headers, query)
+
+
+def _apply_one(
+    auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
+) -> None:
     secret = os.environ.get(auth.env)
     if not secret:
         raise missing_credential(auth)
@@ -236,7 +279,7 @@ async def _exchange(
     try:
         return await _send_within_limit(client, upstream, request)
     except httpx.TimeoutException:
-        if _idempotency_header(upstream, action) in request.headers:
+        if _carries_key(upstream, action, request):
             with contextlib.suppress(httpx.TransportError):
                 return await _send_within_limit(client, upstream, request)
         if action.idempotent:
@@ -284,6 +327,10 @@ async def _send_within_limit(
         response = await client.send(request, stream=True)
         try:
             content = await _read_capped(response, upstream.max_body_bytes)
+        except UnreadableEncoding as exc:
+            coding = str(exc)[:40] or "?"
+            unread = f"encoded as {coding!r}, which this server does not decode"
+            return Answer.of(response, b"", problem=unread)
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
@@ -300,16 +347,81 @@ async def _send_within_limit(
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
-    """The body, or None as soon as it is past `limit` bytes (the rest is never read)."""
+    """The body decoded, or None as soon as it is past `limit` bytes (the rest is never read). The cap
+    counts decoded bytes: a small gzip answer that would expand to gigabytes is cut at the cap, and
+    never decoded further than one byte past it (P5)."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         return None
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > limit:
+    decoder = _BoundedDecoder(response.headers.get("content-encoding", ""), limit)
+    raw = 0
+    async for chunk in response.aiter_raw():
+        raw += len(chunk)
+        if raw > limit or not decoder.feed(chunk):
             return None
-    return bytes(body)
+    return decoder.finish()
+
+
+# What this server asks for and decodes itself, within the cap; httpx's own decoders have no output
+# bound, and br or zstd it would decode only when an optional package happens to be installed.
+ACCEPT_ENCODING = "gzip, deflate"
+_PIECE_BYTES = 256 * 1024  # decoded at a time, so the peak stays near the cap itself
+_WBITS = {
+    "gzip": zlib.MAX_WBITS | 16,
+    "x-gzip": zlib.MAX_WBITS | 16,
+    "deflate": zlib.MAX_WBITS,
+}
+
+
+class UnreadableEncoding(Exception):
+    """The answer is encoded in a way this server does not decode (br, zstd, compress, or broken)."""
+
+
+class _BoundedDecoder:
+    """Content-Encoding undone chunk by chunk, in pieces of at most _PIECE_BYTES, never holding more
+    than `limit` + 1 decoded bytes."""
+
+    def __init__(self, encoding: str, limit: int):
+        codings = [c.strip().lower() for c in encoding.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        unknown = [c for c in codings if c not in _WBITS]
+        if unknown or len(codings) > 1:
+            raise UnreadableEncoding(encoding.strip())
+        self.coding = codings[0] if codings else ""
+        self.limit = limit
+        self.body = bytearray()
+        self._inflater = (
+            zlib.decompressobj(_WBITS[self.coding]) if self.coding else None
+        )
+        self._started = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """False once the decoded body is past the limit."""
+        if self._inflater is None:
+            self.body += chunk
+            return len(self.body) <= self.limit
+        data = chunk
+        while data:
+            room = min(self.limit + 1 - len(self.body), _PIECE_BYTES)
+            try:
+                self.body += self._inflater.decompress(data, room)
+            except zlib.error:
+                if self.coding == "deflate" and not self._started:
+                    # Some servers send raw deflate without the zlib header (as httpx allows).
+                    self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self._started = True
+                    continue
+                raise UnreadableEncoding(self.coding) from None
+            self._started = True
+            if len(self.body) > self.limit:
+                return False
+            data = self._inflater.unconsumed_tail
+        return True
+
+    def finish(self) -> bytes | None:
+        if self._inflater is not None:
+            self.body += self._inflater.flush(self.limit + 1 - len(self.body))
+        return bytes(self.body) if len(self.body) <= self.limit else None
 
 
 def _megabytes(count: int) -> str:

@@ -1,0 +1,176 @@
+"""Parts of a request the agent is never asked for: credentials, the spec's global parameters, values
+the spec allows only one of, and the Accept header (issue 17 defect 3, issue 12 oracle category a).
+
+- A parameter that carries a credential (the `name` of an apiKey security scheme, or a name like key,
+  token, api_key, access_token, oauth_token) is never an agent argument: the server sends its own
+  credential (P3), and an agent's value next to it would reach the API (rule "credentials").
+- A parameter every operation of the spec takes (Google's alt, fields, prettyPrint, quotaUser...) is
+  about the transport, not the task: it is left out unless the mapping names it in the action's params.
+- A required header, query or cookie parameter whose schema allows one value (AWS `X-Amz-Target`) is
+  sent with that value; the agent never sees it.
+- Accept names what the operation answers: JSON when it offers it, else its own JSON type
+  (`application/prs.openbanking.opendata.v2.2+json`), else the types it declares.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from typing import Any
+
+from mcpgen.load.mapping import UNSET
+from mcpgen.load.openapi import Operation, Spec
+
+# Names of parameters that carry a credential, compared without case, '-' or '_'.
+_CREDENTIAL_NAMES = frozenset(
+    {
+        "apikey",
+        "xapikey",
+        "accesstoken",
+        "oauthtoken",
+        "authtoken",
+        "apitoken",
+        "bearertoken",
+        "sessiontoken",
+        "idtoken",
+        "refreshtoken",
+        "authorization",
+        "apisecret",
+        "clientsecret",
+        "secretkey",
+        "appkey",
+        "apptoken",
+        "subscriptionkey",
+        "ocpapimsubscriptionkey",
+    }
+)
+# Names that carry a credential only when the description says so: GitHub's cache `key` and Jira's
+# preference `key` are data; Google's `key` is "API key", Slack's `token` an "Authentication token".
+_AMBIGUOUS_NAMES = frozenset({"key", "token", "auth", "secret", "signature"})
+_CREDENTIAL_WORDS = re.compile(
+    r"\b(api[ _-]?key|credential|authenticat\w*|authoriz\w*|access token|oauth|bearer)\b", re.I
+)
+_OUTSIDE_BODY = ("query", "header", "cookie")
+_MIN_OPERATIONS_FOR_GLOBAL = 3  # in a spec this small, "every operation" says nothing
+
+
+def is_credential(spec: Spec, name: str, location: str, description: str = "") -> bool:
+    """Does this query, header or cookie parameter carry a credential?"""
+    if location not in _OUTSIDE_BODY:
+        return False
+    if (name.lower(), location) in _scheme_params(_Key(spec)):
+        return True
+    bare = re.sub(r"[-_.\s]", "", name.lower())
+    if bare in _AMBIGUOUS_NAMES:
+        return _CREDENTIAL_WORDS.search(description) is not None
+    return bare in _CREDENTIAL_NAMES
+
+
+def is_global(spec: Spec, name: str, location: str) -> bool:
+    """Does every operation of the spec take this optional parameter (a transport option, not a task's)?"""
+    return (name, location) in _global_params(_Key(spec))
+
+
+def single_value(schema: dict[str, Any]) -> Any:
+    """The one value a schema allows (`const`, or an `enum` of one), else UNSET."""
+    if "const" in schema:
+        return schema["const"]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        return enum[0]
+    return UNSET
+
+
+def constant(location: str, required: bool, schema: dict[str, Any]) -> Any:
+    """The value the server sends itself for a required non-body parameter that allows one, else UNSET."""
+    if location not in _OUTSIDE_BODY or not required:
+        return UNSET
+    return single_value(schema)
+
+
+def accept_for(operation: Operation) -> str | None:
+    """The Accept header the operation's success answers call for; None means application/json."""
+    declared = [
+        value.get("default") or (value.get("enum") or [None])[0]
+        for value in (
+            (p.value.get("schema") or {})
+            for p in operation.parameters
+            if str(p.value.get("in")) == "header" and str(p.value.get("name", "")).lower() == "accept"
+        )
+        if isinstance(value, dict)
+    ]
+    types = _success_media_types(operation)
+    if any(t == "application/json" for t in types) or not types:
+        return None if not declared or declared[0] == "application/json" else str(declared[0])
+    own_json = [t for t in types if _is_json(t)]
+    if own_json:
+        return own_json[0]
+    return str(declared[0]) if declared and declared[0] else ", ".join(types)
+
+
+def non_json_answers(operation: Operation) -> list[str]:
+    """The media types of the operation's success answers when none of them is JSON (a PDF, a PNG, an
+    HTML page): a generated server cannot read such an answer. [] when it answers JSON or says nothing."""
+    types = _success_media_types(operation)
+    return [] if not types or any(_is_json(t) for t in types) else types
+
+
+def _is_json(media: str) -> bool:
+    return media.endswith("+json") or media.endswith("/json")
+
+
+def _success_media_types(operation: Operation) -> list[str]:
+    """The media types of the 2xx answers, or of the `default` one when the spec lists no 2xx."""
+    responses = operation.located.value.get("responses")
+    if not isinstance(responses, dict):
+        return []
+    success = [r for status, r in responses.items() if str(status).startswith("2")]
+    if not success and isinstance(responses.get("default"), dict):
+        success = [responses["default"]]
+    found: list[str] = []
+    for response in success:
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):
+            found += [str(m).split(";")[0].strip().lower() for m in content if str(m).strip() != "*/*"]
+    return list(dict.fromkeys(found))
+
+
+class _Key:
+    """A spec as a cache key by identity: Spec holds dicts, so it cannot hash by value."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+
+    def __hash__(self) -> int:
+        return id(self.spec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and other.spec is self.spec
+
+
+@functools.lru_cache(maxsize=8)
+def _scheme_params(key: _Key) -> frozenset[tuple[str, str]]:
+    schemes = key.spec.security_schemes()
+    return frozenset(
+        (str(s.get("name", "")).lower(), str(s.get("in")))
+        for s in schemes.values()
+        if isinstance(s, dict) and s.get("type") == "apiKey"
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _global_params(key: _Key) -> frozenset[tuple[str, str]]:
+    operations = key.spec.operations
+    if len(operations) < _MIN_OPERATIONS_FOR_GLOBAL:
+        return frozenset()
+    counts: Counter[tuple[str, str]] = Counter()
+    for operation in operations:
+        counts.update(
+            {
+                (str(p.value.get("name")), str(p.value.get("in")))
+                for p in operation.parameters
+                if p.value.get("in") in _OUTSIDE_BODY and not p.value.get("required")
+            }
+        )
+    return frozenset(param for param, count in counts.items() if count == len(operations))
