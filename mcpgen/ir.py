@@ -39,8 +39,15 @@ class UnitSpec:
 
     agent: str
     upstream: str
-    factor: float
+    factor: float  # 0 for money whose currency is another argument: the factor follows that currency
     integer: bool  # the API takes whole numbers, so a value finer than one upstream unit is refused
+    # Money in the main unit of the currency the call names: the argument holding the code (and the
+    # key inside it, when the code sits in an object argument), or the code the server always sends.
+    currency_arg: str | None = None
+    currency_key: tuple[str, ...] = ()
+    currency_fixed: str | None = None
+    currency_sibling: str | None = None  # in a record (result, current state): the key beside the amount
+    as_is: tuple[float, ...] = ()  # special values (-1 = unlimited) sent and returned unscaled
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,6 +61,30 @@ class ParamSpec:
     schema: JsonSchema  # property schema in the tool's inputSchema, description included
     source: SourceRef
     unit: UnitSpec | None = None
+    # A field inside the body object `wire_name` that the mapping addressed ('amount_money.amount'):
+    # the keys below it, so the server sends the value at body[wire_name][path...].
+    path: tuple[str, ...] = ()
+    # How the value is written on the wire (OpenAPI `style`/`explode`; 'json' for `content`): None
+    # is the location's default (form, exploded, for query and form bodies; simple for path/header).
+    style: str | None = None
+    explode: bool | None = None
+    # This action's own schema where it differs from the tool's flat property (T2: a `sort` whose
+    # values differ by action); the server checks the action's values with it.
+    check_schema: JsonSchema | None = None
+
+    @property
+    def wire_path(self) -> str:
+        """'amount_money.amount', or the wire name for a parameter that is not nested."""
+        return ".".join((self.wire_name, *self.path))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VariantSpec:
+    """One branch of a `oneOf`/`anyOf` body (T2): the arguments it has and those it needs."""
+
+    name: str
+    args: tuple[str, ...]
+    required: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +94,7 @@ class FixedValue:
     wire_name: str
     location: ParamLocation
     value: Any
+    path: tuple[str, ...] = ()  # inside the body object `wire_name`, as for ParamSpec
 
 
 PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
@@ -75,6 +107,7 @@ class ResultShape:
     items: str | None  # dotted path of the record list; "" when the body is the list; None: one record
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
+    record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +122,7 @@ class PagingSpec:
     total: str | None
     echoed: tuple[str, ...]  # body fields that only repeat the paging
     max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
+    next_link: str | None = None  # link style: body path of the next page's URL (else the Link header)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +132,7 @@ class GuardSpec:
     arg_name: str
     current_field: str  # key of the preview's read result
     max_increase_pct: float
+    unit: UnitSpec | None = None  # the current value is in the API's unit; the argument in the agent's
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,6 +144,16 @@ class PreviewSpec:
     approval: str  # where a change that breaks a guard goes instead (S2)
     compared: tuple[tuple[str, str], ...]  # (arg_name, field of the read result) shown before/after
     guards: tuple[GuardSpec, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultUnitSpec:
+    """A result field in the API's unit, shown in the agent's unit and under its argument's name (T5):
+    `size` in MB comes back as `size_gb` when the agent passes `size_gb`."""
+
+    field: str  # dotted path in a record: 'size', 'amount_money.amount'
+    name: str  # the key it gets: the argument's name
+    unit: UnitSpec
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,6 +185,7 @@ class ActionSpec:
     idempotency_header: str | None = (
         None  # the spec declares one: the server fills it, the agent never sees it
     )
+    result_units: tuple[ResultUnitSpec, ...] = ()  # result fields shown in the agent's unit (T5)
     # The body field the mapping's server.idempotency_key names, when this action's body has it: the
     # server fills it with a key per logical request, the agent never sees it.
     idempotency_body: str | None = None
@@ -148,6 +194,10 @@ class ActionSpec:
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None
     base_url_env: str | None = None
+    # A body the operation may leave out (`requestBody.required` false): the arguments its schema
+    # requires are needed only once any body argument is given.
+    body_requires: tuple[str, ...] = ()
+    variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -234,6 +284,9 @@ class ServerSpec:
     max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
+    # Modules of templates/runtime this package does not carry (and the dependencies they alone need):
+    # those for previews without a previewed tool, for access checks without server.access.
+    runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
 
 

@@ -11,8 +11,8 @@ TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOL_NAME_COMFORT_LENGTH = 50  # leaves room for a client prefix such as 'mcp_<server>_'
 ARG_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
-# HTTP methods that only read (readOnlyHint, result shaping) and those safe to repeat (idempotentHint).
-# The generated runtime (`_runtime/routing.py`) states the same idempotent set; keep the two in step.
+# HTTP methods that only read (readOnlyHint, result shaping) and those safe to repeat (idempotentHint,
+# and the rendered `Action(idempotent=True)` the runtime reads: it states no method set of its own).
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 IDEMPOTENT_METHODS = READ_METHODS | {"PUT", "DELETE"}
 

@@ -179,7 +179,9 @@ def _transform(
     if said:
         description = str(out.get("description", "")).rstrip()
         out["description"] = " ".join([description, *said]).strip() if description else " ".join(said)
-    is_object = out.get("type") == "object" or "properties" in out
+    type_ = out.get("type")
+    # A flattened oneOf can be ["object", "string"]: its object form is closed too.
+    is_object = type_ == "object" or (isinstance(type_, list) and "object" in type_) or "properties" in out
     if is_object:
         _strict_object(out, profile, pointer, notes)
     if profile.all_required and out.get("type") == "array" and "items" not in out:

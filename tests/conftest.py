@@ -66,6 +66,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 RUN_FIRST = (
     "tests/e2e/test_ads_server.py",
     "tests/e2e/test_demo_script.py",
+    "tests/e2e/test_python310.py",
     "tests/e2e/test_oracle_subset.py",
     "tests/hostile/test_fuzz.py",
     "tests/e2e/test_conformance.py",

@@ -35,8 +35,8 @@ from mcpgen.build.results import (
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
-from mcpgen.diagnostics import DiagnosticError
-from mcpgen.load.openapi import Operation, Spec
+from mcpgen.diagnostics import DiagnosticError, Level, rule_name
+from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, RESERVED_ARGS, TOOL_NAME_COMFORT_LENGTH, snake_case
 
 # Group sizes: a group past MAX_GROUP operations is split by sub-resource; a sub-resource with fewer
@@ -165,6 +165,7 @@ def _analyse(
     reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
         params, _, problems = operation_params(spec, op)
+        problems += [d for d in problems_for(spec, [op]) if d.level >= Level.ERROR]  # invalid parts it uses
         units = _x_units(spec, op)
         link_paged = op.method in READ_METHODS and _declares_link_header(spec, op)
     except DiagnosticError as exc:  # an unresolvable $ref in this operation only
@@ -224,7 +225,7 @@ def _choose_grouping(spec: Spec) -> _Grouping:
             frozenset(),
             f"by tag ({len(tags)} tags, {tagged / len(tags):.0f} operations each on average)",
         )
-    firsts = Counter()
+    firsts: Counter[str] = Counter()
     for op in operations:
         segments = _segments(op.path)
         if len(segments) > 1 and not _is_param(segments[0]) and _is_param(segments[1]):
@@ -595,7 +596,7 @@ def _tool_description(
 
 def _change_verbs(actions: list[DraftAction]) -> str:
     kinds = {a.name.split("_", 1)[0] for a in actions}
-    verbs = [v for v in ("create", "update", "delete") if v in kinds]
+    verbs: list[str] = [v for v in ("create", "update", "delete") if v in kinds]
     if not verbs:
         return "Change"
     if len(verbs) == 1 and len(kinds) > 1:
@@ -748,7 +749,10 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
         name, why = base, ""
         hint = stated_unit(param.schema, param.description, info.units.get((param.wire_name, param.location)))
         if hint is not None and not carries(name, hint.unit):
-            name, why = with_unit(name, hint.unit), f"unit in the name (T5): the spec says {hint.evidence}"
+            name, why = (
+                with_unit(name, hint.unit),
+                f"unit in the name ({rule_name('T5')}): the spec says {hint.evidence}",
+            )
         if name in RESERVED_ARGS:
             name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
         if role is None and name in owned_names:
@@ -768,7 +772,7 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
                 _typed_name(name, type_, tool_types),
                 (
                     f"'{seen_as}' is {tool_types[seen_as]} in another action of this tool, {type_} here; "
-                    "one tool has one flat parameter set (T2, M207)"
+                    f"one tool has one flat parameter set ({rule_name('T2')}, M207)"
                 ),
             )
         name = _free(name[:ARG_MAX].rstrip("_"), others, type_, tool_types)
@@ -847,7 +851,7 @@ def _param_key(param: Any, wire_counts: Counter[str]) -> str:
     location = "body" if param.location == "body_whole" else param.location
     if wire_counts[param.wire_name] > 1 or "." in param.wire_name:
         return f"{location}.{param.wire_name}"
-    return param.wire_name
+    return str(param.wire_name)
 
 
 # --- server ----------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import re
 import textwrap
 
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftTool
+from mcpgen.diagnostics import rule_name
 
 WIDTH = 100
 # Plain scalars: a letter, digit or '_' first, nothing YAML gives a meaning to, no ': ' or ' #'.
@@ -42,10 +43,10 @@ def _header(draft: Draft) -> list[str]:
         + (f"; {len(draft.unmapped)} left unmapped (listed at the end)." if draft.unmapped else ".")
     )
     advice = (
-        "Every name and description is a proposal to edit: merge tools a person would use in one sitting (T1), "
-        "rewrite descriptions in your own words (T7), and delete actions agents should not have. Tools group "
-        "operations by tag (or by path), split big groups by sub-resource, and keep reads apart from changes "
-        "so read-only tools are marked as such (S4)."
+        "Every name and description is a proposal to edit: merge tools a person would use in one sitting "
+        f"({rule_name('T1')}), rewrite descriptions in your own words ({rule_name('T7')}), and delete actions "
+        "agents should not have. Tools group operations by tag (or by path), split big groups by sub-resource, "
+        f"and keep reads apart from changes so read-only tools are marked as such ({rule_name('S4')})."
     )
     return _comment_block(summary, "") + _comment_block(advice, "")
 
@@ -54,7 +55,8 @@ def _server(draft: Draft) -> list[str]:
     env_stem = draft.server_name.upper()
     lines = [
         "server:",
-        f"  name: {draft.server_name}  # service prefix of every tool name (T4); {_c(draft.server_name_why)}",
+        f"  name: {draft.server_name}  # service prefix of every tool name ({rule_name('T4')}); "
+        f"{_c(draft.server_name_why)}",
     ]
     lines.append(f"  title: {_scalar(draft.title)}")
     lines.append("  version: 0.1.0")
@@ -84,7 +86,7 @@ def _server(draft: Draft) -> list[str]:
     if draft.discovery:
         lines.append(
             f"  discovery: search_tools  # {len(draft.tools)} tools is past ~10: agents look tools up by query "
-            "instead of reading every definition (T3)"
+            f"instead of reading every definition ({rule_name('T3')})"
         )
     return lines
 
@@ -111,7 +113,8 @@ def _action(action: DraftAction) -> list[str]:
     lines = [f"      - name: {action.name}  # {_c(action.why)}"]
     if action.destructive:
         lines.append(
-            "        # Hard to undo: propose a preview step for it (S1), so the agent sees the effect before it runs."
+            f"        # Hard to undo: propose a preview step for it ({rule_name('S1')}), so the agent sees the effect "
+            "before it runs."
         )
     if action.deprecated:
         lines.append("        # Deprecated in the spec; consider leaving it out.")

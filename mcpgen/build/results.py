@@ -8,6 +8,7 @@ and which fields each format shows. A list action also gets a `PagingSpec`: what
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,14 +25,44 @@ WHOLE_RECORD_FIELDS = 8  # records this small are concise already
 PAGE_ARG, LIMIT_ARG, CURSOR_ARG, FORMAT_ARG = "page", "limit", "cursor", "response_format"
 
 # Names APIs use for each role, most common first.
-_PAGE_PARAMS = ("page", "page_number", "pageNumber")
-_LIMIT_PARAMS = ("per_page", "perPage", "page_size", "pageSize", "limit", "max_results", "maxResults", "size")
-_OFFSET_PARAMS = ("offset", "skip", "start")
-_CURSOR_PARAMS = ("cursor", "after", "page_token", "pageToken", "next_token", "nextToken", "starting_after")
-_TOTAL_FIELDS = ("total", "total_count", "totalCount", "total_results", "totalResults")
-_NEXT_FIELDS = ("next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_token", "nextToken")
-_MORE_FIELDS = ("has_more", "hasMore", "has_next", "hasNext")
-_WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo")  # where paging fields nest
+_PAGE_PARAMS = ("page", "page_number", "pageNumber", "currentPage", "current_page", "Page")
+_LIMIT_PARAMS = (
+    "per_page", "perPage", "page_size", "pageSize", "PageSize", "limit", "max_results", "maxResults",
+    "MaxResults", "max_items", "maxItems", "size", "$top",
+)  # fmt: skip
+_OFFSET_PARAMS = ("offset", "skip", "start", "$skip", "startIndex", "start_index")
+_CURSOR_PARAMS = (
+    "cursor", "after", "page_token", "pageToken", "PageToken", "next_token", "nextToken", "NextToken",
+    "starting_after", "start_cursor", "startCursor", "continuation_token", "continuationToken", "marker",
+    "Marker", "$skiptoken",
+)  # fmt: skip
+_TOTAL_FIELDS = ("total", "total_count", "totalCount", "total_results", "totalResults", "totalItems")
+_NEXT_FIELDS = (
+    "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_token", "nextToken", "NextToken",
+    "continuation_token", "continuationToken", "next_marker", "nextMarker", "NextMarker", "cursor",
+)  # fmt: skip
+# The next page's whole URL, in the body (Azure, OData, Twilio, HAL-style links).
+_NEXT_LINK_FIELDS = (
+    "nextLink", "@odata.nextLink", "odata.nextLink", "next_page_url", "nextPageUrl", "next_url", "nextUrl",
+    "next_link", "next_href",
+)  # fmt: skip
+_MORE_FIELDS = ("has_more", "hasMore", "has_next", "hasNext", "more")
+_WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo", "links")  # where paging fields nest
+# Fields of a list's envelope, not of its records: paging, counts, links, the API's warnings.
+_ENVELOPE_WORDS = frozenset(
+    "next prev previous cursor cursors page pages total count offset limit marker token more skiptoken "
+    "nextlink continuation links link meta metadata paging pagination kind etag self odata errors "
+    "warnings unreachable object took has info url href uri size num start end first last version".split()
+)
+# 'total_results', 'next_page_url', 'items_count': named for the envelope by their first or last word.
+_ENVELOPE_FIRST = frozenset("next prev previous total has num".split())
+_ENVELOPE_LAST = frozenset("count total token cursor link marker".split())
+_ENVELOPE_NAMES = frozenset(("order", "sort", "status", "success", "message", "code", "has_more"))
+# Names a list of records goes by, beside the path's own last word.
+_LIST_WORDS = frozenset(
+    "items data results values value records entries list elements content hits rows objects resources "
+    "collection".split()
+)
 _KEY_NAMES = ("id", "key", "name", "title", "status", "state", "number", "slug")
 _KEY_SUFFIXES = ("_id", "_name", "_title", "_status", "_date", "_at")
 
@@ -67,7 +98,12 @@ def plan_results(
     body = _response_schema(spec, operation)
     items, record, found = _records(spec, operation, body, rule.response)
     diagnostics += found
+    envelope = None
+    if items is None and record is not None:
+        envelope, inner = _envelope_record(spec, record)
+        record = inner if envelope is not None else record
     shape, found = _shape(spec, operation, record, items, rule.response)
+    shape = replace(shape, record=envelope)
     diagnostics += found
     paging, params, defaults, server_params, found = _paging(
         spec, operation, rule, params, defaults, body, is_list=items is not None
@@ -175,7 +211,12 @@ def _at(spec: Spec, schema: Located | None, path: str) -> Located | None:
 def _records(
     spec: Spec, operation: Operation, body: Located | None, rule: ResponseRule | None
 ) -> tuple[str | None, Located | None, list[Diagnostic]]:
-    """(dotted path of the record list or None for one record, the schema of one record, problems)."""
+    """(dotted path of the record list or None for one record, the schema of one record, problems).
+
+    A list is what the schema or the mapping says is one (R3): a top-level array, or an object whose
+    fields besides one list of records are paging and envelope fields (`{"backups": [...],
+    "nextPageToken": ..., "unreachable": [...]}`). A record is a record, however many array fields it
+    has (`GET /webhooks/{id}` with its `triggers`)."""
     if rule is not None and rule.items is not None:
         found = _at(spec, body, rule.items)
         if body is not None and not _is_list(found):
@@ -197,13 +238,95 @@ def _records(
         return rule.items, _list_items(spec, found) if found is not None else None, []
     if body is None:
         return None, None, []
+    if rule is not None and rule.single:
+        return None, body, []
     if _is_list(body):
         return "", _list_items(spec, body), []
-    lists = [(name, prop) for name, prop in _properties(spec, body).items() if _is_list(prop)]
-    if len(lists) == 1:
-        name, prop = lists[0]
-        return name, _list_items(spec, prop), []
-    return None, body, []
+    name, problem = _list_field(spec, operation, body)
+    if name is None:
+        return None, body, [problem] if problem is not None else []
+    return name, _list_items(spec, _properties(spec, body)[name]), []
+
+
+def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | None, Diagnostic | None]:
+    """The field of an object answer that holds its list of records, or None when it is one record
+    (with a warning when the spec leaves that open)."""
+    fields = _properties(spec, body)
+    arrays = {n: f for n, f in fields.items() if _is_list(f) and not is_envelope_field(n)}
+    if not arrays:
+        return None, None
+    plain = [n for n, f in fields.items() if n not in arrays and not is_envelope_field(n)]
+    of_records = [n for n, f in arrays.items() if _items_are_records(spec, f)]
+    last = _last_word(operation.path)
+    named = [n for n in arrays if n.lower() in _LIST_WORDS or n.lower() in (last, last.rstrip("s"))]
+    by_id = operation.path.rstrip("/").endswith("}")
+    if plain:
+        # Records beside fields of their own: one record, unless the one list of records is named as
+        # the path's list and the path names no single thing (apideck's {status, service, data}).
+        listed = [n for n in of_records if n in named]
+        return (listed[0], None) if len(listed) == 1 and len(of_records) == 1 and not by_id else (None, None)
+    candidates = of_records or named
+    if len(candidates) == 1:
+        return candidates[0], None
+    chosen = [n for n in candidates if n in named]
+    if len(chosen) == 1:
+        return chosen[0], None
+    if len(candidates) < 2:
+        return None, None  # {"tags": ["a", "b"]}: a record of one field
+    return None, warning(
+        "M225",
+        f"the answer of {operation.key} has {len(candidates)} lists ({', '.join(candidates)}) and nothing "
+        "says which holds its records, so it is shown as one record",
+        body.source,
+        hint=f"if it is a list, name it in the mapping:  response: {{items: {candidates[0]}}}; if it is one "
+        "record, say so:  response: {single: true}",
+    )
+
+
+def is_envelope_field(name: str) -> bool:
+    """'nextPageToken', 'total_count', '@odata.nextLink', 'errors': a list's envelope, not a record."""
+    if name in _ENVELOPE_NAMES:
+        return True
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+    if not words:
+        return False
+    # Every word, not any: 'metadataImports' is a list of records, 'metadata' an envelope.
+    return (
+        all(w in _ENVELOPE_WORDS for w in words) or words[0] in _ENVELOPE_FIRST or words[-1] in _ENVELOPE_LAST
+    )
+
+
+def _items_are_records(spec: Spec, schema: Located) -> bool:
+    items = _list_items(spec, schema)
+    if items is None or not isinstance(items.value, dict):
+        return False
+    value = items.value
+    return (
+        value.get("type") == "object"
+        or "properties" in value
+        or any(isinstance(value.get(k), list) for k in ("allOf", "oneOf", "anyOf"))
+    )
+
+
+def _last_word(path: str) -> str:
+    segments = [s for s in path.split("/") if s and not s.startswith("{")]
+    last = segments[-1].lower() if segments else ""
+    return last.removesuffix(".json").removesuffix(".xml")  # discourse's /groups/{id}/members.json
+
+
+def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Located | None]:
+    """A one-record envelope the schema shows: `{"payment": {...}}`, beside nothing but envelope
+    fields (Square's `errors`). (its field, the record's schema), or (None, None)."""
+    fields = _properties(spec, body)
+    own = [n for n in fields if not is_envelope_field(n)]
+    if len(own) != 1:
+        return None, None
+    inner = fields[own[0]]
+    value = inner.value if isinstance(inner.value, dict) else {}
+    if _is_list(inner) or not _properties(spec, inner) or value.get("type") not in (None, "object"):
+        return None, None
+    return own[0], inner
 
 
 def _shape(
@@ -288,22 +411,25 @@ def _paging(
     total = w.total or _body_field(spec, body, _TOTAL_FIELDS)
     next_cursor = w.next_cursor or _body_field(spec, body, _NEXT_FIELDS)
     has_more = w.has_more or _body_field(spec, body, _MORE_FIELDS)
+    next_link = w.next_link or _body_field(spec, body, _NEXT_LINK_FIELDS)
     link = _declares_link_header(spec, operation)
     style: PagingStyle | None = w.style or _derived_style(  # type: ignore[assignment]
-        page, limit, offset, cursor, next_cursor, link
+        page, limit, offset, cursor, next_cursor, link, next_link
     )
     if style is None or (wanted is None and not is_list) or diagnostics:
         return None, params, defaults, [], diagnostics
-    diagnostics += _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
-    if diagnostics:
-        return None, params, defaults, [], diagnostics
+    if wanted is not None and not is_list:
+        diagnostics.append(_paging_on_a_record(operation, rule, wanted, body))
+    found = _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
+    if found:
+        return None, params, defaults, [], [*diagnostics, *found]
     named = {p.wire_name for p in rule.params if p.name}  # a limit the mapping names keeps its name
     server_params: list[ParamSpec] = []
     out: list[ParamSpec] = []
     defaults = list(defaults)
     for param in params:
-        if param is offset and style == "offset" or param is cursor and style == "link":
-            continue  # the server computes it from page, or takes it from the opaque cursor
+        if param is offset and style == "offset" or style == "link" and param in (cursor, page, offset):
+            continue  # the server computes it from page, or takes it from the next link
         if param is limit:
             before = param.arg_name
             param, default = _limit_param(param, w, dict(defaults).get(before), named)
@@ -336,8 +462,24 @@ def _paging(
         total=total,
         echoed=echoed,
         max_limit=limited.schema.get("maximum") if limited is not None else None,
+        next_link=next_link if style == "link" and not link else None,
     )
     return paging, out, defaults, server_params, diagnostics
+
+
+def _paging_on_a_record(
+    operation: Operation, rule: ActionRule, wanted: PaginationRule, body: Located | None
+) -> Diagnostic:
+    """Pagination set on an answer that is one record (R3, R4): said at build time, with where."""
+    where = f" ({body.pointer})" if body is not None else ""
+    return warning(
+        "M226",
+        f"action '{rule.name}' sets pagination, but the answer of {operation.key}{where} is one record, not "
+        "a list: the server passes on whatever the API says about more to come, but cannot show records "
+        "a page at a time",
+        wanted.source,
+        hint="if the answer holds the list, name it:  response: {items: <field>}; otherwise remove pagination",
+    )
 
 
 _NO_RULE = PaginationRule(
@@ -352,6 +494,7 @@ _NO_RULE = PaginationRule(
     default_limit=None,
     max_limit=None,
     source=SourceRef(file=""),
+    next_link=None,
 )
 
 
@@ -362,9 +505,12 @@ def _derived_style(
     cursor: ParamSpec | None,
     next_cursor: str | None,
     link: bool,
+    next_link: str | None,
 ) -> PagingStyle | None:
     if cursor is not None and next_cursor is not None:
         return "cursor"
+    if next_link is not None:  # the API's own next URL beats any arithmetic (Azure, Twilio)
+        return "link"
     if page is not None:  # an API with both takes the page number as it is
         return "page"
     if offset is not None and limit is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -17,13 +18,29 @@ from mcpgen.build.fingerprints import (
 from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.hosts import with_own_hosts
+from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, without_fields
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
-from mcpgen.build.schemas import input_schema, json_type_of, lean_text, short_text
+from mcpgen.build.schemas import (
+    BODY_DEPTH,
+    body_variants,
+    input_schema,
+    json_type_of,
+    lean_text,
+    short_text,
+)
 from mcpgen.build.server_info import check_server_info_name
-from mcpgen.build.units import is_numeric
-from mcpgen.conversions import restate, spelled
-from mcpgen.diagnostics import Diagnostic, SourceRef, error, has_errors, info, rule_name, warning
+from mcpgen.build.times import with_date_time_format, with_local_times
+from mcpgen.build.units import (
+    in_agent_units,
+    renamed_unit_mismatch,
+    to_agent_units,
+    unit_description,
+    unit_spec,
+    with_currency,
+    with_result_units,
+)
+from mcpgen.diagnostics import Diagnostic, Level, SourceRef, error, has_errors, info, rule_name, warning
 from mcpgen.ir import (
     AccessSpec,
     ActionSpec,
@@ -38,6 +55,7 @@ from mcpgen.ir import (
     ServerSpec,
     ToolSpec,
     UnitSpec,
+    VariantSpec,
 )
 from mcpgen.load.mapping import (
     UNSET,
@@ -47,10 +65,9 @@ from mcpgen.load.mapping import (
     ParamRule,
     PreviewRule,
     ToolRule,
-    UnitRule,
     did_you_mean,
 )
-from mcpgen.load.openapi import Operation, Spec, find_operation
+from mcpgen.load.openapi import Operation, Spec, find_operation, problems_for
 from mcpgen.load.refs import Located
 from mcpgen.names import (
     ARG_NAME_PATTERN,
@@ -94,6 +111,11 @@ class _OperationParam:
     description: str
     example: Any
     source: SourceRef
+    path: tuple[str, ...] = ()  # a field inside a body object the mapping addressed (nested.py)
+    # An optional body's field its schema requires: needed once any body field is given.
+    required_with_body: bool = False
+    style: str | None = None
+    explode: bool | None = None
 
 
 def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
@@ -106,6 +128,10 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
+    diagnostics += problems_for(
+        spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
+    )  # the spec's invalid parts: an error only where a mapped operation uses one
     diagnostics += _check_auth(spec, mapping)
     diagnostics += _check_hook_names(mapping.server.name, tools)
     if mapping.server.server_info:
@@ -154,8 +180,21 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
+        runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
     )
     return BuildResult(server, tuple(diagnostics))
+
+
+# Runtime modules only some packages use, each with the feature that needs it; every other module of
+# templates/runtime goes into every package. The runtime imports none of these itself: the rendered
+# server.py imports those the package carries and hands them to the runtime.
+OPTIONAL_RUNTIME = {"preview": "previews", "store": "previews", "access": "access"}
+
+
+def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
+    """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
+    used = {"previews": any(t.preview for t in tools), "access": access}
+    return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
 
 
 def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
@@ -184,6 +223,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
         if action is not None:
             actions.append(action)
     diagnostics += _check_shared_params(rule, actions)
+    actions = _with_own_schemas(actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
         previewed, found = _previewed(spec, rule, actions[0], name)
         diagnostics += found
@@ -262,9 +302,9 @@ def _previewed(
     guards: list[GuardSpec] = []
     for param in action.params:
         param_rule = rules.get(param.arg_name) or next(
-            (r for r in rule.params if r.wire_name == param.wire_name), None
+            (r for r in rule.params if r.wire_name == param.wire_path), None
         )
-        current = (param_rule.current if param_rule else None) or param.wire_name
+        current = (param_rule.current if param_rule else None) or param.wire_path
         if _is_idempotency_key(param.wire_name):
             pass  # a new key per request, never a change to the record (S1)
         elif param.location in ("body", "query") or (param_rule and param_rule.current):
@@ -283,7 +323,10 @@ def _previewed(
             continue
         guards.append(
             GuardSpec(
-                arg_name=param.arg_name, current_field=current, max_increase_pct=param_rule.max_increase_pct
+                arg_name=param.arg_name,
+                current_field=current,
+                max_increase_pct=param_rule.max_increase_pct,
+                unit=param.unit,
             )
         )
     preview = PreviewSpec(
@@ -380,8 +423,12 @@ def _build_action(
     operation_params = [p for p in operation_params if p not in idempotency and p not in keyed_body]
     # These point into the spec; say which mapping entry led there.
     diagnostics += [
-        replace(d, hint=f"{d.hint}; mapped by action '{rule.name}' at {rule.source}") for d in found
+        replace(d, hint="; ".join(filter(None, [d.hint, f"mapped by action '{rule.name}' at {rule.source}"])))
+        for d in found
     ]
+    lifted, lifted_found = nested_fields(spec, operation, rule, _body_schema(spec, operation))
+    diagnostics += lifted_found
+    operation_params = _with_lifted(operation_params, lifted)
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     sent = _credentials_sent(auths)
@@ -399,11 +446,17 @@ def _build_action(
     params: list[ParamSpec] = []
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
+    with_body: set[str] = set()
     for param in operation_params:
         param_rule = rules_by_param.get((param.wire_name, param.location))
         if param_rule is not None and param_rule.fixed is not UNSET:
             fixed.append(
-                FixedValue(wire_name=param.wire_name, location=param.location, value=param_rule.fixed)
+                FixedValue(
+                    wire_name=param.path[0] if param.path else param.wire_name,
+                    location=param.location,
+                    value=param_rule.fixed,
+                    path=param.path[1:],
+                )
             )
             continue
         kept, found = _kept_from_agent(spec, sent, param, param_rule, operation)
@@ -426,8 +479,14 @@ def _build_action(
         built, default, found = _param_spec(param, param_rule, operation)
         diagnostics += found
         params.append(built)
+        if param.required_with_body and not built.required and default is UNSET:
+            with_body.add(built.arg_name)
         if default is not UNSET:
             defaults.append((built.arg_name, default))
+    params, found = with_currency(
+        params, fixed, {p.arg_name: r for r in rule.params for p in params if _rule_of(p, r)}
+    )
+    diagnostics += found
     results = plan_results(spec, operation, rule, params, defaults)  # R1-R3: formats and paging
     diagnostics += results.diagnostics
     params, defaults = list(results.params), list(results.defaults)
@@ -443,6 +502,8 @@ def _build_action(
         )
     if has_errors(diagnostics):
         return None, diagnostics
+    variants = _variant_specs(spec, operation, params)
+    params = _described_variants(params, variants)
     return (
         ActionSpec(
             name=rule.name,
@@ -464,6 +525,8 @@ def _build_action(
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
             accept=accept_for(operation),
+            body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
+            variants=variants,
         ),
         diagnostics,
     )
@@ -526,6 +589,32 @@ def agent_params(spec: Spec, operation: Operation, params: list[_OperationParam]
     return [p for p in params if _kept_from_agent(spec, None, p, None, operation)[0] is True]
 
 
+def _described_variants(params: list[ParamSpec], variants: tuple[VariantSpec, ...]) -> list[ParamSpec]:
+    """Each body argument of a oneOf/anyOf body says which form of the body needs or takes it (T2)."""
+    if not variants:
+        return params
+    described = []
+    for param in params:
+        needing = [v.name for v in variants if param.arg_name in v.required]
+        having = [v.name for v in variants if param.arg_name in v.args]
+        note = ""
+        if needing and len(needing) == len(variants):
+            note = " Needed in every form of the body."
+        elif needing:
+            note = f" Needed in the body form {_quoted_names(needing)}."
+        elif having and len(having) < len(variants):
+            note = f" Only in the body form {_quoted_names(having)}."
+        if note:
+            schema = {**param.schema, "description": param.schema.get("description", "") + note}
+            param = replace(param, schema=schema)
+        described.append(param)
+    return described
+
+
+def _quoted_names(names: list[str]) -> str:
+    return " or ".join(f"'{n}'" for n in names)
+
+
 def _unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
     wanted = rule.operation.strip()
     method, _, path = wanted.partition(" ")
@@ -545,13 +634,19 @@ def _operation_params(
     spec: Spec, operation: Operation
 ) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     params: list[_OperationParam] = []
+    notes: list[Diagnostic] = []
     for located in operation.parameters:
         raw = located.value
         location = cast(ParamLocation, str(raw.get("in")))  # openapi-pydantic allows OpenAPI's four only
         if location == "header" and str(raw.get("name", "")).lower() in _IGNORED_HEADERS:
             continue
         schema_located = _parameter_schema(located)
-        schema = input_schema(schema_located, spec.resolver)
+        schema = input_schema(schema_located, spec.resolver, notes=notes)
+        style, explode = _wire_style(raw)
+        if style is None and location == "query" and _has_object_type(schema.get("items") or {}):
+            # OpenAPI defines no form serialization for a list of objects; APIs that take one in a
+            # query (Box's `mdfilters`) read JSON text.
+            style = "json"
         params.append(
             _OperationParam(
                 wire_name=str(raw["name"]),
@@ -561,10 +656,73 @@ def _operation_params(
                 description=str(raw.get("description") or schema.get("description") or ""),
                 example=_example(raw, schema_located),
                 source=located.source,
+                style=style,
+                explode=explode,
             )
         )
     body_params, encoding, diagnostics = _body_params(spec, operation)
-    return params + body_params, encoding, diagnostics
+    return params + body_params, encoding, notes + diagnostics
+
+
+def _wire_style(raw: dict[str, Any]) -> tuple[str | None, bool | None]:
+    """OpenAPI's serialization of a parameter or a form field: `style`/`explode` as the spec states
+    them, or 'json' for a parameter whose `content` is JSON (Box's `mdfilters`)."""
+    style = raw.get("style") if isinstance(raw.get("style"), str) else None
+    explode = raw.get("explode") if isinstance(raw.get("explode"), bool) else None
+    content = raw.get("content")
+    if style is None and isinstance(content, dict) and any("json" in str(m) for m in content):
+        style = "json"
+    return style, explode
+
+
+def _body_schema(spec: Spec, operation: Operation) -> Located | None:
+    """The request body's schema in the media type the server sends, for nested fields (nested.py)."""
+    body = operation.request_body
+    if body is None:
+        return None
+    media = _pick_media_type(body.value.get("content") or {})
+    if media is None:
+        return None
+    located = body.child("content", media)
+    if not isinstance(located.value, dict) or not isinstance(located.value.get("schema"), dict):
+        return None
+    return spec.resolver.deref(located.child("schema"))
+
+
+def _with_lifted(params: list[_OperationParam], lifted: list[NestedField]) -> list[_OperationParam]:
+    """The operation's parameters with each nested field the mapping names as one of its own, and the
+    object it sits in without it (an object left with no field goes)."""
+    if not lifted:
+        return params
+    out: list[_OperationParam] = []
+    for param in params:
+        paths = [f.path[1:] for f in lifted if param.location == "body" and f.path[0] == param.wire_name]
+        if not paths:
+            out.append(param)
+            continue
+        schema = without_fields(param.schema, paths)
+        if schema is not None:
+            out.append(
+                replace(param, schema=schema, required=param.required and schema.get("type") == "object")
+            )
+        for field in (f for f in lifted if f.path[0] == param.wire_name):
+            out.append(
+                _OperationParam(
+                    wire_name=".".join(field.path),
+                    location="body",
+                    required=param.required and field.required,
+                    schema=field.schema,
+                    description=field.description,
+                    example=field.example,
+                    source=field.source,
+                    path=field.path,
+                )
+            )
+    return out
+
+
+def _rule_of(param: ParamSpec, rule: ParamRule) -> bool:
+    return rule.wire_name == param.wire_path and (rule.location in (None, "body") or not param.path)
 
 
 def operation_params(
@@ -572,11 +730,13 @@ def operation_params(
 ) -> tuple[list[_OperationParam], BodyEncoding | None, list[Diagnostic]]:
     """An operation's parameters before any mapping rule applies, exactly as the build sees them.
 
-    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors.
+    `mcpgen init` uses this to name parameters the way the build will, and to foresee its errors
+    (errors only: a warning, such as a nested part cut at the depth budget, still builds).
     Credentials, the spec's global options and its one-value parameters are not among them.
     """
-    params, encoding, diagnostics = _operation_params(spec, operation)
-    return agent_params(spec, operation, params), encoding, diagnostics
+    params, encoding, found = _operation_params(spec, operation)
+    errors = [d for d in found if d.level >= Level.ERROR]
+    return agent_params(spec, operation, params), encoding, errors
 
 
 def _parameter_schema(located: Located) -> Located | None:
@@ -618,10 +778,14 @@ def _body_params(
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
     schema_located = spec.resolver.deref(media_located.child("schema"))
-    schema = input_schema(schema_located, spec.resolver)
+    notes: list[Diagnostic] = []
+    schema = input_schema(schema_located, spec.resolver, depth=BODY_DEPTH, notes=notes)
+    # OpenAPI: `requestBody.required` defaults to false, so the body may be left out; a body that is
+    # sent still has the fields its schema requires (the server checks them then: body_requires).
     body_required = bool(body.value.get("required"))
     properties = schema.get("properties")
-    if schema.get("type") == "object" and isinstance(properties, dict) and properties:
+    field_encoding = media_located.value.get("encoding")
+    if _has_object_type(schema) and isinstance(properties, dict) and properties:
         required = set(schema.get("required") or ())
         return (
             [
@@ -630,14 +794,27 @@ def _body_params(
                     location="body",
                     required=name in required and body_required,
                     schema=prop,
-                    description=str(prop.get("description") or ""),
+                    description=lean_text(str(prop.get("description") or ""), 120),
                     example=_property_example(spec, schema_located, name),
                     source=schema_located.source,
+                    required_with_body=name in required and not body_required,
+                    **_form_style(encoding, field_encoding, name),
                 )
                 for name, prop in properties.items()
             ],
             encoding,
-            [],
+            notes,
+        )
+    if _untyped(schema) and _offers_fields(schema_located, spec):
+        notes.append(
+            warning(
+                "M242",
+                f"the request body of {operation.key} has no fields or type the tool's schema can show "
+                f"({rule_name('T6')}); the agent is told only that it is an object",
+                schema_located.source,
+                hint="the agent can still pass the body as one object: name its fields in the action's "
+                "description so the model knows what to send",
+            )
         )
     whole = _OperationParam(
         wire_name="body",
@@ -648,7 +825,72 @@ def _body_params(
         example=None,
         source=body.source,
     )
-    return [whole], encoding, []
+    return [whole], encoding, notes
+
+
+def _has_object_type(schema: JsonSchema) -> bool:
+    return schema.get("type") == "object"
+
+
+def _offers_fields(located: Located, spec: Spec) -> bool:
+    """The spec's body schema names fields, itself or in a oneOf/anyOf/allOf branch: an untyped
+    body then lost them (an empty `{}` body has nothing to lose)."""
+    raw = located.value
+    if not isinstance(raw, dict):
+        return False
+    if raw.get("properties"):
+        return True
+    for keyword in ("oneOf", "anyOf", "allOf"):
+        branches = raw.get(keyword)
+        if isinstance(branches, list):
+            for index in range(len(branches)):
+                branch = spec.resolver.deref(located.child(keyword, index)).value
+                if isinstance(branch, dict) and (branch.get("properties") or branch.get("allOf")):
+                    return True
+    return False
+
+
+def _untyped(schema: JsonSchema) -> bool:
+    """Nothing the agent can read: no type, or an object with no fields and no map of values."""
+    if "type" not in schema:
+        return True
+    return (
+        schema.get("type") == "object"
+        and not schema.get("properties")
+        and not isinstance(schema.get("additionalProperties"), dict)
+    )
+
+
+def _form_style(encoding: BodyEncoding, field_encoding: Any, name: str) -> dict[str, Any]:
+    """A form field's `encoding` entry (style/explode); JSON bodies carry structure as it is."""
+    if encoding != "form" or not isinstance(field_encoding, dict):
+        return {}
+    entry = field_encoding.get(name)
+    if not isinstance(entry, dict):
+        return {}
+    style, explode = _wire_style(entry)
+    return {"style": style, "explode": explode}
+
+
+def _variant_specs(spec: Spec, operation: Operation, params: list[ParamSpec]) -> tuple[VariantSpec, ...]:
+    """The body's oneOf/anyOf branches in the agent's argument names (T2)."""
+    body = operation.request_body
+    if body is None:
+        return ()
+    content = body.value.get("content") or {}
+    media = _pick_media_type(content)
+    if media is None or not isinstance(content.get(media), dict) or "schema" not in content[media]:
+        return ()
+    variants = body_variants(body.child("content", media, "schema"), spec.resolver)
+    by_wire = {p.wire_name: p.arg_name for p in params if p.location == "body"}
+    return tuple(
+        VariantSpec(
+            name=v.name,
+            args=tuple(by_wire[f] for f in v.fields if f in by_wire),
+            required=tuple(by_wire[f] for f in v.required if f in by_wire),
+        )
+        for v in variants
+    )
 
 
 def _pick_media_type(content: dict[str, Any]) -> str | None:
@@ -699,6 +941,8 @@ def _match_rules(
             if p.wire_name == param_rule.wire_name
             and (param_rule.location is None or _location_matches(p.location, param_rule.location))
         ]
+        if not matches and is_nested_key(param_rule):
+            continue  # nested.py said what is wrong with it
         if not matches:
             names = [p.wire_name for p in params]
             close = did_you_mean(param_rule.wire_name, names)
@@ -735,8 +979,8 @@ def _param_spec(
 ) -> tuple[ParamSpec, Any, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     unit_rule = rule.unit if rule else None
-    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name)
-    if unit_rule is not None and not (rule and rule.name):
+    arg_name = rule.name if rule and rule.name else snake_case(param.wire_name.replace(".", "_"))
+    if unit_rule is not None and not (rule and rule.name) and unit_rule.agent != "major":
         arg_name = f"{arg_name}_{unit_rule.agent}"
     source = rule.source if rule else param.source
     if arg_name in RESERVED_ARGS:
@@ -753,84 +997,42 @@ def _param_spec(
     required = param.required if rule is None or rule.required is None else rule.required
     if default is not UNSET:
         required = False
+    mismatch = (
+        renamed_unit_mismatch(arg_name, param.wire_name, param.description, rule)
+        if rule and rule.name
+        else None
+    )
+    diagnostics += [mismatch] if mismatch else []
+    # Every date-time is checked, as the spec allows it: with its offset, or local beside a time zone.
+    param = replace(param, schema=with_local_times(with_date_time_format(param.schema, param.description)))
     schema = dict(param.schema)
     schema.pop("description", None)
     unit = None
     if unit_rule is not None:
-        unit, found = _unit_spec(param, unit_rule, arg_name)
+        unit, found = unit_spec(param.schema, param.wire_name, unit_rule, arg_name)
         diagnostics += found
         if unit is not None:
-            schema = _in_agent_units(schema, unit)
-            param = replace(param, example=_to_agent_units(param.example, unit))
+            schema = in_agent_units(schema, unit)
+            param = replace(param, example=to_agent_units(param.example, unit) if unit.factor else None)
     if default is not UNSET:
         schema["default"] = default
     schema["description"] = _param_description(param, rule, arg_name, schema.get("default", UNSET), unit)
     return (
         ParamSpec(
             arg_name=arg_name,
-            wire_name=param.wire_name,
+            wire_name=param.path[0] if param.path else param.wire_name,
             location=param.location,
             required=required,
             schema=schema,
             source=source,
             unit=unit,
+            path=param.path[1:],
+            style=param.style,
+            explode=param.explode,
         ),
         default,
         diagnostics,
     )
-
-
-def _unit_spec(
-    param: _OperationParam, rule: UnitRule, arg_name: str
-) -> tuple[UnitSpec | None, list[Diagnostic]]:
-    """A declared conversion applies to a number, and the name the agent sees carries its unit (T5)."""
-    if not is_numeric(param.schema):
-        return None, [
-            error(
-                "M220",
-                f"parameter '{param.wire_name}' is {json_type_of(param.schema)}, so it has no unit to convert",
-                rule.source,
-                hint="remove 'unit' from this parameter",
-            )
-        ]
-    if rule.agent not in arg_name.split("_"):
-        return None, [
-            error(
-                "M221",
-                f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
-                f"({rule_name('T5')})",
-                rule.source,
-                hint=f"name it '{snake_case(param.wire_name)}_{rule.agent}'",
-            )
-        ]
-    type_ = param.schema.get("type")
-    integer = "integer" in (type_ if isinstance(type_, list) else [type_])
-    return UnitSpec(agent=rule.agent, upstream=rule.upstream, factor=rule.factor, integer=integer), []
-
-
-_SCALED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default")
-
-
-def _in_agent_units(schema: JsonSchema, unit: UnitSpec) -> JsonSchema:
-    """The upstream's bounds and default, restated in the agent's unit; fractions allowed when they map
-    onto whole upstream units (1.5 kg is 1500 g)."""
-    out = dict(schema)
-    for key in _SCALED_KEYWORDS:
-        if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
-            out[key] = _to_agent_units(out[key], unit)
-    if isinstance(out.get("multipleOf"), float):
-        # A fractional multipleOf fails on float rounding (0.3 / 0.1); the API re-checks its own step.
-        del out["multipleOf"]
-    if unit.integer and unit.factor > 1:
-        out["type"] = "number"
-    return out
-
-
-def _to_agent_units(value: Any, unit: UnitSpec) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    scaled = value / unit.factor
-    return int(scaled) if float(scaled).is_integer() else round(scaled, 9)
 
 
 def _param_description(
@@ -844,14 +1046,7 @@ def _param_description(
     if not text.endswith((".", "!", "?")):
         text += "."
     if unit is not None:
-        if not (rule and rule.description):
-            text = restate(text, unit.upstream, unit.agent)
-        if spelled(unit.agent) not in text:
-            text += f" In {spelled(unit.agent)}."
-        text += (
-            f" The server converts it to {spelled(unit.upstream)} for the API "
-            f"(1 {unit.agent} = {_show(unit.factor)} {unit.upstream})."
-        )
+        text = unit_description(text, unit, own_words=bool(rule and rule.description))
     if param.schema.get("format") == "date-time":
         text += f" {DATE_TIME_NOTE}"
     if param.example is not None and "xample" not in text:
@@ -905,18 +1100,95 @@ def _check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diag
                 first[param.arg_name] = (action, param)
                 continue
             other_action, other = first[param.arg_name]
-            if json_type_of(other.schema) != json_type_of(param.schema):
+            mine, theirs = _meaning(param), _meaning(other)
+            if mine != theirs:
                 diagnostics.append(
                     error(
                         "M207",
-                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {json_type_of(param.schema)} in action "
-                        f"'{action.name}' but {json_type_of(other.schema)} in action '{other_action.name}'",
+                        f"parameter '{param.arg_name}' of tool '{rule.name}' is {mine} in action "
+                        f"'{action.name}' but {theirs} in action '{other_action.name}'",
                         action.source,
                         hint=f"one tool has one flat parameter set ({rule_name('T2')}): rename one of them in "
                         "its action's params",
                     )
                 )
     return diagnostics
+
+
+def _meaning(param: ParamSpec) -> str:
+    """What a shared argument must agree on across actions: its type and its unit. Other
+    constraints (an enum, a format, a bound) may differ: the flat property takes the union, and the server
+    checks each action's own (`_with_own_schemas`)."""
+    meaning = json_type_of(param.schema)
+    if param.unit is not None:
+        meaning += f" in {param.unit.agent} (sent as {param.unit.upstream})"
+    return meaning
+
+
+# Keywords that say nothing about which values are accepted.
+_PROSE_KEYWORDS = frozenset(("description", "default", "examples", "example", "title"))
+
+
+def _constraints(schema: JsonSchema) -> JsonSchema:
+    out = {k: v for k, v in schema.items() if k not in _PROSE_KEYWORDS}
+    if isinstance(out.get("items"), dict):
+        out["items"] = _constraints(out["items"])
+    return out
+
+
+def _merged_schema(first: JsonSchema, other: JsonSchema) -> JsonSchema:
+    """One flat property for an argument two actions share (T2): what either accepts. Enums are
+    joined, constraints that differ are left out (the server checks each action's own)."""
+    merged = dict(first)
+    for key in set(first) | set(other):
+        if key in _PROSE_KEYWORDS:
+            continue
+        mine, theirs = first.get(key), other.get(key)
+        if mine == theirs:
+            continue
+        if key == "enum" and isinstance(mine, list) and isinstance(theirs, list):
+            merged["enum"] = mine + [v for v in theirs if v not in mine]
+        elif key == "items" and isinstance(mine, dict) and isinstance(theirs, dict):
+            merged["items"] = _merged_schema(mine, theirs)
+        elif key == "properties" and isinstance(mine, dict) and isinstance(theirs, dict):
+            # Every field either action takes (linqr's `data`: one shape per kind of QR code).
+            merged["properties"] = {
+                name: _merged_schema(mine[name], theirs[name]) if name in mine and name in theirs else
+                (mine.get(name) or theirs[name])
+                for name in {**mine, **theirs}
+            }  # fmt: skip
+        else:
+            merged.pop(key, None)
+    if "default" in merged and first.get("default") != other.get("default"):
+        del merged["default"]  # each action's default is in its line of the description
+    return merged
+
+
+def _shared_schemas(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
+    merged: dict[str, JsonSchema] = {}
+    for action in actions:
+        for param in (*action.params, *action.server_params):
+            if param.arg_name in merged:
+                merged[param.arg_name] = _merged_schema(merged[param.arg_name], param.schema)
+            else:
+                merged[param.arg_name] = dict(param.schema)
+    return merged
+
+
+def _with_own_schemas(actions: list[ActionSpec]) -> list[ActionSpec]:
+    """An action whose argument accepts less than the tool's flat property checks its own schema
+    (GitHub's `sort`: 'created' for issues, 'stars' for repositories)."""
+    shared = _shared_schemas(actions)
+    out = []
+    for action in actions:
+        params = tuple(
+            replace(p, check_schema=_constraints(p.schema))
+            if _constraints(p.schema) != _constraints(shared[p.arg_name])
+            else p
+            for p in action.params
+        )
+        out.append(replace(action, params=params) if params != action.params else action)
+    return out
 
 
 def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
@@ -931,10 +1203,13 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
         }
     }
     needed: set[str] = set()
+    shared = _shared_schemas(actions)
     for action in actions:
         for param in (*action.params, *action.server_params):
             if param.arg_name not in properties:
-                properties[param.arg_name] = dict(param.schema)
+                properties[param.arg_name] = _with_values_by_action(
+                    shared[param.arg_name], actions, param.arg_name
+                )
             if param.required:
                 needed.add(param.arg_name)
     properties = merge_limit_properties(properties, actions)
@@ -959,6 +1234,23 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
                 "description": properties[arg_name]["description"] + " Required.",
             }
     return properties
+
+
+def _with_values_by_action(schema: JsonSchema, actions: list[ActionSpec], arg_name: str) -> JsonSchema:
+    """A joined enum says which action takes which values (T2, T7)."""
+    own = [(a.name, p) for a in actions for p in a.params if p.arg_name == arg_name]
+    if all(p.check_schema is None for _, p in own):
+        return schema
+    listed = [
+        (name, values)
+        for name, p in own
+        if isinstance(values := p.schema.get("enum") or (p.schema.get("items") or {}).get("enum"), list)
+    ]
+    if not listed:
+        return schema
+    by_action = "; ".join(f"{name}: {', '.join(_show(v) for v in values)}" for name, values in listed)
+    description = str(schema.get("description", "")).rstrip()
+    return {**schema, "description": f"{description} Values by action: {by_action}.".lstrip()}
 
 
 def _action_description(rule: ActionRule, operation: Operation) -> str:
@@ -992,6 +1284,14 @@ def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dic
     lines = [text, "", "Actions:"]
     for action in actions:
         needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
+        if action.body_requires:
+            needs += f" With any body argument, also needs: {', '.join(action.body_requires)}."
+        if action.variants:
+            forms = ", ".join(
+                f"'{v.name}'" + (f" (needs {', '.join(v.required)})" if v.required else "")
+                for v in action.variants
+            )
+            needs += f" Its body takes one of these forms: {forms}."
         lines.append(
             f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
         )

@@ -626,13 +626,14 @@ def walk_schema(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]
 
 
 def schema_depth(schema: Any) -> int:
-    """Levels of described structure below a parameter: a scalar or a free-form object is 0, an object
-    of scalars 1, a list of such objects 2."""
+    """Object levels below a parameter: a scalar or a free-form object is 0, an object of scalars 1,
+    and so is a list of such objects (an array adds no level: its items sit where it is, as
+    mcpgen/build/schemas.py counts them)."""
     if not isinstance(schema, dict):
         return 0
+    if isinstance(schema.get("items"), dict) and schema["items"] and not schema.get("properties"):
+        return schema_depth(schema["items"])
     children = [v for v in (schema.get("properties") or {}).values() if isinstance(v, dict)]
-    if isinstance(schema.get("items"), dict) and schema["items"]:
-        children.append(schema["items"])
     for key in ("oneOf", "anyOf", "allOf"):
         children += [v for v in schema.get(key) or () if isinstance(v, dict)]
     if not children:

@@ -1,7 +1,8 @@
-"""Count tokens of tool definitions with tiktoken, when it is there (the optional `mcpgen[lint]` extra).
+"""Count tokens of tool definitions in o200k_base, with bpe-openai (a main dependency).
 
-tiktoken downloads its encodings on first use; offline it needs a cache (TIKTOKEN_CACHE_DIR). Either
-missing is reported as a reason, never as a crash: lint still checks everything else.
+bpe-openai ships the encoding inside its wheel, so counting needs no download, no cache and no network;
+its counts equal tiktoken's (`encode_ordinary`), which the tests hold it to on real tool definitions.
+A broken install is reported as a reason, never as a crash: lint still checks everything else.
 """
 
 from __future__ import annotations
@@ -24,17 +25,19 @@ class TokenCounter:
 def load_counter(encoding: str = ENCODING) -> tuple[TokenCounter | None, str | None]:
     """(counter, None), or (None, why tokens cannot be counted here)."""
     try:
-        import tiktoken
+        import bpe_openai
     except ImportError:
-        return None, "tiktoken is not installed (pip install 'mcpgen[lint]')"
+        return None, "bpe-openai is not installed (reinstall mcpgen: pip install --force-reinstall mcpgen)"
     try:
-        loaded = tiktoken.get_encoding(encoding)
-    except (OSError, ValueError) as exc:  # no network and no cache, or a corrupt cache file
-        return None, (
-            f"tiktoken could not load {encoding} ({type(exc).__name__}); point TIKTOKEN_CACHE_DIR at a cache "
-            "that holds it, or let it download once"
-        )
-    return TokenCounter(encoding, lambda text: len(loaded.encode(text, disallowed_special=()))), None
+        loaded = bpe_openai.get_encoding(encoding)
+    except (LookupError, RuntimeError, ValueError, OSError) as exc:  # an encoding it lacks, a damaged install
+        return None, f"bpe-openai could not load {encoding} ({type(exc).__name__})"
+
+    def count(text: str) -> int:
+        # Ordinary text throughout: a definition that contains '<|endoftext|>' is counted, not refused.
+        return len(loaded.encode_ordinary(text))
+
+    return TokenCounter(encoding, count), None
 
 
 def definition_text(value: Any) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 import jsonschema
 
-from mcpgen.conversions import KNOWN_UNITS, known_factor
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
 
@@ -52,8 +52,10 @@ class UnitRule:
 
     agent: str
     upstream: str
-    factor: float
+    factor: float  # 0 when it follows the currency `currency_from` names, call by call
     source: SourceRef
+    currency_from: str | None = None  # mapping key of the field holding the currency code
+    as_is: tuple[float, ...] = ()  # special values sent and returned unscaled (-1 = unlimited)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,6 +83,7 @@ class ResponseRule:
     concise: tuple[str, ...] | None
     drop: tuple[str, ...]
     source: SourceRef
+    single: bool = False  # the answer is one record, whatever lists it holds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +101,7 @@ class PaginationRule:
     default_limit: int | None
     max_limit: int | None
     source: SourceRef
+    next_link: str | None = None  # body path of the next page's URL (link style)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,9 +215,10 @@ DEFAULT_PREVIEW_TTL_MINUTES = 10
 
 @cache
 def mapping_schema() -> dict[str, Any]:
-    return json.loads(
+    schema: dict[str, Any] = json.loads(
         resources.files(__package__).joinpath("mapping.schema.json").read_text(encoding="utf-8")
     )
+    return schema
 
 
 def schema_path() -> Path:
@@ -244,7 +249,9 @@ def _end_anchored(pattern: str) -> str:
     return pattern
 
 
-_MappingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+_MappingValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+)
 
 
 def validate_mapping_document(document: Document) -> list[Diagnostic]:
@@ -289,6 +296,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     described = schema.get("description")
     kind = problem.validator
     value = problem.instance
+    rule: Any = problem.validator_value  # the schema keyword's value (typed with a never-set sentinel)
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
@@ -302,7 +310,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in extra
         ]
     if kind == "required":
-        missing = [k for k in problem.validator_value if not (isinstance(value, dict) and k in value)]
+        missing = [k for k in rule if not (isinstance(value, dict) and k in value)]
         return [
             error(
                 "M102",
@@ -313,12 +321,12 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             for key in missing
         ]
     if kind == "pattern":
-        hint = _pattern_hint(problem.validator_value, value)
+        hint = _pattern_hint(rule, value)
         return [
             error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
         ]
     if kind in ("enum", "const"):
-        options = problem.validator_value if kind == "enum" else [problem.validator_value]
+        options = rule if kind == "enum" else [rule]
         shown = ", ".join(json.dumps(o) for o in options)
         return [
             error(
@@ -329,7 +337,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
             )
         ]
     if kind == "type":
-        expected = problem.validator_value
+        expected = rule
         return [
             error(
                 "M105",
@@ -342,7 +350,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         return [
             error(
                 "M106",
-                f"{where} needs at least {problem.validator_value} entry",
+                f"{where} needs at least {rule} entry",
                 document.locate(pointer),
                 hint=described,
             )
@@ -350,7 +358,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "anyOf" and problem.context:
         # A setting written one of several ways (auth: one credential or a list): explain the problems
         # of the way whose type matches what is written.
-        for branch in range(len(problem.validator_value)):
+        for branch in range(len(rule)):
             errors = [e for e in problem.context if e.schema_path and e.schema_path[0] == branch]
             if errors and not any(e.validator == "type" and not e.path for e in errors):
                 return [d for e in errors for d in _explain(e, document)]
@@ -440,29 +448,65 @@ def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _check_units(document: Document) -> list[Diagnostic]:
-    """A conversion is never guessed: an unknown pair needs its factor written out (T5)."""
+    """A conversion is never guessed: an unknown pair needs its factor written out, and money needs an
+    ISO 4217 code or the field that holds one (T5)."""
     found = []
     for pointer, unit in _unit_rules(document):
-        if unit["agent"] == unit["upstream"]:
-            found.append(
-                error(
-                    "M120",
-                    f"unit converts '{unit['agent']}' to itself",
-                    document.locate(pointer),
-                    hint="remove 'unit', or name the unit the API expects in 'upstream'",
-                )
-            )
-        elif "factor" not in unit and known_factor(unit["agent"], unit["upstream"]) is None:
-            found.append(
-                error(
-                    "M121",
-                    f"mcpgen does not know how many '{unit['upstream']}' make one '{unit['agent']}'",
-                    document.locate(pointer),
-                    hint=f"add 'factor: <upstream units in one {unit['agent']}>'; known units: "
-                    + ", ".join(KNOWN_UNITS),
-                )
-            )
+        found += [
+            error(code, what, document.locate(pointer), hint=hint)
+            for code, what, hint in _unit_problems(unit)
+        ]
     return found
+
+
+def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
+    agent, upstream = unit["agent"], unit["upstream"]
+    if agent == upstream:
+        return [
+            (
+                "M120",
+                f"unit converts '{agent}' to itself",
+                "remove 'unit', or name the unit the API expects in 'upstream'",
+            )
+        ]
+    if "currency_from" in unit or agent == MAJOR:
+        if agent != MAJOR or upstream not in MINOR or "currency_from" not in unit or "factor" in unit:
+            return [
+                (
+                    "M123",
+                    "an amount whose currency is another field is written {agent: major, upstream: minor, "
+                    "currency_from: <that field>}, without 'factor'",
+                    "the factor follows the currency of each call (JPY 1, USD 100, KWD 1000); for one fixed "
+                    "currency write {agent: usd, upstream: minor} instead",
+                )
+            ]
+        return []
+    if "factor" in unit:
+        return []
+    code = unknown_currency(agent, upstream)
+    if code is not None:
+        return [
+            (
+                "M122",
+                f"'{code}' is not an ISO 4217 currency code, so how many minor units make one is unknown",
+                "write the currency's ISO 4217 code (usd, jpy, kwd, ...), or give 'factor'",
+            )
+        ]
+    if known_factor(agent, upstream) is None:
+        sizes = {agent, upstream} & set(AMBIGUOUS_SIZES)
+        why = (
+            f"; '{sorted(sizes)[0]}' means 1000 or 1024 depending on the API (kib, mib, gib, tib are 1024)"
+            if sizes
+            else ""
+        )
+        return [
+            (
+                "M121",
+                f"mcpgen does not know how many '{upstream}' make one '{agent}'{why}",
+                f"add 'factor: <upstream units in one {agent}>'; known units: " + ", ".join(KNOWN_UNITS),
+            )
+        ]
+    return []
 
 
 def _check_previews(document: Document) -> list[Diagnostic]:
@@ -519,7 +563,8 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                                 "M133",
                                 f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
                                 document.locate(join_pointer(pointer, "params", key, knob)),
-                                hint="add  confirm: preview  and  preview: {read: ...}  to the action (S1, S2)",
+                                hint="add  confirm: preview  and  preview: {read: ...}  to the action "
+                                f"({rule_name('S1')}; {rule_name('S2')})",
                             )
                         )
     return found
@@ -631,6 +676,7 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         concise=tuple(rule["concise"]) if "concise" in rule else None,
         drop=tuple(rule.get("drop", ())),
         source=document.locate(pointer),
+        single=bool(rule.get("single", False)),
     )
 
 
@@ -647,6 +693,7 @@ def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> 
         default_limit=rule.get("default_limit"),
         max_limit=rule.get("max_limit"),
         source=document.locate(pointer),
+        next_link=rule.get("next_link"),
     )
 
 
@@ -663,8 +710,9 @@ def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> P
 
 
 def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document) -> ParamRule:
-    location, dot, wire = key.partition(".")
-    if not dot or location not in PARAM_LOCATIONS:
+    prefix, dot, wire = key.partition(".")
+    location: str | None = prefix
+    if not dot or prefix not in PARAM_LOCATIONS:
         location, wire = None, key
     return ParamRule(
         key=key,
@@ -686,9 +734,14 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
 def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
     if unit is None:
         return None
-    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"])
+    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"]) or 0
     return UnitRule(
-        agent=unit["agent"], upstream=unit["upstream"], factor=factor, source=document.locate(pointer)
+        agent=unit["agent"],
+        upstream=unit["upstream"],
+        factor=factor,
+        source=document.locate(pointer),
+        currency_from=unit.get("currency_from"),
+        as_is=tuple(unit.get("as_is") or ()),
     )
 
 
@@ -731,7 +784,8 @@ def _property_description(schema: dict[str, Any], key: str) -> str | None:
     prop = schema.get("properties", {}).get(key, {})
     if "$ref" in prop:
         prop = mapping_schema()["$defs"].get(prop["$ref"].rsplit("/", 1)[-1], {})
-    return prop.get("description")
+    described = prop.get("description")
+    return described if isinstance(described, str) else None
 
 
 def _did_you_mean(word: str, options: list[str]) -> str:
@@ -772,7 +826,7 @@ def _article(json_type: Any) -> str:
         "null": "null",
     }
     if isinstance(json_type, list):
-        return " or ".join(names.get(t, t) for t in json_type)
+        return " or ".join(names.get(str(t), str(t)) for t in json_type)
     return names.get(json_type, str(json_type))
 
 

@@ -16,7 +16,7 @@ import pydantic
 from openapi_pydantic.v3.v3_0 import OpenAPI as OpenAPI30
 from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
 from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
 
@@ -59,6 +59,9 @@ class Spec:
     description: str
     servers: tuple[str, ...]
     operations: tuple[Operation, ...]  # in document order
+    # Parts of the document that are not valid OpenAPI but sit inside a component or an operation:
+    # they matter only if a mapped operation uses them (`problems_for`), so loading goes on.
+    invalid: tuple[Diagnostic, ...] = ()
     # find_operation's lookups: 'METHOD /path' and operationId (the first operation holding it).
     _by_reference: dict[str, Operation] = field(default_factory=dict, repr=False, compare=False)
 
@@ -88,10 +91,14 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
     problems = check_network_refs(document)
     if problems:
         raise DiagnosticError(problems)
+    invalid: list[Diagnostic] = []
     try:
         model.model_validate(data)
     except pydantic.ValidationError as exc:
-        raise DiagnosticError(_validation_diagnostics(exc, document)) from None
+        found = _validation_diagnostics(exc, document)
+        if not all(_is_local(_pointer_of(d)) for d in found):
+            raise DiagnosticError(found[:5]) from None
+        invalid = found
     resolver = RefResolver(document, roots=ref_roots)
     info = data.get("info") or {}
     return Spec(
@@ -105,7 +112,106 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
             str(s.get("url")) for s in data.get("servers") or () if isinstance(s, dict) and s.get("url")
         ),
         operations=tuple(_operations(document, resolver)),
+        invalid=tuple(invalid),
     )
+
+
+def _is_local(pointer: str | None) -> bool:
+    """Inside one component (`/components/schemas/X/...`) or one operation (`/paths/P/get/...`):
+    a problem there breaks only what uses it."""
+    tokens = (pointer or "").split("/")[1:]
+    return (tokens[:1] == ["components"] and len(tokens) >= 3) or (
+        tokens[:1] == ["paths"] and len(tokens) >= 3
+    )
+
+
+def problems_for(spec: Spec, operations: Sequence[Operation]) -> list[Diagnostic]:
+    """The spec's invalid parts (S010): an error where a mapped operation uses one (itself or
+    through `$ref`s), a warning that it is ignored where none does."""
+    if not spec.invalid:
+        return []
+    reached = _reached_pointers(spec, operations)
+    out = []
+    for problem in spec.invalid:
+        pointer = _pointer_of(problem)
+        user = next((key for key, prefix in reached if _within(pointer, prefix)), None)
+        message = problem.message.removeprefix("not a valid OpenAPI document here: ")
+        if user is not None:
+            out.append(
+                error(
+                    "S010",
+                    f"not valid OpenAPI here ({message}), and {user} uses it",
+                    problem.source,
+                    hint="fix this part of the spec, or leave that operation unmapped",
+                )
+            )
+        else:
+            out.append(
+                warning(
+                    "S010",
+                    f"not valid OpenAPI here ({message}); no mapped operation uses it, so it is ignored",
+                    problem.source,
+                    hint="fix the spec when you can; nothing generated depends on it",
+                )
+            )
+    return out
+
+
+def _pointer_of(diagnostic: Diagnostic) -> str:
+    return diagnostic.source.pointer if diagnostic.source is not None else ""
+
+
+def _within(pointer: str, prefix: str) -> bool:
+    return pointer == prefix or pointer.startswith(prefix + "/")
+
+
+def _reached_pointers(spec: Spec, operations: Sequence[Operation]) -> list[tuple[str, str]]:
+    """(operation key, pointer) for each operation, its path item's parameters and every local
+    `$ref` target they reach (bounded by the document: each target is visited once)."""
+    reached: list[tuple[str, str]] = []
+    data = spec.document.data
+    for operation in operations:
+        path_item = join_pointer("/paths", operation.path)
+        roots = [operation.located.pointer, path_item + "/parameters"]
+        seen: set[str] = set()
+        stack = [(p, _at(data, p)) for p in roots]
+        while stack:
+            pointer, node = stack.pop()
+            if pointer in seen:
+                continue
+            seen.add(pointer)
+            reached.append((operation.key, pointer))
+            for ref in _local_refs(node):
+                stack.append((ref, _at(data, ref)))
+    return reached
+
+
+def _local_refs(node: Any) -> list[str]:
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/"):
+                found.append(ref[1:])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _at(data: Any, pointer: str) -> Any:
+    node = data
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
 
 
 def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
@@ -126,17 +232,26 @@ def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
 def _validation_diagnostics(exc: pydantic.ValidationError, document: Document) -> list[Diagnostic]:
     """Turn pydantic's error locations into JSON pointers, keeping the most specific few."""
     seen: set[str] = set()
-    out: list[Diagnostic] = []
+    found: list[tuple[str, str]] = []
     for item in exc.errors():
         pointer = join_pointer("", *_document_tokens(item["loc"], document.data))
-        if pointer in seen:
-            continue
-        seen.add(pointer)
-        out.append(
-            error("S003", f"not a valid OpenAPI document here: {item['msg']}", document.locate(pointer))
+        if pointer not in seen:
+            seen.add(pointer)
+            found.append((pointer, str(item["msg"])))
+    # A schema that fails is also tried as a Reference, whose "$ref: Field required" only misleads
+    # when the schema's own keyword is named beside it.
+    kept = [
+        (pointer, msg)
+        for pointer, msg in found
+        if not (
+            pointer.endswith("/$ref")
+            and any(other != pointer and _within(other, pointer[: -len("/$ref")]) for other, _ in found)
         )
-    # A union failure reports every branch; the first handful are enough to find the mistake.
-    return out[:5]
+    ]
+    return [
+        error("S003", f"not a valid OpenAPI document here: {msg}", document.locate(pointer))
+        for pointer, msg in kept
+    ]
 
 
 def _document_tokens(loc: tuple[int | str, ...], data: Any) -> list[int | str]:

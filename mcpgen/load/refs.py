@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
 
 
@@ -22,7 +22,7 @@ class Located:
     value: Any
 
     @property
-    def source(self):  # noqa: ANN201 - SourceRef, kept short for call sites
+    def source(self) -> SourceRef:
         return self.document.locate(self.pointer)
 
     def child(self, *tokens: str | int) -> Located:

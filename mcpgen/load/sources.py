@@ -549,7 +549,7 @@ def _json_members(text: str, index: int) -> Iterator[tuple[str, int, int]]:
     index = _skip_ws(text, index + 1)
     while index < len(text) and text[index] != "}":
         key_start = index
-        key, index = json.decoder.scanstring(text, index + 1)
+        key, index = _decoder.raw_decode(text, index)  # a member's name is a JSON string
         index = _skip_ws(text, index)
         index = _skip_ws(text, index + 1)  # the colon
         yield key, key_start, index

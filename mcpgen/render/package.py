@@ -21,6 +21,7 @@ from mcpgen.ir import (
     ResultShape,
     ServerSpec,
     ToolSpec,
+    UnitSpec,
 )
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
@@ -52,7 +53,7 @@ def templates_root() -> Traversable:
     packaged = resources.files("mcpgen").joinpath("templates")
     if packaged.is_dir():
         return packaged
-    return resources.files("mcpgen").joinpath("..", "templates")  # type: ignore[return-value]
+    return resources.files("mcpgen").joinpath("..", "templates")
 
 
 @cache
@@ -139,6 +140,7 @@ def render_server(
                 "package/pyproject.toml.jinja",
                 description=_summary(server),
                 extras=_extras(server),
+                uses_access=_carries(server, "access"),
             ),
         ),
         RenderedFile(
@@ -184,8 +186,13 @@ def render_server(
         files.append(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
-    files.extend(_runtime_files(pkg))
+    files.extend(_runtime_files(pkg, server.runtime_left_out))
     return tuple(files)
+
+
+def _carries(server: ServerSpec, runtime_module: str) -> bool:
+    """Whether the package carries this optional runtime module (build decides which)."""
+    return runtime_module not in server.runtime_left_out
 
 
 def _checked(name: str, what: str) -> str:
@@ -214,7 +221,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     actions = [*tool.actions, *(a.preview.read for a in tool.actions if a.preview)]
     uses_fixed = any(a.fixed for a in actions)
     uses_params = any(a.params for a in actions)
-    uses_units = any(p.unit for a in actions for p in a.params)
+    uses_units = any(p.unit for a in actions for p in a.params) or any(a.result_units for a in actions)
     preview = tool.preview
     names = [
         "Action",
@@ -222,8 +229,10 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         *(["Guard"] if preview and preview.guards else []),
         *(["Param"] if uses_params else []),
         *(["Preview"] if preview else []),
+        *(["ResultUnit"] if any(a.result_units for a in actions) else []),
         "Tool",
         *(["Unit"] if uses_units else []),
+        *(["Variant"] if any(a.variants for a in actions) else []),
     ]
     kwargs: list[tuple[str, Any]] = [
         ("name", tool.name),
@@ -263,6 +272,7 @@ def _preview_call(preview: PreviewSpec) -> Call:
                             ("arg", g.arg_name),
                             ("current", g.current_field),
                             ("max_increase_pct", g.max_increase_pct),
+                            *((("unit", _unit_call(g.unit)),) if g.unit else ()),
                         ),
                     )
                     for g in preview.guards
@@ -274,8 +284,6 @@ def _preview_call(preview: PreviewSpec) -> Call:
 
 def _action_call(action: ActionSpec) -> Call:
     kwargs: list[tuple[str, Any]] = [("name", action.name), ("method", action.method), ("path", action.path)]
-    if action.operation_id:
-        kwargs.append(("operation_id", action.operation_id))
     if action.params:
         kwargs.append(
             (
@@ -292,7 +300,15 @@ def _action_call(action: ActionSpec) -> Call:
             (
                 "fixed",
                 tuple(
-                    Call("Fixed", (("wire", f.wire_name), ("at", f.location), ("value", f.value)))
+                    Call(
+                        "Fixed",
+                        (
+                            ("wire", f.wire_name),
+                            ("at", f.location),
+                            ("value", f.value),
+                            *((("path", f.path),) if f.path else ()),
+                        ),
+                    )
                     for f in action.fixed
                 ),
             )
@@ -313,14 +329,36 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("confirm", action.confirm_value))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
+    if action.result_units:
+        kwargs.append(
+            (
+                "result_units",
+                tuple(
+                    Call("ResultUnit", (("field", r.field), ("name", r.name), ("unit", _unit_call(r.unit))))
+                    for r in action.result_units
+                ),
+            )
+        )
     if action.idempotency_body:
         kwargs.append(("idempotency_body", action.idempotency_body))
-    if action.hints is not None and action.hints.idempotent != (action.method in IDEMPOTENT_METHODS):
-        kwargs.append(("safe_to_repeat", action.hints.idempotent))
+    if action.hints.idempotent if action.hints is not None else action.method in IDEMPOTENT_METHODS:
+        kwargs.append(("idempotent", True))  # build's decision (build/hints.py): the runtime has no rule
     if action.accept:
         kwargs.append(("accept", action.accept))
     if action.base_url_env:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
+    if action.body_requires:
+        kwargs.append(("body_requires", action.body_requires))
+    if action.variants:
+        kwargs.append(
+            (
+                "variants",
+                tuple(
+                    Call("Variant", (("name", v.name), ("args", v.args), ("required", v.required)))
+                    for v in action.variants
+                ),
+            )
+        )
     return Call("Action", tuple(kwargs))
 
 
@@ -331,28 +369,43 @@ def _param_call(param: ParamSpec) -> Call:
         ("at", param.location),
     ]
     if param.unit is not None:
-        unit = param.unit
-        kwargs.append(
-            (
-                "unit",
-                Call(
-                    "Unit",
-                    (
-                        ("agent", unit.agent),
-                        ("upstream", unit.upstream),
-                        ("factor", unit.factor),
-                        ("integer", unit.integer),
-                    ),
-                ),
-            )
-        )
+        kwargs.append(("unit", _unit_call(param.unit)))
+    if param.path:
+        kwargs.append(("path", param.path))
+    if param.style is not None:
+        kwargs.append(("style", param.style))
+    if param.explode is not None:
+        kwargs.append(("explode", param.explode))
+    if param.check_schema is not None:
+        kwargs.append(("schema", param.check_schema))
     return Call("Param", tuple(kwargs))
+
+
+def _unit_call(unit: UnitSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [
+        ("agent", unit.agent),
+        ("upstream", unit.upstream),
+        ("factor", unit.factor),
+        ("integer", unit.integer),
+    ]
+    for key, value in (
+        ("currency_arg", unit.currency_arg),
+        ("currency_key", unit.currency_key),
+        ("currency_fixed", unit.currency_fixed),
+        ("currency_sibling", unit.currency_sibling),
+        ("as_is", unit.as_is),
+    ):
+        if value:
+            kwargs.append((key, value))
+    return Call("Unit", tuple(kwargs))
 
 
 def _shape_call(shape: ResultShape) -> Call:
     kwargs: list[tuple[str, Any]] = []
     if shape.items is not None:
         kwargs.append(("items", shape.items))
+    if shape.record is not None:
+        kwargs.append(("record", shape.record))
     if shape.concise:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
@@ -375,6 +428,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         kwargs.append(("echoed", paging.echoed))
     if paging.max_limit is not None:
         kwargs.append(("max_limit", paging.max_limit))
+    if paging.next_link is not None:
+        kwargs.append(("next_link", paging.next_link))
     return Call("Paging", tuple(kwargs))
 
 
@@ -416,12 +471,14 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             *([("server_info", True)] if server.server_info else []),
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
+            *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
         ),
     )
     return {
         "config": Emitted(assignment("CONFIG", config)),
         "upstream_imports": Emitted("Auth, Upstream" if auth is not None else "Upstream"),
-        "uses_access": access is not None,
+        "uses_access": _carries(server, "access"),
+        "uses_previews": _carries(server, "preview"),
     }
 
 
@@ -478,7 +535,10 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
             tool.name,
             action.name,
             f"`{param.arg_name}` in {param.unit.agent}",
-            f"`{param.wire_name}` in {param.unit.upstream} (x {param.unit.factor:g})",
+            f"`{param.wire_path}` in {param.unit.upstream} "
+            + (
+                f"(x {param.unit.factor:g})" if param.unit.factor else "(by the currency's ISO 4217 decimals)"
+            ),
         )
         for tool in server.tools
         for action in tool.actions
@@ -488,17 +548,21 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
 
 
 def _extras(server: ServerSpec) -> list[tuple[str, str]]:
-    """Optional dependencies: the Redis client, for previews shared between replicas."""
-    return [("redis", "redis>=5,<9")] if any(t.preview for t in server.tools) else []
+    """Optional dependencies: the Redis client, for previews shared between replicas (store.py)."""
+    return [("redis", "redis>=5,<9")] if _carries(server, "store") else []
 
 
 def _summary(server: ServerSpec) -> str:
     return f"MCP server for {server.title} ({len(server.tools)} task tools), generated by mcpgen."
 
 
-def _runtime_files(package: str) -> list[RenderedFile]:
+def _runtime_files(package: str, left_out: frozenset[str]) -> list[RenderedFile]:
     root = templates_root().joinpath("runtime")
-    names = sorted(entry.name for entry in root.iterdir() if entry.name.endswith(".py"))
+    names = sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.name.endswith(".py") and entry.name.removesuffix(".py") not in left_out
+    )
     return [
         RenderedFile(f"{package}/{RUNTIME_DIR}/{name}", root.joinpath(name).read_text(encoding="utf-8"))
         for name in names

@@ -1,11 +1,12 @@
-"""Who may call the server over streamable HTTP (P3).
+"""Who may call the server over streamable HTTP (P3 credentials).
 
 Every HTTP request needs a bearer token issued for this server: a JWT whose issuer and audience
 are checked, signed with a key from the server's environment (MCP_AUTH_JWT_SECRET for HS256, or
 MCP_AUTH_JWKS_URL for keys published as a JWKS, https:// or file://). The SDK's bearer middleware
-refuses requests without a valid token; this module verifies tokens for it, hides the tools a
-token lacks the scopes for, and checks those scopes again on every call: hiding is a convenience,
-the check is the protection. The caller's token is only read here; requests to the upstream API
+refuses requests without a valid token; this module verifies tokens for it, and callers.py hides the
+tools a token lacks the scopes for and checks those scopes again on every call: hiding is a
+convenience, the check is the protection. A package carries this module (and depends on PyJWT) only
+when its mapping sets `server.access`. The caller's token is only read here; requests to the upstream API
 carry the server's own credentials, never the caller's.
 
 stdio is not checked: its caller is the user who started the server.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,9 @@ from urllib.request import url2pathname
 
 import anyio.to_thread
 import jwt
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-
-from .errors import Recovery, ToolError
+from pydantic import AnyHttpUrl
 
 log = logging.getLogger("mcp_server")
 
@@ -43,21 +42,8 @@ class Access:
     audience: str  # this server's resource URL
     scopes: tuple[str, ...] = ()  # needed by every request
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Caller:
-    subject: str  # the token's `sub` (or its client id): previews are bound to it (S3)
-    scopes: frozenset[str]
-
-
-def current_caller() -> Caller | None:
-    """The verified caller of the request being handled; None on stdio."""
-    token = get_access_token()
-    if token is None:
-        return None
-    return Caller(
-        subject=token.subject or token.client_id, scopes=frozenset(token.scopes)
-    )
+    def http_auth(self) -> dict[str, Any]:
+        return http_auth(self)
 
 
 class JwtVerifier:
@@ -95,7 +81,7 @@ class JwtVerifier:
                 options={"require": ["exp", "iss", "aud"]},
             )
         except (jwt.PyJWTError, OSError, KeyError) as exc:
-            # The reason, never the token (E5).
+            # The reason, never the token (E5 no internals).
             log.info("refused a bearer token: %s", type(exc).__name__)
             return None
         subject = claims.get("sub")
@@ -130,6 +116,8 @@ def _by_kid(key_set: jwt.PyJWKSet, token: str) -> jwt.PyJWK:
     kid = jwt.get_unverified_header(token).get("kid")
     if kid is None and len(key_set.keys) == 1:
         return key_set.keys[0]
+    if not isinstance(kid, str):
+        raise KeyError("the token names no key of several")
     return key_set[kid]  # KeyError for an unknown kid
 
 
@@ -159,37 +147,9 @@ def http_auth(access: Access) -> dict[str, Any]:
             "(the issuer's JWKS, https:// or file://)."
         )
     settings = AuthSettings(
-        issuer_url=access.issuer,
-        resource_server_url=access.audience,
+        issuer_url=AnyHttpUrl(access.issuer),
+        resource_server_url=AnyHttpUrl(access.audience),
         required_scopes=list(access.scopes) or None,
         validate_token_resource=False,  # JwtVerifier checks `aud` itself
     )
     return {"auth": settings, "token_verifier": JwtVerifier(access, secret, jwks_url)}
-
-
-class ScopeCheck:
-    """Per-tool scopes: which tools a caller sees, and whether it may call one (P2, P3)."""
-
-    def __init__(self, required: Mapping[str, Iterable[str]], enforced: bool):
-        self.required = {name: tuple(scopes) for name, scopes in required.items()}
-        self.enforced = enforced
-
-    def visible(self, name: str, caller: Caller | None) -> bool:
-        return not self._missing(name, caller)
-
-    def check(self, name: str, caller: Caller | None) -> None:
-        missing = self._missing(name, caller)
-        if missing:
-            raise ToolError(
-                f"your access token does not allow {name}: it needs the scope {' '.join(missing)}.",
-                f"Ask the user to authorize this client for {' '.join(missing)} (sign in again with that "
-                "scope), then call again. Use the tools of the current token until then.",
-                Recovery.NEEDS_PERMISSION,
-            )
-
-    def _missing(self, name: str, caller: Caller | None) -> list[str]:
-        if not self.enforced:
-            return []
-        needed = self.required.get(name, ())
-        have = caller.scopes if caller is not None else frozenset()
-        return [scope for scope in needed if scope not in have]

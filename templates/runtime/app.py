@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import httpx
@@ -23,21 +23,36 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from .access import Access, Caller, ScopeCheck, current_caller, http_auth
+from .callers import Caller, HttpAccess, ScopeCheck, current_caller
+from .conversion import convert_results
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
 from .info import server_info
 from .live import LiveContract
-from .preview import Previews, preview_tool_schema
 from .results import Budget, error_result, interpret, success_result
-from .routing import Action, Tool
+from .routing import Action, Execute, Read, Tool
 from .truncation import DEFAULT_MAX_TOKENS
 from .upstream import Upstream, build_request, send
 from .validation import ToolValidator
 
-# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6).
+# Logs go to stderr: on stdio, stdout carries protocol traffic only (R6 nothing on stdout).
 log = logging.getLogger("mcp_server")
+
+
+class PreviewFlow(Protocol):
+    """preview.py's `Previews` (S1 preview, then apply), present only in a package with a previewed
+    tool; the rendered server.py imports it and hands it over as `ServerConfig.previews`."""
+
+    def __init__(self, package: str, apply_limit_s: float) -> None: ...
+
+    async def preview(
+        self, tool: Tool, values: dict[str, Any], subject: str, read: Read
+    ) -> dict[str, Any]: ...
+
+    async def apply(
+        self, tool: Tool, preview_id: Any, subject: str, execute: Execute
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,14 +65,18 @@ class ServerConfig:
     upstream: Upstream
     # Serve the '<name>_server_info' diagnostic tool (info.py).
     server_info: bool = False
-    max_result_tokens: int = DEFAULT_MAX_TOKENS  # the result size budget (R4)
-    access: Access | None = None  # bearer tokens checked over HTTP (P3)
+    max_result_tokens: int = (
+        DEFAULT_MAX_TOKENS  # the result size budget (R4 truncation is announced)
+    )
+    access: HttpAccess | None = None  # bearer tokens checked over HTTP (P3 credentials)
+    previews: type[PreviewFlow] | None = None  # the package has a previewed tool
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
-    return json.loads(
+    contract: list[dict[str, Any]] = json.loads(
         resources.files(package).joinpath("tools.json").read_text(encoding="utf-8")
     )
+    return contract
 
 
 def load_input_schemas(package: str) -> dict[str, Any] | None:
@@ -68,7 +87,7 @@ def load_input_schemas(package: str) -> dict[str, Any] | None:
 
 
 class Dispatcher:
-    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1)."""
+    """One tool call: validate, build the request, send it, shape the result. Errors become results (E1 tool errors are results)."""
 
     def __init__(
         self,
@@ -91,7 +110,7 @@ class Dispatcher:
             tool.name: ToolValidator(tool, _validated_schema(tool, schemas))
             for tool in tools
         }
-        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1).
+        # '<tool>_preview' and '<tool>_apply' -> the tool whose one action they split (S1 preview, then apply).
         self.confirmed = {
             name: tool
             for tool in tools
@@ -105,8 +124,10 @@ class Dispatcher:
         # How long an apply may hold its claim before it counts as cut off: one exchange and a margin.
         # One that resends with its idempotency key may run longer; until it ends, others report its
         # outcome as unknown, and never send it again.
-        self.previews = Previews(
-            config.package, apply_limit_s=config.upstream.timeout_s + 5
+        self.previews = (
+            config.previews(config.package, apply_limit_s=config.upstream.timeout_s + 5)
+            if config.previews is not None
+            else None
         )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
@@ -126,7 +147,7 @@ class Dispatcher:
         return fresh
 
     def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
-        """The contract less the tools the caller's token has no scope for (P2, P3)."""
+        """The contract less the tools the caller's token has no scope for (P2 deterministic tools/list; P3 credentials)."""
         if not self.enforce_access:
             return self.listing
         return types.ListToolsResult(
@@ -135,7 +156,7 @@ class Dispatcher:
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            # Every upstream call has a timeout (P5); the SDK never sees the upstream's credentials.
+            # Every upstream call has a timeout (P5 timeouts); the SDK never sees the upstream's credentials.
             self._client = httpx.AsyncClient(
                 timeout=self.config.upstream.timeout_s, follow_redirects=False
             )
@@ -146,7 +167,7 @@ class Dispatcher:
     ) -> types.CallToolResult:
         """Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
-        was raised (E1, E5). Only an unknown tool is a JSON-RPC error."""
+        was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
@@ -170,7 +191,9 @@ class Dispatcher:
         self, name: str, arguments: dict[str, Any] | None, caller: Caller | None
     ) -> tuple[types.CallToolResult, str]:
         """The call's result and how it went, for the log; raises ToolError."""
-        cap = self.config.max_result_tokens  # every kind of result is held to it (R4)
+        cap = (
+            self.config.max_result_tokens
+        )  # every kind of result is held to it (R4 truncation is announced)
         kind = self.discovery.meta.get(name)
         if kind == "search":
             visible = functools.partial(self.scopes.visible, caller=caller)
@@ -178,7 +201,7 @@ class Dispatcher:
             return success_result(found, max_tokens=cap), "ok"
         if kind is not None:
             name, arguments = self.discovery.unwrap(arguments)
-        self.scopes.check(name, caller)  # every call, listed or not (P3)
+        self.scopes.check(name, caller)  # every call, listed or not (P3 credentials)
         confirmed = self.confirmed.get(name)
         if confirmed is not None:
             answer = await self._confirmed_call(name, confirmed, arguments, caller)
@@ -193,7 +216,7 @@ class Dispatcher:
         split = any(t.name == name for t in self.confirmed.values())
         validator = None if split else self.validators.get(name)
         if validator is None:
-            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1).
+            # Finding the tool is the protocol's job: an unknown name is a JSON-RPC error, not a result (E1 tool errors are results).
             raise MCPError(
                 code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
@@ -212,8 +235,12 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None,
     ) -> dict[str, Any]:
-        """`<tool>_preview` or `<tool>_apply` (S1); the preview is bound to the caller (S3)."""
+        """`<tool>_preview` or `<tool>_apply` (S1 preview, then apply); the preview is bound to the caller (S3 handles)."""
         subject = caller.subject if caller is not None else ""
+        if self.previews is None:  # render passes Previews whenever a tool is previewed
+            raise RuntimeError(
+                f"{tool.name} is previewed, but the server has no Previews"
+            )
         if name.endswith("_preview"):
             action = tool.actions[0]
             _, values = self.validators[tool.name].check(
@@ -250,9 +277,10 @@ class Dispatcher:
         upstream = self.config.upstream
         request = build_request(upstream, action, values, idempotency_key)
         response = await send(self.client(), upstream, request, action)
-        answer = await self.hooks.after(
-            tool_name, action.name, interpret(response, action, values)
-        )
+        shown = convert_results(
+            action, interpret(response, action, values)
+        )  # T5 parameter names
+        answer = await self.hooks.after(tool_name, action.name, shown)
         return answer, response
 
     def _secrets(self) -> tuple[str, ...]:
@@ -268,8 +296,19 @@ def _loggable(value: Any) -> str:
 
 def _validated_schema(tool: Tool, schemas: dict[str, Any]) -> dict[str, Any]:
     if tool.preview is not None:
-        return preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
-    return schemas[tool.name]
+        return _preview_tool_schema(tool, schemas[f"{tool.name}_preview"])
+    schema: dict[str, Any] = schemas[tool.name]
+    return schema
+
+
+def _preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema the validator checks `<tool>_preview` arguments with: the contract's, plus the
+    `action` the validator expects (the preview tool has exactly one)."""
+    action = {"type": "string", "enum": [tool.actions[0].name]}
+    return {
+        **preview_schema,
+        "properties": {"action": action, **preview_schema.get("properties", {})},
+    }
 
 
 def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
@@ -314,7 +353,7 @@ def build_server(
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        # The contract, verbatim and in name order (P2), less what the caller may not use (P3).
+        # The contract, verbatim and in name order (P2 deterministic tools/list), less what the caller may not use (P3 credentials).
         return dispatcher.listing_for(current_caller())
 
     async def call_tool(
@@ -355,7 +394,7 @@ def build_server(
         lifespan=live.lifespan,
         # prompts and resources lists depend on nothing but this package's contract, so every caller
         # may share them; tools/list does too unless access checks make it depend on the caller's
-        # scopes (P2).
+        # scopes (P2 deterministic tools/list).
         cache_hints={
             "tools/list": CacheHint(
                 ttl_ms=300_000, scope="private" if config.access else "public"
@@ -378,7 +417,7 @@ _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def _serve_http(
-    server: Server[Any], host: str, port: int, access: Access | None
+    server: Server[Any], host: str, port: int, access: HttpAccess | None
 ) -> None:
     import uvicorn
 
@@ -394,7 +433,7 @@ def _serve_http(
         stateless_http=True,
         json_response=True,
         transport_security=security,
-        **(http_auth(access) if access is not None else {}),
+        **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -436,7 +475,7 @@ def run(
         level=args.log_level,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    # httpx logs full request URLs, which can carry an api key in the query (E5).
+    # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
     server = build_server(
         config,

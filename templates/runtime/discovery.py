@@ -1,9 +1,9 @@
-"""On-demand discovery (T3): serve two meta-tools instead of the whole catalog.
+"""On-demand discovery (T3 few tools): serve two meta-tools instead of the whole catalog.
 
 tools.json marks the meta-tools with `_meta["dev.mcpgen/discovery"]`; when they are there, tools/list
 serves only them. `search` scores the catalog against the query's words and returns full definitions;
 `call` unwraps a call to a catalog tool, which then goes through the same validation as any call.
-Nothing is remembered between calls (P1): every search reads the same catalog.
+Nothing is remembered between calls (P1 stateless): every search reads the same catalog.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class Discovery:
         arguments: Mapping[str, Any] | None,
         visible: Callable[[str], bool] = lambda name: True,
     ) -> dict[str, Any]:
-        """Full definitions of the tools matching the query, among those the caller may see (P3)."""
+        """Full definitions of the tools matching the query, among those the caller may see (P3 credentials)."""
         given = dict(arguments or {})
         query = given.get("query")
         if not isinstance(query, str) or not _words(query):

@@ -3,7 +3,7 @@
 `hooks.py` belongs to the package's author: mcpgen creates it once and afterwards only adds stubs.
 For action `get` of tool `petstore_pets_find` the hooks are `before_pets_find__get(args)` and
 `after_pets_find__get(result)` (mcpgen's `naming.hook_names` makes the same names). Either may be
-missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1).
+missing, either may be `async def`; a ToolError raised in one becomes the call's error result (E1 tool errors are results).
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ class Hooks:
                 returned = await returned
         except ToolError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the author's code: a failure is a result (E1)
-            # Type and place only: the message may carry argument values or secrets (E5).
+        except Exception as exc:  # noqa: BLE001 - the author's code: a failure is a result (E1 tool errors are results)
+            # Type and place only: the message may carry argument values or secrets (E5 no internals).
             log.error("hooks.%s raised %s at %s", name, type(exc).__name__, origin(exc))
             raise _broken(name, f"raised {type(exc).__name__}") from None
         if not isinstance(returned, dict):

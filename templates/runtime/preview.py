@@ -1,14 +1,14 @@
-"""Preview, then apply (S1): `<tool>_preview` computes the change and hands out an opaque id,
+"""Preview, then apply (S1 preview, then apply): `<tool>_preview` computes the change and hands out an opaque id,
 `<tool>_apply(preview_id)` makes exactly that change, once.
 
 A preview id is `pv.<nonce>.<signature>`: the nonce is random (unguessable), the signature an HMAC
 over the nonce, the tool and the caller (tamper-evident, and bound to whoever previewed it when the
-transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3).
-Guard rules (S2) are checked against the current value when the preview is made.
+transport knows the caller). The id is a name, not a permission: apply still checks the caller (S3 handles).
+Guard rules (S2 guard rails as errors) are checked against the current value when the preview is made.
 
 An apply claims its preview in the store, with who holds the claim and since when. Whatever the
 claim's holder had not recorded when it stopped (a crash, a kill, a timeout) is an unknown outcome
-(E4), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
+(E4 unknown outcome is not retry), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
 may have made the change. A claim is waited for only while its holder may still be running it.
 """
 
@@ -22,37 +22,22 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
 
+from .conversion import current_in_agent_units
 from .errors import Recovery, ToolError, quoted
-from .routing import Action, Guard, Preview, Tool
+from .routing import Action, Execute, Guard, Preview, Read, Tool, Unit
 from .store import PreviewRecord, PreviewStore, open_store
 
-# (action, arguments) -> the upstream's answer as a dict; raises ToolError.
-Read = Callable[[Action, dict[str, Any]], Awaitable[dict[str, Any]]]
-# (action, arguments, idempotency key) -> the call's result; raises ToolError.
-Execute = Callable[[Action, dict[str, Any], str], Awaitable[dict[str, Any]]]
-
-PREVIEW_ID_PATTERN = r"^pv\.[A-Za-z0-9_-]{20,64}\.[A-Za-z0-9_-]{16,64}$"
 _POLL_S = 0.05
 # Who holds a claim: host, pid, and a nonce for this run, so that a restarted server that got the
 # same pid (pid 1 in a container) tells its predecessor's claims from its own.
 _HOST = socket.gethostname()
 _RUN = secrets.token_hex(6)
 OWNER = f"{_HOST} {os.getpid()} {_RUN}"
-
-
-def preview_tool_schema(tool: Tool, preview_schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema the validator checks `<tool>_preview` arguments with: the contract's, plus the
-    `action` the validator expects (the preview tool has exactly one)."""
-    action = {"type": "string", "enum": [tool.actions[0].name]}
-    return {
-        **preview_schema,
-        "properties": {"action": action, **preview_schema.get("properties", {})},
-    }
 
 
 class Previews:
@@ -64,7 +49,7 @@ class Previews:
 
     def store(self) -> PreviewStore:
         if self._store is None:
-            # Opened at the first preview, never at start-up (E3).
+            # Opened at the first preview, never at start-up (E3 which kind of recovery).
             self._store = open_store(self.package)
         return self._store
 
@@ -91,7 +76,8 @@ class Previews:
                 expires_at=expires_at,
             )
         )
-        changes, unchanged = _compare(preview.compared, values, current)
+        units = {p.arg: p.unit for p in action.params if p.unit is not None}
+        changes, unchanged = _compare(preview.compared, values, current, units)
         until = _utc(expires_at)
         shown: dict[str, Any] = {
             "preview_id": preview_id,
@@ -126,11 +112,13 @@ class Previews:
         if record is None or record.subject != subject or record.tool != tool.name:
             raise _unknown(tool, "is unknown to this server")
         if record.status == "done" and record.result is not None:
-            return record.result  # the first apply's result: one id, one effect (S1)
+            return (
+                record.result
+            )  # the first apply's result: one id, one effect (S1 preview, then apply)
         if record.status in ("applying", "unknown"):
             raise _outcome_unknown(
                 tool, record
-            )  # expired or not: the API may have it (E4)
+            )  # expired or not: the API may have it (E4 unknown outcome is not retry)
         if record.expires_at <= time.time():
             raise ToolError(
                 f"preview_id expired at {_utc(record.expires_at)}; nothing was changed.",
@@ -167,11 +155,11 @@ class Previews:
                 await store.release(preview_id, why)
             raise
         try:
-            # The same key on every apply of one preview: a retry after a timeout stays one change (E4).
+            # The same key on every apply of one preview: a retry after a timeout stays one change (E4 unknown outcome is not retry).
             result = await execute(action, arguments, _idempotency_key(preview_id))
         except ToolError as exc:
             if exc.recovery is Recovery.CHECK_OUTCOME:
-                # It may have taken effect: this id is never sent again (E4).
+                # It may have taken effect: this id is never sent again (E4 unknown outcome is not retry).
                 await store.release(preview_id, exc.what, status="unknown")
                 exc.how += (
                     f" If the change is not there, call {tool.name}_preview again."
@@ -185,7 +173,7 @@ class Previews:
             raise
         except BaseException:
             # Cut off mid-call (cancelled, or a failure of the server's own): the request may
-            # have reached the API, so it is never sent again (E4).
+            # have reached the API, so it is never sent again (E4 unknown outcome is not retry).
             with anyio.CancelScope(shield=True):
                 await store.release(
                     preview_id, "the apply was interrupted", status="unknown"
@@ -292,13 +280,15 @@ def _unknown(tool: Tool, why: str) -> ToolError:
 def _check_guard(
     guard: Guard, values: dict[str, Any], current: dict[str, Any], approval: str
 ) -> None:
-    """Refuse a rise of more than `max_increase_pct` over the current value (S2). A percentage of a
+    """Refuse a rise of more than `max_increase_pct` over the current value (S2 guard rails as errors). A percentage of a
     current value of zero or below says nothing about the size of a rise, so such a rise is refused
     with that reason, never as "-100% above"; a value at or below the current one is no rise."""
     if guard.arg not in values:
         return
     new = values[guard.arg]
-    old = _field(current, guard.current)
+    old = current_in_agent_units(
+        guard.unit, current, guard.current
+    )  # T5 parameter names: in the argument's unit
     limit = f"+{guard.max_increase_pct:g}%"
     if not _is_number(old):
         got = f"no {guard.current}" if old is None else f"{guard.current} {quoted(old)}"
@@ -339,7 +329,10 @@ def _field(record: dict[str, Any], path: str) -> Any:
 
 
 def _compare(
-    compared: Mapping[str, str], values: dict[str, Any], current: dict[str, Any]
+    compared: Mapping[str, str],
+    values: dict[str, Any],
+    current: dict[str, Any],
+    units: Mapping[str, Unit] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """What the change sets, field by field, against the current record: only the fields it sets,
     an object argument (a partial update's patch) compared key by key, never the whole record.
@@ -351,7 +344,7 @@ def _compare(
     ]
     while pending:  # bounded: every step goes one level into the (validated) arguments
         arg, field, after = pending.pop(0)
-        before = _field(current, field)
+        before = current_in_agent_units((units or {}).get(arg), current, field)
         if isinstance(after, dict) and after and isinstance(before, dict | None):
             pending[:0] = [(f"{arg}.{k}", f"{field}.{k}", v) for k, v in after.items()]
         elif before == after and type(before) is type(after):

@@ -1,4 +1,4 @@
-"""Upstream responses become tool results: structured content plus the same JSON as text (R5)."""
+"""Upstream responses become tool results: structured content plus the same JSON as text (R5 structured and text)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -16,12 +16,12 @@ import httpx
 import mcp_types as types
 
 from .errors import Recovery, ToolError, api_problem, clipped, field_candidates
-from .pagination import page_info
+from .pagination import already_shown, page_info
 from .routing import Action, Param
-from .shaping import Shape, lookup, response_format, shape_record
+from .shaping import Shape, lookup, response_format, shape_record, unwrap
 from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
-_MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2, E5)
+_MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2 what, why, how; E5 no internals)
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
 
 
@@ -63,7 +63,7 @@ class Answer(httpx.Response):
 
 def decode_body(content: bytes, secrets: tuple[str, ...]) -> tuple[Any, str | None]:
     """A body as (JSON value, None), or (None, why it is not usable). Strict JSON only (no NaN or
-    Infinity), at most _MAX_DEPTH levels deep; the credential's values are replaced in every string (E5)."""
+    Infinity), at most _MAX_DEPTH levels deep; the credential's values are replaced in every string (E5 no internals)."""
     if not content:
         return None, None
     try:
@@ -109,7 +109,7 @@ def interpret(
     values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A successful answer as a JSON object for structuredContent. Refusals, redirects and bodies that
-    are not JSON never get here: `upstream.send` turns them into a ToolError with guidance (E2, E3)."""
+    are not JSON never get here: `upstream.send` turns them into a ToolError with guidance (E2 what, why, how; E3 which kind of recovery)."""
     if response.status_code == 204 or not response.content:
         return {"ok": True, "status": response.status_code}
     body = _json_or_none(response)
@@ -129,23 +129,42 @@ def present(
     shape: Shape,
     values: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """A read action's answer: records in the requested format (R1, R2) and, for a list, one paging
-    shape whatever the API's (R3): items, has_more, next_page or next_cursor, total_count."""
+    """A read action's answer: records in the requested format (R1 meaningful fields; R2 concise or detailed) and, for a list, one paging
+    shape whatever the API's (R3 pagination): items, has_more, next_page or next_cursor, total_count."""
     form = response_format(values)
     records = lookup(body, shape.items) if shape.items is not None else body
-    if not isinstance(records, list):
-        record = shape_record(body, shape, form)
-        return record if isinstance(record, dict) else {"value": record}
-    shaped: dict[str, Any] = {"items": [shape_record(r, shape, form) for r in records]}
     next_link = response.links.get("next", {}).get("url")
     sent = response.request.url.params.multi_items()
     paging = action.paging
+    if not isinstance(records, list):
+        inner = unwrap(body, shape.record)
+        # An envelope that says more than its record is shown whole: the concise fields are the
+        # record's, and would find nothing at the envelope's level.
+        kept = "detailed" if shape.record and inner is body else form
+        record = shape_record(inner, shape, kept)
+        shaped = record if isinstance(record, dict) else {"value": record}
+        if paging is not None:
+            # Paging on an answer that is not a list (the build warned): whatever the API says about
+            # more to come still reaches the agent, so a partial answer never reads as whole (R4 truncation is announced).
+            info = page_info(paging, body, values, 0, next_link, sent)
+            if info.get("has_more") is not False or "total_count" in info:
+                shaped = {
+                    **shaped,
+                    **{k: v for k, v in info.items() if k not in shaped},
+                }
+        return shaped
+    # A resumed cut page (truncation.py): the records an earlier result already showed are skipped.
+    skip = already_shown(paging, values)
+    shaped = {"items": [shape_record(r, shape, form) for r in records[skip:]]}
     shaped.update(page_info(paging, body, values, len(records), next_link, sent))
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
-        skip = {(shape.items or "").split(".")[0], *(paging.consumed if paging else ())}
+        skip_keys = {
+            (shape.items or "").split(".")[0],
+            *(paging.consumed if paging else ()),
+        }
         shaped.update(
-            {k: v for k, v in body.items() if k not in skip and k not in shaped}
+            {k: v for k, v in body.items() if k not in skip_keys and k not in shaped}
         )
     return shaped
 
@@ -153,7 +172,7 @@ def present(
 def http_error(
     response: httpx.Response, action: Action, credential_env: str | None = None
 ) -> ToolError:
-    """An upstream refusal as what happened, why, and what to do next (E2, E3); see docs/errors.md."""
+    """An upstream refusal as what happened, why, and what to do next (E2 what, why, how; E3 which kind of recovery); see docs/errors.md."""
     status = response.status_code
     said, fields = _upstream_problem(response)
     if said and not said.endswith((".", "!", "?")):
@@ -268,9 +287,11 @@ def _not_found(told: str, action: Action) -> ToolError:
             f"Find the right {action.finds} with {action.find_with}, then call again with it.",
             Recovery.FIX_INPUT,
         )
+    named = [p.arg for p in action.params if p.at == "path"]
+    which = " and ".join(named) if named else "the identifiers in the arguments"
     return ToolError(
         f"not found (HTTP 404) for '{action.name}'.{told}",
-        "Check the identifiers in the arguments and call again.",
+        f"Check {which} and call again.",
         Recovery.FIX_INPUT,
     )
 
@@ -316,7 +337,7 @@ def _retry_after_s(value: str) -> int | None:
             return None
         if when.tzinfo is None:
             return None
-        seconds = max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
+        seconds = max(0, math.ceil((when - datetime.now(timezone.utc)).total_seconds()))
     return seconds if seconds <= MAX_RETRY_AFTER_S else None
 
 
@@ -366,7 +387,7 @@ def _opening(response: httpx.Response, limit: int) -> str:
 def redirect_error(
     response: httpx.Response, action: Action, base_url_env: str
 ) -> ToolError:
-    """A 3xx. The server never follows one: it could take the credential to another host (P3)."""
+    """A 3xx. The server never follows one: it could take the credential to another host (P3 credentials)."""
     where = _redirect_target(response)
     said = (
         f"the API redirected to {_quoted(where)} (HTTP {response.status_code})"
@@ -389,7 +410,7 @@ def redirect_error(
 
 def _redirect_target(response: httpx.Response) -> str:
     """Where a redirect points, as scheme://host:port/path: its query and any user:password may carry
-    secrets (E5). '' when it says nowhere usable."""
+    secrets (E5 no internals). '' when it says nowhere usable."""
     location = response.headers.get("location", "")
     try:
         target = urlsplit(urljoin(str(response.request.url), location))
@@ -403,7 +424,7 @@ def _redirect_target(response: httpx.Response) -> str:
 
 def unusable_error(answer: Answer, action: Action, base_url_env: str) -> ToolError:
     """A 2xx whose body cannot be used: too big, or not JSON. For a change the API said yes, so the
-    change may have happened (E4)."""
+    change may have happened (E4 unknown outcome is not retry)."""
     status = answer.status_code
     if answer.too_big:
         what = (
@@ -452,7 +473,7 @@ def success_result(
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> types.CallToolResult:
-    """Every result is capped (R4): with a `budget`, by its call's paging plan; otherwise (previews,
+    """Every result is capped (R4 truncation is announced): with a `budget`, by its call's paging plan; otherwise (previews,
     applies, server info) at `max_tokens`."""
     if budget is not None:
         paging = budget.action.paging
@@ -482,7 +503,7 @@ def error_result(
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
-    """No secret value ever leaves the server in a message (E5)."""
+    """No secret value ever leaves the server in a message (E5 no internals)."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")

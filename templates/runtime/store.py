@@ -1,4 +1,4 @@
-"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1, S3).
+"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1 preview, then apply; S3 handles).
 
 SQLite by default: one file, nothing to set up. With `MCP_STORE_URL=redis://host:port/0` previews
 live in Redis, so several replicas of an HTTP server share them. `MCP_STORE_URL=sqlite:///path/file`
@@ -14,9 +14,10 @@ import os
 import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import anyio.to_thread
 
@@ -26,8 +27,9 @@ STORE_URL_ENV = "MCP_STORE_URL"
 # Records outlive their preview by a day, so a late second apply still gets the first result.
 RETAIN_S = 86_400.0
 
-# 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4).
+# 'unknown': an apply timed out, so whether it took effect is not known; it is never sent again (E4 unknown outcome is not retry).
 Status = Literal["pending", "applying", "done", "unknown"]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,8 +107,8 @@ class SqliteStore:
             self._ready = True
         return connection
 
-    async def _run(self, work: Any) -> Any:
-        def in_thread() -> Any:
+    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        def in_thread() -> _T:
             connection = self._connect()
             try:
                 return work(connection)
@@ -282,12 +284,13 @@ class RedisStore:
             raise _unavailable("Redis", exc) from None
 
     async def signing_key(self) -> bytes:
-        return await self._guarded(self._signing_key())
+        key: bytes = await self._guarded(self._signing_key())
+        return key
 
     async def _signing_key(self) -> bytes:
         key = f"{self._prefix}:signing_key"
         await self._redis.set(key, secrets.token_hex(32), nx=True)
-        return bytes.fromhex(await self._redis.get(key))
+        return bytes.fromhex(str(await self._redis.get(key)))  # set just above
 
     async def put(self, record: PreviewRecord) -> None:
         await self._guarded(self._put(record))
@@ -330,7 +333,7 @@ class RedisStore:
         claimed = await self._guarded(
             self._claim(keys=[self._key(preview_id)], args=[repr(now), owner])
         )
-        return claimed == 1
+        return bool(claimed == 1)
 
     async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
         await self._guarded(

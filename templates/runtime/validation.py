@@ -1,4 +1,4 @@
-"""Check a call's arguments against its tool and action before anything reaches the upstream (T2, T6, E2).
+"""Check a call's arguments against its tool and action before anything reaches the upstream (T2 flat action enum; T6 simple, honest schemas; E2 what, why, how).
 
 The inputSchema a client sees is a flat union of every action's parameters; which of them an action
 needs is only knowable here, so each message names the action and what it needs.
@@ -23,9 +23,11 @@ from typing import Any
 import jsonschema
 
 from .errors import MAX_QUOTED, Recovery, ToolError, quoted
+from .patterns import python_pattern
 from .routing import Action, Param, Tool
+from .times import local_time_problems
 
-# Deeper than any argument of a flat schema (T6); deeper still would exhaust the validator's stack.
+# Deeper than any argument of a flat schema (T6 simple, honest schemas); deeper still would exhaust the validator's stack.
 MAX_DEPTH = 32
 MAX_PROBLEMS = 10  # listed in one message; an agent fixes the first ones first anyway
 
@@ -41,6 +43,13 @@ class ToolValidator:
             for name, schema in self.properties.items()
             if name != "action"
         }
+        # An action whose argument accepts less than the flat property checks its own schema (T2 flat action enum).
+        self._own = {
+            (action.name, param.arg): _Validator(param.schema, format_checker=_FORMATS)
+            for action in tool.actions
+            for param in action.params
+            if param.schema is not None
+        }
 
     def check(
         self, arguments: Mapping[str, Any] | None
@@ -55,6 +64,8 @@ class ToolValidator:
             + self._missing(given, action)
         )
         problems += self._invalid(given, action)
+        if not problems:
+            problems = self._body_needs(given, action)
         if len(problems) > MAX_PROBLEMS:
             rest = len(problems) - MAX_PROBLEMS
             problems = [*problems[:MAX_PROBLEMS], f"({rest} more problems not shown.)"]
@@ -65,7 +76,11 @@ class ToolValidator:
                 "Correct the arguments named above and call again.",
                 Recovery.FIX_INPUT,
             )
-        values = {k: v for k, v in given.items() if k != "action"}
+        values = {
+            k: _as_declared(self.properties.get(k, {}), v)
+            for k, v in given.items()
+            if k != "action"
+        }
         for name, default in action.defaults.items():
             values.setdefault(name, default)
         return action, values
@@ -124,7 +139,7 @@ class ToolValidator:
         problems = []
         params = {p.arg: p for p in action.params}
         for name, value in given.items():
-            validator = self._validators.get(name)
+            validator = self._own.get((action.name, name)) or self._validators.get(name)
             if validator is None or name not in action.arg_names:
                 continue
             # Before the schema, whose checks cannot compare NaN nor quote every number.
@@ -145,6 +160,46 @@ class ToolValidator:
             problems += own
         return problems
 
+    def _body_needs(self, given: Mapping[str, Any], action: Action) -> list[str]:
+        """What a body needs once it is sent: the fields an optional body's schema requires, and for
+        a oneOf/anyOf body one form whose needs the arguments meet and whose fields hold them all."""
+        body_args = {p.arg for p in action.params if p.at in ("body", "body_whole")}
+        sent = [name for name in given if name in body_args]
+        problems = []
+        missing = [name for name in action.body_requires if name not in given]
+        if sent and missing:
+            described = ", ".join(f"{name} ({self._type_of(name)})" for name in missing)
+            problems.append(
+                f"action '{action.name}' sends a body when any of its body arguments is given, "
+                f"and that body needs {described}."
+            )
+        if not action.variants or not sent:
+            return (
+                problems  # no body argument, no body: the API says whether it needs one
+            )
+        fitting = [
+            v
+            for v in action.variants
+            if all(name in v.args for name in sent)
+            and all(name in given for name in v.required)
+        ]
+        if fitting:
+            return problems
+        forms = "; ".join(
+            f"'{v.name}' needs {', '.join(v.required) or 'nothing more'}"
+            + (
+                f" and does not take {', '.join(n for n in sent if n not in v.args)}"
+                if any(n not in v.args for n in sent)
+                else ""
+            )
+            for v in action.variants
+        )
+        problems.append(
+            f"action '{action.name}' sends a body in one of {len(action.variants)} forms, and "
+            f"the arguments given fit none of them: {forms}."
+        )
+        return problems
+
     def _type_of(self, name: str) -> str:
         schema = self.properties.get(name, {})
         type_ = schema.get("type", "any value")
@@ -154,7 +209,7 @@ class ToolValidator:
         return shown
 
 
-# Times are absolute, with an offset (T5): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
+# Times are absolute, with an offset (T5 parameter names): '2026-11-01T09:00:00+09:00', never 'tomorrow' nor a local
 # time whose zone the server would have to guess. The stock checker skips date-time without an extra
 # package, so this one is always on.
 _FORMATS = jsonschema.FormatChecker()
@@ -169,10 +224,25 @@ _FORMAT_EXAMPLES = {
 }
 
 
+def _as_declared(schema: Mapping[str, Any], value: Any) -> Any:
+    """An integer argument given as 3.0 (JSON Schema counts it an integer) is sent as 3, never as
+    "3.0" in a path or query (issue 11: only values the schema allows reach the API)."""
+    declared = schema.get("type")
+    integer = declared == "integer" or (
+        isinstance(declared, list)
+        and "integer" in declared
+        and "number" not in declared
+    )
+    if integer and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _within_bits(bits: int, value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return True  # the type check speaks for other values
-    return -(2**bits) <= value <= 2**bits - 1
+    bound = 1 << bits
+    return -bound <= value <= bound - 1
 
 
 # OpenAPI's integer formats: a value past them would overflow the API's own integer type.
@@ -182,9 +252,12 @@ for _format, _bits in {"int32": 31, "int64": 63}.items():
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    """The pattern in Python's spelling; None when even translated it does not compile: such a
+    pattern goes unchecked here (the API re-checks it) rather than failing the call (T6 simple, honest schemas)."""
+    translated = python_pattern(pattern)
     # ASCII: \d and \w mean what they mean in the JavaScript regexes JSON Schema is written for.
-    return re.compile(pattern, re.ASCII)
+    return None if translated is None else re.compile(translated, re.ASCII)
 
 
 def _whole_pattern(
@@ -192,14 +265,31 @@ def _whole_pattern(
 ) -> Any:
     """`pattern` against the whole value, as a reader of the contract takes it: Python's `$` also
     matches before a final newline, so `re.search` would let "dep_1\\n" pass `^dep_[0-9]+$`."""
-    if validator.is_type(instance, "string") and not _compiled(pattern).fullmatch(
-        instance
+    compiled = _compiled(pattern) if isinstance(pattern, str) else None
+    if (
+        compiled is not None
+        and validator.is_type(instance, "string")
+        and not compiled.fullmatch(instance)
     ):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
+_DRAFT_PROPERTIES = jsonschema.Draft202012Validator.VALIDATORS["properties"]
+
+
+def _properties_and_local_times(
+    validator: Any, properties: Any, instance: Any, schema: Mapping[str, Any]
+) -> Any:
+    """The stock `properties` check, then local times beside their time zone (times.py, T5 parameter names)."""
+    yield from _DRAFT_PROPERTIES(validator, properties, instance, schema)
+    if validator.is_type(instance, "object") and isinstance(properties, dict):
+        for message in local_time_problems(instance, properties):
+            yield jsonschema.ValidationError(message)
+
+
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
+    jsonschema.Draft202012Validator,
+    {"pattern": _whole_pattern, "properties": _properties_and_local_times},
 )
 
 
@@ -226,10 +316,10 @@ def _is_date(value: object) -> bool:
 
 
 def _explain(problem: jsonschema.ValidationError) -> str:
-    """jsonschema's message, with what to write instead where it has nothing to say (E2), and the
+    """jsonschema's message, with what to write instead where it has nothing to say (E2 what, why, how), and the
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
-    expected = _FORMAT_EXAMPLES.get(bound) if kind == "format" else None
+    expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
     if expected:
         return f"{quoted(value)} is not {expected}."
     if kind in _SIZES and isinstance(value, str | list):

@@ -164,9 +164,14 @@ class SquareUpstream(LoopbackUpstream):
             "tip_money": {"amount": 200, "currency": "USD"},
             "note": "table 4",
         }
-        self.route("GET", "/v2/payments/{payment_id}", lambda r, p: Reply(200, {"payment": self.payment}))
+        self.route("GET", "/v2/payments/{payment_id}", self._get)
         self.route("PUT", "/v2/payments/{payment_id}", lambda r, p: Reply(200, {"payment": self.payment}))
         self.route("POST", "/v2/payments", lambda r, p: Reply(200, {"payment": self.payment}))
+
+    def _get(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        if path["payment_id"] == "pay_missing":
+            return Reply(404, {"errors": [{"category": "INVALID_REQUEST_ERROR", "code": "NOT_FOUND"}]})
+        return Reply(200, {"payment": self.payment})
 
     def sent(self, method: str) -> list[dict[str, Any]]:
         return [r.json for r in self.requests if r.method == method]
@@ -391,3 +396,16 @@ async def test_an_idempotency_key_the_agent_passes_is_never_a_change(
     assert not result.is_error, result_text(result)
     assert [c["field"] for c in data["changes"]] == ["payment.note"]
     assert not any("idempotency" in line for line in data["impact"])
+
+
+async def test_a_failed_read_without_a_finder_still_names_the_argument(
+    square_package: Path, square_upstream: SquareUpstream
+) -> None:
+    """The Square fragment has no list of payments to find an id with: the message names the argument."""
+    async with _square(square_package, square_upstream) as client:
+        result = await client.call_tool(
+            "square_payment_update_preview", {"payment_id": "pay_missing", "payment": {"note": "x"}}
+        )
+    text = result_text(result)
+    assert result.is_error and "not found (HTTP 404) for 'square_payment_update_preview'" in text, text
+    assert "Check payment_id and call again." in text, text

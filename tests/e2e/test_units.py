@@ -69,6 +69,12 @@ async def test_agent_units_reach_the_upstream_in_its_units(
     assert isinstance(create.json["weight"], int)  # a whole number of grams, not 2500.0
     assert listing.query == {"max_transit": ["86400000"]}
     assert [s["id"] for s in result_json(listed)["items"]] == ["shp_001", "shp_003"]
+    # Issue 12 defect 6: results come back in the agent's units and names, as arguments go out.
+    first = result_json(listed)["items"][0]
+    assert (first["weight_kg"], first["declared_value_usd"]) == (1.2, 50)
+    assert "weight" not in first and "declared_value" not in first
+    booked = result_json(created)
+    assert (booked["weight_kg"], booked["declared_value_usd"]) == (2.5, 19.99)
 
 
 async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping: ShippingUpstream) -> None:
@@ -84,7 +90,8 @@ async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping
     assert tools["ship_shipments_find"]["description"] == (
         "List shipments or get one by id. Use it when you need a shipment's id or status, for example before "
         "cancelling it. Not for booking or cancelling; use ship_shipment_change for that. Returns shipment "
-        "records with weights in grams and values in cents, as the API stores them. Does not return tracking "
+        "records in the units the arguments take: weight_kg in kilograms, declared_value_usd in USD. Does not "
+        "return tracking "
         "events or the courier's name.\n\nActions:\n- list: List shipments.\n- get: Get one shipment. "
         "Needs: shipment_id."
     )  # T7: the mapping's sections, then the generated action list

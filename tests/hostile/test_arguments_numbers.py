@@ -196,3 +196,15 @@ async def test_the_discovery_tools_answer_hostile_text_with_results(
     log = stderr.read_text()
     assert not has_traceback(log)
     assert "deploy_call_tool -> unexpected RecursionError at " in log  # the type and where (E5)
+
+
+def test_a_whole_number_written_as_a_float_is_sent_as_an_integer(
+    ads_package: Path, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
+    """JSON Schema counts 20.0 an integer, so it passes; the API must still get `per_page=20`, never
+    `per_page=20.0` (found by the fuzz test as `GET /pet/0.0`)."""
+    env = example_env("ads", ads_package, ads_upstream, tmp_path / "previews.sqlite3")
+    answer = raw_stdio_call("ads_mcp", env, "ads_campaigns_find", '{"action": "list", "limit": 20.0}')
+    assert "error" not in answer and not answer["result"].get("isError"), answer
+    [request] = ads_upstream.requests
+    assert request.param("per_page") == "20"

@@ -91,7 +91,7 @@ for module in pkgutil.iter_modules(evil_mcp.tools.__path__):
 action = evil_mcp.tools.TOOLS[0].actions[0]
 config = evil_mcp.server.CONFIG
 print(json.dumps({
-    "title": config.title, "instructions": config.instructions, "operation_id": action.operation_id,
+    "title": config.title, "instructions": config.instructions,
     "path": action.path, "defaults": dict(action.defaults), "version": evil_mcp.__version__,
     "docs": [evil_mcp.__doc__, evil_mcp.server.__doc__, evil_mcp.hooks.__doc__],
 }))
@@ -126,7 +126,6 @@ def test_hostile_spec_and_mapping_text_stays_text(tmp_path: Path) -> None:
     # Data reads exactly as written.
     assert read["title"] == MAPPING_TITLE
     assert read["instructions"] == DESCRIPTION.strip()
-    assert read["operation_id"] == OPERATION_ID
     assert read["path"] == PATH
     assert read["defaults"] == {"note": MAPPING_DEFAULT}
     tools = json.loads((out / "evil_mcp" / "tools.json").read_text(encoding="utf-8"))

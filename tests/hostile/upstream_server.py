@@ -21,7 +21,8 @@ from tests.support.venvs import run_mcpgen
 from tests.upstreams.hostile import HostileUpstream
 
 TOKEN = "ads-secret-token-7f3a"
-TIMEOUT_S = 2.0  # the generated server's timeout_s: short, so the timeout tests stay short
+TIMEOUT_S = 4.0  # the generated server's timeout_s: short, so the timeout tests stay short, yet long
+# enough for an answer just under the 8 MB cap to be read and parsed on a busy 2-core machine
 CAP_BYTES = 8 * 1024 * 1024  # the runtime's default cap on an answer's body
 BUDGET_TOKENS = 20_000  # the ads mapping's result budget (the runtime's default)
 

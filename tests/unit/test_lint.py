@@ -1,9 +1,10 @@
-"""`mcpgen lint`: flags the one-tool-per-endpoint style, passes mcpgen's own example, and degrades
-gracefully without tiktoken."""
+"""`mcpgen lint`: flags the one-tool-per-endpoint style, passes mcpgen's own example, counts tokens
+as tiktoken does, and degrades gracefully without its token counter."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from mcpgen.build.contract import contract
 from mcpgen.cli.app import app
 from mcpgen.diagnostics import Level
 from mcpgen.lint.rules import lint_tools, prose_sentences, schema_depth
-from mcpgen.lint.tokens import TokenCounter, load_counter
+from mcpgen.lint.tokens import TokenCounter, definition_text, load_counter
 from mcpgen.pipeline import generate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +177,7 @@ def test_schemas() -> None:
             }
         },
     }
-    assert schema_depth(deep) == 4
+    assert schema_depth(deep) == 3  # spec.a, a.b[], b[].c: the array adds no level of its own
     assert _checks([_tool(spec=deep)])["schema-depth"] == Level.WARNING
     loose = _tool()
     del loose["inputSchema"]["additionalProperties"]
@@ -210,23 +211,48 @@ def test_tool_count_and_discovery() -> None:
 # --- tokens ----------------------------------------------------------------------------------------
 
 
-def test_tokens_are_optional(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "tiktoken", None)  # as if it were not installed
+def test_a_missing_token_counter_is_a_note_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bpe_openai", None)  # as if the install had lost it
     counter, note = load_counter()
-    assert counter is None and "not installed" in (note or "")
+    assert counter is None and "bpe-openai is not installed" in (note or "")
     report = lint_tools([_tool()], token_note=note)
     assert report.tokens is None and report.token_note == note
 
 
-def test_tiktoken_without_its_cache_is_a_note_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    tiktoken = pytest.importorskip("tiktoken")
+def test_an_encoding_the_counter_lacks_is_a_note_not_a_crash() -> None:
+    counter, note = load_counter("no_such_base")
+    assert counter is None and "could not load no_such_base" in (note or "")
 
-    def offline(name: str) -> Any:
-        raise OSError("no network")
 
-    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+def test_tokens_are_counted_offline_from_the_package_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "/nonexistent")  # nothing but bpe-openai's own data
     counter, note = load_counter()
-    assert counter is None and "TIKTOKEN_CACHE_DIR" in (note or "")
+    assert counter is not None and note is None
+    assert counter.count("hello <|endoftext|> world") > 3  # a special token's text is ordinary text
+
+
+# The golden packages' tools/list entries, each as the definition text lint counts.
+GOLDEN_DEFINITIONS = [
+    tool
+    for contract_file in sorted((ROOT / "generated").glob("*/*_mcp/tools.json"))
+    for tool in json.loads(contract_file.read_text(encoding="utf-8"))
+]
+
+
+def test_token_counts_equal_tiktokens_on_real_tool_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken (test-only) is the oracle, fed the o200k_base file scripts/fetch_specs builds."""
+    tiktoken = pytest.importorskip("tiktoken")
+    # scripts/test points TIKTOKEN_CACHE_DIR at the file scripts/fetch_specs builds.
+    cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or ROOT / ".cache" / "tiktoken" / "tiktoken_cache")
+    if not cache.is_dir() or not any(cache.iterdir()):
+        pytest.skip(f"{cache} holds no o200k_base: run python3 scripts/fetch_specs tiktoken")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
+    oracle = tiktoken.get_encoding("o200k_base")
+    counter, _ = load_counter()
+    assert counter is not None and len(GOLDEN_DEFINITIONS) >= 10
+    texts = [definition_text(tool) for tool in GOLDEN_DEFINITIONS]
+    texts.append(definition_text([*GOLDEN_DEFINITIONS, {"description": "ends <|endoftext|> here"}]))
+    assert [counter.count(t) for t in texts] == [len(oracle.encode_ordinary(t)) for t in texts]
 
 
 def test_tokens_counted_per_tool_and_in_total() -> None:

@@ -103,3 +103,149 @@ def test_one_limit_property_states_each_actions_bounds() -> None:
         "books 1 to 60 (default 10); events 1 to 50 (default 20); commits 1 to 30 (default 30)"
         in limit["description"]
     )
+
+
+# --- real spec fragments (tests/fixtures/shapes/shapes.openapi.yaml names each spec and pointer) -------
+
+SHAPES = ROOT / "tests" / "fixtures" / "shapes"
+
+
+def _shapes_mapping(tmp_path: Path, actions: str) -> Path:
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: shapes}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        + actions
+    )
+    return mapping
+
+
+def test_lists_and_records_follow_the_schema_not_the_number_of_arrays() -> None:
+    """Issue 12 defect 1 and its reverse; issue 17 defects 8 and 10."""
+    actions = _actions(_built(SHAPES / "shapes.openapi.yaml", SHAPES / "mapping.yaml"))
+    get = "shapes_records_find."
+    # box.com.json /paths/~1webhooks~1{webhook_id}/get: one array field (triggers) in a record.
+    assert actions[get + "webhook"].shape.items is None and actions[get + "webhook"].paging is None
+    # googleapis.com/metastore.json /paths/~1v1beta~1{parent}~1backups/get: two arrays, one of records.
+    backups = actions[get + "backups"]
+    assert backups.shape.items == "backups"
+    assert (backups.paging.style, backups.paging.next_cursor) == ("cursor", "nextPageToken")
+    # azure.com/storage.json .../storageAccounts/get: {value, nextLink}.
+    accounts = actions[get + "accounts"]
+    assert (accounts.shape.items, accounts.paging.style, accounts.paging.next_link) == (
+        "value",
+        "link",
+        "nextLink",
+    )
+    # squareup.com.json /paths/~1v2~1payments/get: the body's `cursor` answers the query's `cursor`.
+    payments = actions[get + "payments"]
+    assert (payments.shape.items, payments.paging.next_cursor) == ("payments", "cursor")
+    # twilio.com/twilio_flex_v1.json /paths/~1v1~1Channels/get: Page and PageToken come from the next URL.
+    channels = actions[get + "channels"]
+    assert (channels.paging.style, channels.paging.next_link) == ("link", "meta.next_page_url")
+    assert [p.arg_name for p in channels.params] == ["limit"]
+    assert [p.wire_name for p in channels.params] == ["PageSize"]
+    # squareup.com.json /paths/~1v2~1payments~1{payment_id}/get: {errors, payment} is one payment.
+    payment = actions[get + "payment"]
+    assert (payment.shape.items, payment.shape.record) == (None, "payment")
+    assert "id" in payment.shape.concise and "amount_money" not in payment.shape.concise
+
+
+def test_pagination_on_a_one_record_answer_is_a_warning_with_the_pointer(tmp_path: Path) -> None:
+    """Issue 12 defect 3. box.com.json /paths/~1webhooks~1{webhook_id}/get answers one Webhook."""
+    mapping = _shapes_mapping(
+        tmp_path,
+        "      - name: webhook\n        operation: get_webhooks_id\n        pagination: {style: limit, limit: x}\n",
+    )
+    result = generate(SHAPES / "shapes.openapi.yaml", mapping)
+    assert [d.code for d in result.diagnostics if d.level == Level.ERROR] == ["M216"]  # x is no parameter
+    mapping = _shapes_mapping(
+        tmp_path,
+        "      - name: webhook\n        operation: get_webhooks_id\n        pagination: {style: link}\n",
+    )
+    result = generate(SHAPES / "shapes.openapi.yaml", mapping)
+    assert result.ok
+    [warned] = [d for d in result.diagnostics if d.code == "M226"]
+    assert warned.level == Level.WARNING and warned.source.line == 9  # the mapping's pagination
+    assert "/components/schemas/Webhook" in warned.message and "one record" in warned.message
+    assert "response: {items:" in warned.hint
+
+
+def test_single_true_keeps_a_list_shaped_answer_one_record(tmp_path: Path) -> None:
+    """googleapis.com/metastore.json /paths/~1v1beta~1{parent}~1backups/get, as the mapping overrides it."""
+    mapping = _shapes_mapping(
+        tmp_path,
+        "      - name: backups\n        operation: metastore.projects.locations.services.backups.list\n"
+        "        response: {single: true}\n",
+    )
+    actions = _actions(_built(SHAPES / "shapes.openapi.yaml", mapping))
+    assert actions["shapes_find.backups"].shape.items is None
+    assert actions["shapes_find.backups"].paging is None
+
+
+AMBIGUOUS_SPEC = """
+openapi: 3.0.3
+info: {title: Browshot, version: 1.0.0}
+servers: [{url: "https://api.browshot.com/api/v1"}]
+paths:
+  # browshot.com.json /paths/~1instance~1list/get, /components/schemas/InstanceList: three lists of
+  # instances, none named for the path.
+  /instance/list:
+    get:
+      operationId: instanceList
+      responses:
+        "200":
+          description: Instance information
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/InstanceList"}
+  # discourse.local.json /paths/~1groups~1{id}~1members.json/get: members and owners beside meta paging.
+  /groups/{id}/members.json:
+    get:
+      operationId: listGroupMembers
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: success response
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  members: {type: array, items: {$ref: "#/components/schemas/Member"}}
+                  owners: {type: array, items: {$ref: "#/components/schemas/Member"}}
+                  meta: {type: object, properties: {limit: {type: integer}, offset: {type: integer}, total: {type: integer}}}
+components:
+  schemas:
+    Instance:
+      type: object
+      properties: {id: {type: integer}, width: {type: integer}, height: {type: integer}}
+    InstanceList:
+      type: object
+      properties:
+        free: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+        private: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+        shared: {type: array, items: {$ref: "#/components/schemas/Instance"}}
+    Member:
+      type: object
+      properties: {id: {type: integer}, username: {type: string}}
+"""
+
+
+def test_an_answer_with_several_unnamed_lists_is_one_record_and_says_how_to_name_one(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(AMBIGUOUS_SPEC)
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: shots}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        "      - {name: instances, operation: instanceList}\n      - {name: members, operation: listGroupMembers}\n"
+    )
+    result = generate(spec, mapping)
+    assert result.ok and result.server is not None
+    actions = _actions(result.server)
+    assert actions["shots_find.instances"].shape.items is None
+    [warned] = [d for d in result.diagnostics if d.code == "M225"]
+    assert warned.level == Level.WARNING and "free, private, shared" in warned.message
+    assert "response: {items: free}" in warned.hint and "response: {single: true}" in warned.hint
+    assert warned.source.pointer == "/components/schemas/InstanceList"
+    # The path names the list: members.json lists members, owners is a field beside it.
+    assert actions["shots_find.members"].shape.items == "members"

@@ -38,19 +38,40 @@ DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {}
 IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.UnitSpec: (
         "Unit",
-        {"agent": "agent", "upstream": "upstream", "factor": "factor", "integer": "integer"},
+        {
+            "agent": "agent",
+            "upstream": "upstream",
+            "factor": "factor",
+            "integer": "integer",
+            "currency_arg": "currency_arg",
+            "currency_key": "currency_key",
+            "currency_fixed": "currency_fixed",
+            "currency_sibling": "currency_sibling",
+            "as_is": "as_is",
+        },
         {},
     ),
     ir.ParamSpec: (
         "Param",
-        {"arg_name": "arg", "wire_name": "wire", "location": "at", "unit": "unit"},
+        {
+            "arg_name": "arg",
+            "wire_name": "wire",
+            "location": "at",
+            "unit": "unit",
+            "path": "path",
+            "style": "style",
+            "explode": "explode",
+            "check_schema": "schema",
+        },
         {
             "required": "becomes Action.required",
             "schema": "goes to tools.json",
             "source": "diagnostics",
         },
     ),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value"}, {}),
+    ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
+    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
+    ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
     ir.ResultShape: ("Shape", {"items": "items", "concise": "concise", "drop": "drop"}, {}),
     ir.PagingSpec: (
         "Paging",
@@ -68,7 +89,12 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.GuardSpec: (
         "Guard",
-        {"arg_name": "arg", "current_field": "current", "max_increase_pct": "max_increase_pct"},
+        {
+            "arg_name": "arg",
+            "current_field": "current",
+            "max_increase_pct": "max_increase_pct",
+            "unit": "unit",
+        },
         {},
     ),
     ir.PreviewSpec: (
@@ -88,11 +114,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "name": "name",
             "method": "method",
             "path": "path",
-            "operation_id": "operation_id",
             "params": "params",
             "defaults": "defaults",
             "fixed": "fixed",
             "body_encoding": "body",
+            "result_units": "result_units",
             "find_with": "find_with",
             "finds": "finds",
             "check_with": "check_with",
@@ -105,6 +131,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "accept": "accept",
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
+            "body_requires": "body_requires",
+            "variants": "variants",
         },
         {
             "description": "goes to tools.json",
@@ -113,7 +141,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
-            "hints": "goes to tools.json (annotations); an idempotency the method does not say is safe_to_repeat",
+            "operation_id": "README's table of operations",
+            "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
         },
     ),
     ir.ToolSpec: (
@@ -133,8 +162,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.
-# Action.safe_to_repeat comes from ActionSpec.hints, only where it differs from the method's.
-DERIVED = {"Action": {"required", "safe_to_repeat"}}
+# Action.idempotent comes from ActionSpec.hints (build/hints.py: the method, then the mapping).
+DERIVED = {"Action": {"required", "idempotent"}}
 
 
 def _runtime_package() -> str:
@@ -158,8 +187,15 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages"):
+    for name in ("units", "pages", "schemas"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
+    real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
+    for spec, mapping in (
+        ("square-payments", "square"),
+        ("linode-disks", "linode"),
+        ("docker-update", "docker"),
+    ):
+        yield real / f"{spec}.json", real / f"{mapping}.mapping.yaml"
     yield _ads_with_the_rest(scratch)
 
 
@@ -208,13 +244,7 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
         "          q: {name: query}\n",
         "          q: {name: query}\n          status: {fixed: active}\n",
     )
-    mapping = _replaced(  # a second credential sent with the first: Upstream.extra_auth
-        mapping,
-        "  auth:\n    type: bearer\n    env: ADS_API_TOKEN\n",
-        "  auth:\n    - {type: bearer, env: ADS_API_TOKEN}\n"
-        "    - {type: api_key, env: ADS_CLIENT_ID, in: header, name: X-Client-Id}\n",
-    )
-    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.safe_to_repeat
+    mapping = _replaced(  # a POST the mapping says is safe to repeat: Action.idempotent
         mapping,
         "        operation: createCampaign\n",
         "        operation: createCampaign\n        hints: {idempotent: true}\n",

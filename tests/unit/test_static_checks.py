@@ -5,9 +5,7 @@
   of its own at the oldest Python a generated package declares; and on the golden packages in
   generated/, which are also compiled.
 
-Parts that fail only because of files another area is still fixing are expected failures
-(xfail, not strict) naming those files, so they turn green by themselves once fixed; every other part
-is strict, so a new problem anywhere else fails now.
+Every part is strict: a new finding anywhere fails now.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import py_compile
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import mypy.api
@@ -30,10 +28,6 @@ GOLDEN = sorted(p.parent for p in GENERATED.glob("*/*/server.py"))
 # `ruff format --check` names each file "Would reformat: PATH" (older ruff) or in a " --> PATH:L:C" header.
 _UNFORMATTED = re.compile(r"^(?:Would reformat: (\S+)|\s*--> ([^:\s]+):\d+:\d+)$", re.MULTILINE)
 _ERROR_LINE = re.compile(r"^(?P<path>[^:\s]+\.py):\d+: error: ", re.MULTILINE)
-
-# Files whose owners are fixing them: until then their findings are expected. Prefixes of paths.
-PENDING_TYPES = ("mcpgen/load/", "mcpgen/render/", "mcpgen/authoring/")
-_LATER = "; once they are fixed this passes and the xfail goes"
 
 
 def _oldest_generated_python() -> str:
@@ -57,10 +51,6 @@ def _mypy(*args: str) -> tuple[int, str]:
 
 def _files_with_errors(output: str) -> set[str]:
     return {m["path"] for m in _ERROR_LINE.finditer(output)}
-
-
-def _outside(paths: Iterable[str], prefixes: tuple[str, ...]) -> list[str]:
-    return sorted(p for p in paths if not p.startswith(prefixes))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -92,34 +82,14 @@ def test_ruff_format_passes_on_the_whole_tree() -> None:
 # --- mypy: mcpgen ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def mcpgen_types() -> tuple[int, str]:
-    return _mypy()  # pyproject: files = ["mcpgen"], python_version = 3.11, strict
-
-
-def test_mypy_finds_nothing_in_mcpgen_outside_the_pending_areas(mcpgen_types: tuple[int, str]) -> None:
-    _, output = mcpgen_types
-    assert _outside(_files_with_errors(output), PENDING_TYPES) == [], output
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="type errors in load/mapping.py, load/openapi.py, load/refs.py, load/sources.py, "
-    "authoring/draft.py, render/package.py" + _LATER,
-)
-def test_mypy_passes_on_mcpgen(mcpgen_types: tuple[int, str]) -> None:
-    status, output = mcpgen_types
+def test_mypy_passes_on_mcpgen() -> None:
+    status, output = _mypy()  # pyproject: files = ["mcpgen"], python_version = 3.11, strict
     assert status == 0, output
 
 
 # --- mypy: the runtime, and the golden packages -----------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="type errors in templates/runtime: access.py, app.py, live.py, pagination.py, results.py "
-    "(datetime.UTC is 3.11+), store.py, upstream.py, validation.py" + _LATER,
-)
 def test_mypy_passes_on_the_runtime_at_the_oldest_python_a_package_declares() -> None:
     status, output = _mypy("--python-version", _oldest_generated_python(), str(RUNTIME.relative_to(ROOT)))
     assert status == 0, output
@@ -137,7 +107,6 @@ def test_mypy_finds_nothing_in_what_render_writes(golden_types: tuple[int, str])
     assert [p for p in _files_with_errors(output) if "/_runtime/" not in p] == [], output
 
 
-@pytest.mark.xfail(strict=False, reason="the runtime's type errors, copied into each package" + _LATER)
 def test_mypy_passes_on_the_golden_packages(golden_types: tuple[int, str]) -> None:
     status, output = golden_types
     assert status == 0, output

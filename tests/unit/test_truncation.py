@@ -49,7 +49,13 @@ def test_a_cut_cursor_page_names_the_call_that_continues_right_after_it(runtime)
     )
     shown = len(cut["items"])
     assert 1 <= shown < 40 and "next_cursor" not in cut and cut["has_more"] is True
-    assert cut["truncated"]["next_call"] == {"tool": "t", "arguments": {**arguments, "limit": shown}}
+    # Issue 12 defect 9: the next call asks for the same upstream page (same cursor, same limit) less
+    # the items shown, never for those items again.
+    next_call = cut["truncated"]["next_call"]
+    assert next_call["tool"] == "t" and next_call["arguments"]["limit"] == 40
+    assert pagination.split_cursor(next_call["arguments"]["cursor"]) == ("c40", shown)
+    assert pagination.upstream_values(paging, next_call["arguments"])["cursor"] == "c40"
+    assert pagination.already_shown(paging, next_call["arguments"]) == shown
     assert truncation.estimate_tokens(cut) <= 1000
 
 
@@ -60,3 +66,47 @@ def test_a_list_that_cannot_be_paged_says_so(runtime) -> None:
     )
     assert "next_call" not in cut["truncated"] and "narrow the request" in cut["truncated"]["rest"]
     assert cut["truncated"]["shown"] == f"items 1-{len(cut['items'])}; this page had 40"
+
+
+def test_paging_on_a_one_record_answer_still_says_there_is_more(runtime) -> None:
+    """Issue 12 defect 3 at run time: pagination set on an answer the spec shows as one record (the build
+    warns, M226); what the API says about more to come still reaches the agent, with the next call."""
+    import httpx
+
+    sys.path.insert(0, str(GENERATED / "ads"))
+    try:
+        results = importlib.import_module("ads_mcp._runtime.results")
+        routing = importlib.import_module("ads_mcp._runtime.routing")
+        shaping = importlib.import_module("ads_mcp._runtime.shaping")
+    finally:
+        sys.path.remove(str(GENERATED / "ads"))
+    _, pagination = runtime
+    paging = pagination.Paging(style="cursor", next_cursor="next_cursor")
+    action = routing.Action(name="get", method="GET", path="/things", shape=shaping.Shape(), paging=paging)
+    request = httpx.Request("GET", "http://127.0.0.1/things")
+    more = httpx.Response(200, json={"id": "t1", "next_cursor": "c2"}, request=request)
+    last = httpx.Response(200, json={"id": "t9"}, request=request)
+    assert results.interpret(more, action, {}) == {"id": "t1", "next_cursor": "c2", "has_more": True}
+    assert results.interpret(last, action, {}) == {"id": "t9"}
+
+
+def test_an_envelope_with_more_than_its_record_is_shown_whole(runtime) -> None:
+    """Issue 17 defect 10's limit: squareup.com.json /components/schemas/GetPaymentResponse is {errors,
+    payment}; {"payment": {...}} is unwrapped, but an answer whose errors are not empty keeps both."""
+    import httpx
+
+    sys.path.insert(0, str(GENERATED / "ads"))
+    try:
+        results = importlib.import_module("ads_mcp._runtime.results")
+        routing = importlib.import_module("ads_mcp._runtime.routing")
+        shaping = importlib.import_module("ads_mcp._runtime.shaping")
+    finally:
+        sys.path.remove(str(GENERATED / "ads"))
+    shape = shaping.Shape(record="payment", concise=("id", "status"))
+    action = routing.Action(name="payment", method="GET", path="/v2/payments/p1", shape=shape)
+    request = httpx.Request("GET", "http://127.0.0.1/v2/payments/p1")
+    payment = {"id": "p1", "status": "COMPLETED", "note": "n"}
+    alone = httpx.Response(200, json={"payment": payment, "errors": []}, request=request)
+    warned = httpx.Response(200, json={"payment": payment, "errors": [{"code": "W"}]}, request=request)
+    assert results.interpret(alone, action, {}) == {"id": "p1", "status": "COMPLETED"}
+    assert results.interpret(warned, action, {}) == {"payment": payment, "errors": [{"code": "W"}]}

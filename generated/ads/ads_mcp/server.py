@@ -3,6 +3,7 @@
 """Ads campaigns: configuration and entry point."""
 
 from ._runtime.app import ServerConfig, run
+from ._runtime.preview import Previews
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 
@@ -20,6 +21,7 @@ CONFIG = ServerConfig(
         max_body_bytes=8388608,
     ),
     max_result_tokens=20000,
+    previews=Previews,
 )
 
 

@@ -1,4 +1,4 @@
-"""Tool errors are results the model can act on (E1): what went wrong, and which kind of recovery fits (E3)."""
+"""Tool errors are results the model can act on (E1 tool errors are results): what went wrong, and which kind of recovery fits (E3 which kind of recovery)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# The most of one value an error message repeats: enough to find the mistake, never megabytes (E2).
+# The most of one value an error message repeats: enough to find the mistake, never megabytes (E2 what, why, how).
 MAX_QUOTED = 200
 # The generated package: frames in it are named relative to it, others by file name only.
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def quoted(value: Any) -> str:
 
 
 def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
-    """A failure the server did not foresee, named by its type only: no trace, no values (E5)."""
+    """A failure the server did not foresee, named by its type only: no trace, no values (E5 no internals)."""
     during = f" while running action {quoted(action)}" if action is not None else ""
     return ToolError(
         f"{tool} failed unexpectedly{during} ({type(exc).__name__}).",
@@ -59,7 +59,7 @@ def unexpected(exc: Exception, tool: str, action: Any) -> ToolError:
 
 def origin(exc: BaseException) -> str:
     """Where an exception was raised, for the log: `file:line` of the innermost frame and of the
-    innermost one in this package. Never its message, which may hold values or secrets (E5)."""
+    innermost one in this package. Never its message, which may hold values or secrets (E5 no internals)."""
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "an unknown place"
@@ -76,7 +76,7 @@ def _place(frame: traceback.FrameSummary) -> str:
     return f"{Path(shown).as_posix()}:{frame.lineno}"
 
 
-# ---- What the API said about a failure (E2) ------------------------------------------------------
+# ---- What the API said about a failure (E2 what, why, how) ------------------------------------------------------
 # Error bodies come in a handful of shapes; each is read for its words and for the fields it blames:
 #   {"message": ..., "field"|"param": ...}                      most REST APIs
 #   {"error": "invalid_grant", "error_description": ...}        OAuth 2
@@ -136,7 +136,7 @@ _MAX_NESTING = 3
 @dataclass(frozen=True, slots=True)
 class ApiProblem:
     """The API's own words about a failure, on one line and bounded, and the fields it names,
-    structured locations first, in the order the API gave them (E2)."""
+    structured locations first, in the order the API gave them (E2 what, why, how)."""
 
     said: str
     fields: tuple[str, ...] = ()
@@ -256,7 +256,7 @@ def _text(value: Any) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-# Lines of a stack trace (Python, Java/JS, Go): never passed on to the agent (E5).
+# Lines of a stack trace (Python, Java/JS, Go): never passed on to the agent (E5 no internals).
 _TRACE = re.compile(
     r"Traceback \(most recent call last\)|^\s+File \"|^\s+at \S|goroutine \d+", re.M
 )
@@ -264,7 +264,7 @@ _TRACE = re.compile(
 
 def clipped(text: str, limit: int = MAX_QUOTED) -> str:
     """An upstream text as an error message quotes it: without any stack trace, on one line, at most
-    `limit` characters (E2, E5)."""
+    `limit` characters (E2 what, why, how; E5 no internals)."""
     found = _TRACE.search(text)
     if found:
         text = text[: found.start()]

@@ -1,6 +1,6 @@
 """The `<name>_server_info` diagnostic tool: what this server is and whether it can reach its API.
 
-It names the credential environment variables and says whether each is set, never what it holds (E5),
+It names the credential environment variables and says whether each is set, never what it holds (E5 no internals),
 and probes the base URL without credentials: any HTTP answer means the API is reachable.
 """
 

@@ -13,7 +13,6 @@ TOOL = Tool(
             name="list",
             method="GET",
             path="/campaigns",
-            operation_id="listCampaigns",
             params=(
                 Param(arg="status", wire="status", at="query"),
                 Param(arg="owner", wire="owner", at="query"),
@@ -33,12 +32,12 @@ TOOL = Tool(
                 echoed=("page", "per_page"),
                 max_limit=100,
             ),
+            idempotent=True,
         ),
         Action(
             name="search",
             method="GET",
             path="/campaigns/search",
-            operation_id="searchCampaigns",
             params=(
                 Param(arg="query", wire="q", at="query"),
                 Param(arg="status", wire="status", at="query"),
@@ -52,12 +51,12 @@ TOOL = Tool(
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
             ),
             paging=Paging(style="limit", limit="limit", max_limit=100),
+            idempotent=True,
         ),
         Action(
             name="get",
             method="GET",
             path="/campaigns/{campaign_id}",
-            operation_id="getCampaign",
             params=(Param(arg="campaign_id", wire="campaign_id", at="path"),),
             required=("campaign_id",),
             find_with="ads_campaigns_find (action list or search)",
@@ -66,6 +65,7 @@ TOOL = Tool(
                 concise=("id", "name", "status", "daily_budget"),
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
             ),
+            idempotent=True,
         ),
     ),
 )

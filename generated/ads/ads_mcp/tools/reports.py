@@ -12,7 +12,6 @@ TOOL = Tool(
             name="campaign_stats",
             method="GET",
             path="/campaigns/{campaign_id}/stats",
-            operation_id="getCampaignStats",
             params=(
                 Param(arg="campaign_id", wire="campaign_id", at="path"),
                 Param(arg="from_date", wire="from_date", at="query"),
@@ -22,13 +21,14 @@ TOOL = Tool(
             find_with="ads_campaigns_find (action list or search)",
             finds="campaign_id",
             shape=Shape(),
+            idempotent=True,
         ),
         Action(
             name="account",
             method="GET",
             path="/account",
-            operation_id="getAccount",
             shape=Shape(),
+            idempotent=True,
         ),
     ),
 )

@@ -9,7 +9,7 @@ tool tables and hooks, and publishes one ToolsListChanged event to every open li
 
 What this cannot do:
 - clients on a 2025-era protocol over stateless HTTP have no stream to receive it on; they see the
-  new list at their next tools/list, once their cached copy expires (P2's ttl);
+  new list at their next tools/list, once their cached copy expires (the ttl, P2 deterministic tools/list);
 - with several worker processes or replicas, each process tells only its own listeners;
 - changes to `_runtime/` or `server.py` are picked up only by a restart, and a contract that fails to
   load leaves the previous one in service (the error is logged).
@@ -126,4 +126,5 @@ def _fresh_tools(package: str) -> Sequence[Tool]:
     ]:
         del sys.modules[name]
     invalidate_caches()
-    return import_module(f"{package}.tools").TOOLS
+    tools: Sequence[Tool] = import_module(f"{package}.tools").TOOLS
+    return tools

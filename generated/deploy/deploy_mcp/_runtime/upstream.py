@@ -1,9 +1,10 @@
-"""Turn a validated action call into one HTTP request to the upstream API, and send it (P3, P5)."""
+"""Turn a validated action call into one HTTP request to the upstream API, and send it (P3 credentials; P5 timeouts)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import os
 import re
 import uuid
@@ -11,22 +12,23 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 import httpx
 
+from .conversion import to_upstream
 from .errors import Recovery, ToolError
-from .pagination import merge_query, page_query
+from .pagination import merge_query, page_query, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
-from .routing import Action, Param
+from .routing import Action
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Auth:
-    """Credentials the server sends upstream, read from its own environment (P3, stdio)."""
+    """Credentials the server sends upstream, read from its own environment (P3 credentials, stdio)."""
 
     kind: Literal["bearer", "api_key", "basic"]
     env: str
@@ -40,9 +42,9 @@ class Upstream:
     default_base_url: str
     auth: Auth | None
     timeout_s: float
-    # The API reads an idempotency key from this header on POST (E4); None when it has none.
+    # The API reads an idempotency key from this header on POST (E4 unknown outcome is not retry); None when it has none.
     idempotency_header: str | None = None
-    # The most an answer's body may hold; a bigger one is refused, never read whole (P5).
+    # The most an answer's body may hold; a bigger one is refused, never read whole (P5 timeouts).
     max_body_bytes: int = MAX_BODY_BYTES
     # Further credentials the API needs together with `auth` (a key and a client id), all sent.
     extra_auth: tuple[Auth, ...] = ()
@@ -78,7 +80,7 @@ class Upstream:
         return (self.auth, *self.extra_auth) if self.auth else ()
 
     def secret_forms(self) -> tuple[str, ...]:
-        """Every form each credential travels in, so none of them comes back to the agent (E5)."""
+        """Every form each credential travels in, so none of them comes back to the agent (E5 no internals)."""
         forms: list[str] = []
         for auth in self.auths:
             secret = os.environ.get(auth.env)
@@ -99,6 +101,8 @@ def build_request(
     values: Mapping[str, Any],
     idempotency_key: str | None = None,
 ) -> httpx.Request:
+    # A resumed cursor goes upstream as the API's own.
+    values = upstream_values(action.paging, values)
     path_values: dict[str, str] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str] = {
@@ -107,39 +111,58 @@ def build_request(
     }
     cookies: dict[str, str] = {}
     body: dict[str, Any] = {}
+    form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed = [
-        (p.wire, p.at, to_upstream_units(p, values[p.arg]))
+        (p.wire, p.at, to_upstream(p, values), p.style, p.explode)
         for p in action.params
-        if p.arg in values
+        if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, f.value) for f in action.fixed]
-    for wire, at, value in placed:
+    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
+    nested = [
+        (p.wire, p.path, to_upstream(p, values))
+        for p in action.params
+        if p.path and p.arg in values
+    ]
+    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
+    for wire, at, value, style, explode in placed:
         if at == "path":
-            path_values[wire] = _path_segment(value)
+            path_values[wire] = _path_segment(value, style, explode)
         elif at == "query":
-            query.extend(
-                (wire, _scalar(item))
-                for item in (value if isinstance(value, list) else [value])
-            )
+            query.extend(form_pairs(wire, value, style, explode))
         elif at == "header":
-            headers[wire.lower()] = _scalar(value)
+            headers[wire.lower()] = _simple(value, style, explode)
         elif at == "cookie":
-            cookies[wire] = _scalar(value)
+            cookies[wire] = _simple(value, style, explode)
         elif at == "body":
             body[wire] = value
+            # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
+            # default content type for objects in a form; Twilio's Channel, Routing).
+            json_object = style is None and isinstance(value, dict)
+            form.extend(
+                form_pairs(wire, value, "json" if json_object else style, explode)
+            )
         else:
             whole_body = value
+    for (
+        wire,
+        path,
+        value,
+    ) in (
+        nested
+    ):  # fields the mapping lifted out of their body object (T2 flat action enum)
+        _put_nested(body, wire, path, value)
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
-    # one; a resend after a timeout sends this same request, key and all (E4).
+    # one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
     key = idempotency_key or uuid.uuid4().hex
     key_header = _idempotency_header(upstream, action)
     if key_header:
         headers[key_header] = key
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
+        form.append((action.idempotency_body, key))
     url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
@@ -147,33 +170,30 @@ def build_request(
     if action.body == "json" and (body or whole_body is not None):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
-        content["data"] = {k: _scalar(v) for k, v in body.items()}
+        # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
+        content["content"] = urlencode(form)
+        headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-    return httpx.Request(action.method, url, params=query, headers=headers, **content)
+    return httpx.Request(
+        action.method, url, params=tuple(query), headers=headers, **content
+    )
 
 
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
 
 
-def to_upstream_units(param: Param, value: Any) -> Any:
-    """weight_kg=1.5 is sent as weight=1500 when the API counts grams (T5)."""
-    unit = param.unit
-    if unit is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    sent = value * unit.factor
-    whole = round(sent)
-    if abs(sent - whole) < 1e-9 * max(1.0, abs(sent)):
-        return whole
-    if unit.integer:
-        step = 1 / unit.factor
-        raise ToolError(
-            f"{param.arg}={value:g} is finer than the API accepts: it takes whole {unit.upstream}, "
-            f"and 1 {unit.upstream} is {step:g} {unit.agent}.",
-            f"Round {param.arg} to a multiple of {step:g} and call again.",
-            Recovery.FIX_INPUT,
-        )
-    return sent
+def _put_nested(
+    body: dict[str, Any], wire: str, path: tuple[str, ...], value: Any
+) -> None:
+    """body[wire][path...] = value, beside what the agent passed in the object itself (copied, never
+    changed in place)."""
+    holder = body
+    for key in (wire, *path[:-1]):
+        inner = holder.get(key)
+        holder[key] = dict(inner) if isinstance(inner, dict) else {}
+        holder = holder[key]
+    holder[path[-1]] = value
 
 
 def _idempotency_header(upstream: Upstream, action: Action) -> str:
@@ -193,17 +213,73 @@ def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> 
     )
 
 
-def _path_segment(value: Any) -> str:
+def _path_segment(
+    value: Any, style: str | None = None, explode: bool | None = None
+) -> str:
     # Encode everything, '/' included, so a value can never change which path is called;
     # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
-    segment = quote(_scalar(value), safe="")
+    segment = quote(_simple(value, style, explode), safe="")
     return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
 
 def _scalar(value: Any) -> str:
+    """One value as text: JSON for structure (never Python's `{'a': 1}`), true/false for booleans."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict | list) or value is None:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return str(value)
+
+
+_DELIMITERS = {"spaceDelimited": " ", "pipeDelimited": "|"}
+
+
+def form_pairs(
+    name: str, value: Any, style: str | None, explode: bool | None
+) -> list[tuple[str, str]]:
+    """A query parameter or form field as OpenAPI serializes it (style defaults to form, which
+    explodes by default): arrays repeat the name or join with the style's delimiter, objects become
+    their own fields (form, exploded), `name[key]` pairs (deepObject) or `k,v` lists; a parameter
+    whose content is JSON carries JSON text."""
+    if style == "json":
+        return [(name, _scalar(value))]
+    exploded = explode if explode is not None else style in (None, "form", "deepObject")
+    if isinstance(value, list):
+        if exploded:
+            return [(name, _scalar(item)) for item in value]
+        return [(name, _DELIMITERS.get(style or "", ",").join(map(_scalar, value)))]
+    if isinstance(value, dict):
+        if style == "deepObject":
+            return _deep_pairs(name, value)
+        if exploded:
+            return [(key, _scalar(item)) for key, item in value.items()]
+        return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
+    return [(name, _scalar(value))]
+
+
+def _deep_pairs(name: str, value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """deepObject: `filter[status]=open`; nested objects nest the brackets (bounded, as the
+    arguments were checked to be)."""
+    if isinstance(value, dict) and depth < 8:
+        pairs: list[tuple[str, str]] = []
+        for key, item in value.items():
+            pairs += _deep_pairs(f"{name}[{key}]", item, depth + 1)
+        return pairs
+    if isinstance(value, list):
+        return [(name, _scalar(item)) for item in value]
+    return [(name, _scalar(value))]
+
+
+def _simple(value: Any, style: str | None, explode: bool | None) -> str:
+    """Path, header and cookie values (style simple): arrays and objects as comma lists."""
+    if style == "json":
+        return _scalar(value)
+    if isinstance(value, list):
+        return ",".join(map(_scalar, value))
+    if isinstance(value, dict):
+        joiner = "=" if explode else ","
+        return ",".join(f"{k}{joiner}{_scalar(v)}" for k, v in value.items())
+    return _scalar(value)
 
 
 def _apply_auth(
@@ -230,7 +306,7 @@ def _apply_one(
 
 
 def missing_credential(auth: Auth) -> ToolError:
-    """Reported when a tool is called, not at start-up: the server still starts and lists its tools (E3)."""
+    """Reported when a tool is called, not at start-up: the server still starts and lists its tools (E3 which kind of recovery)."""
     article, what = _CREDENTIAL_WORDS[auth.kind]
     return ToolError(
         f"no credentials: the environment variable {auth.env} is not set, so the server cannot call the API.",
@@ -256,7 +332,7 @@ async def send(
 ) -> Answer:
     """Send with the configured timeout. Only a 2xx with a JSON body (or none) comes back; refusals,
     redirects, answers too big or not JSON, and network failures become errors that say what to do
-    next (E2, E4)."""
+    next (E2 what, why, how; E4 unknown outcome is not retry)."""
     answer = await _exchange(client, upstream, request, action)
     if answer.status_code >= 400:
         raise http_error(answer, action, upstream.auth.env if upstream.auth else None)
@@ -274,7 +350,7 @@ async def _exchange(
     action: Action,
 ) -> Answer:
     """One exchange within the timeout. A request that carries an idempotency key is sent once more
-    after a timeout, with the same key: the API applies it at most once (E4).
+    after a timeout, with the same key: the API applies it at most once (E4 unknown outcome is not retry).
     """
     try:
         return await _send_within_limit(client, upstream, request)
@@ -288,7 +364,7 @@ async def _exchange(
                 "Wait a few seconds and call again.",
                 Recovery.RETRY_LATER,
             ) from None
-        # A change that timed out may still have happened (E4): never tell the agent to retry it.
+        # A change that timed out may still have happened (E4 unknown outcome is not retry): never tell the agent to retry it.
         check = action.check_with or "a read action of this server"
         raise ToolError(
             f"the API did not answer within {upstream.timeout_s:g} s, so the outcome of "
@@ -299,9 +375,9 @@ async def _exchange(
         ) from None
     except httpx.TransportError as exc:
         port = f":{request.url.port}" if request.url.port else ""
-        where = f"{request.url.scheme}://{request.url.host}{port}"  # never the userinfo (E5)
+        where = f"{request.url.scheme}://{request.url.host}{port}"  # never the userinfo (E5 no internals)
         if not action.idempotent and not isinstance(exc, httpx.ConnectError):
-            # The request may have arrived before the connection broke (E4).
+            # The request may have arrived before the connection broke (E4 unknown outcome is not retry).
             check = action.check_with or "a read action of this server"
             raise ToolError(
                 f"the connection to the API at {where} broke ({type(exc).__name__}), so the outcome of "
@@ -321,7 +397,7 @@ async def _send_within_limit(
     client: httpx.AsyncClient, upstream: Upstream, request: httpx.Request
 ) -> Answer:
     """httpx's timeout bounds each connect and read; this bounds the whole exchange: the answer, however
-    slowly the API trickles it, and its parsing (P5). The body is read as a stream and never past
+    slowly the API trickles it, and its parsing (P5 timeouts). The body is read as a stream and never past
     `max_body_bytes`; it is parsed in a worker thread, so a large one cannot stall other calls."""
     with anyio.move_on_after(upstream.timeout_s):
         response = await client.send(request, stream=True)
@@ -349,7 +425,7 @@ async def _send_within_limit(
 async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
     """The body decoded, or None as soon as it is past `limit` bytes (the rest is never read). The cap
     counts decoded bytes: a small gzip answer that would expand to gigabytes is cut at the cap, and
-    never decoded further than one byte past it (P5)."""
+    never decoded further than one byte past it (P5 timeouts)."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         return None

@@ -11,7 +11,6 @@ TOOL = Tool(
             name="start",
             method="POST",
             path="/deployments/{deployment_id}/rollback",
-            operation_id="rollbackDeployment",
             params=(
                 Param(arg="deployment_id", wire="deployment_id", at="path"),
                 Param(arg="reason", wire="reason", at="body"),

@@ -1,8 +1,10 @@
-"""One paging shape for every upstream style (R3).
+"""One paging shape for every upstream style (R3 pagination).
 
 Whatever the API uses (page/per_page, offset/limit, a cursor field in the body, a Link header), the
 agent passes `limit` and `page` or `cursor`, and reads `items`, `has_more`, `next_page` or
-`next_cursor`, and `total_count` when the API says it. Pages start at 1.
+`next_cursor`, and `total_count` when the API says it. Pages start at 1. `has_more: true` always comes
+with the call that gets the rest; when the API gives no way to it, `has_more` is null and `rest` says
+why (R3 pagination; R4 truncation is announced).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Paging:
     total: str | None = None  # dotted path of the total count
     echoed: tuple[str, ...] = ()  # body fields that only repeat the paging; never shown
     max_limit: int | None = None  # the largest limit this action accepts
+    next_link: str | None = None  # link style: body path of the next page's URL
 
     @property
     def virtual_args(self) -> tuple[str, ...]:
@@ -54,8 +57,13 @@ class Paging:
     @property
     def consumed(self) -> tuple[str, ...]:
         """Top-level body fields folded into the one shape, so not repeated beside it."""
-        paths = (self.next_cursor, self.has_more, self.total)
-        return tuple(p.split(".")[0] for p in paths if p) + self.echoed
+        paths = (self.next_cursor, self.has_more, self.total, self.next_link)
+        return tuple(_top(p) for p in paths if p) + self.echoed
+
+
+def _top(path: str) -> str:
+    # '@odata.nextLink' is one key with a dot in it, not a path.
+    return path if path.startswith("@") else path.split(".")[0]
 
 
 def page_query(
@@ -67,11 +75,67 @@ def page_query(
     check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
         page = int(values.get(PAGE_ARG, 1))
-        limit = int(values[paging.limit]) if paging.limit in values else 0
+        limit = (
+            int(values[paging.limit]) if paging.limit and paging.limit in values else 0
+        )
         return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
     if paging.style == "link" and values.get(CURSOR_ARG):
-        return decode_cursor(str(values[CURSOR_ARG]))
+        inner, _ = split_cursor(str(values[CURSOR_ARG]))
+        return decode_cursor(inner) if inner else []
     return []
+
+
+# A cut page (truncation.py) continues inside the same upstream page: the cursor it hands out is the
+# upstream cursor plus how many of that page's records were already shown.
+_SKIP_MARK = "~mcpgen~"
+_MAX_SKIP = 100_000
+
+
+def resume_cursor(inner: str, skip: int) -> str:
+    """The cursor that asks for the upstream page at `inner` again, without its first `skip` records."""
+    return f"{_SKIP_MARK}{skip}~{inner}"
+
+
+def split_cursor(cursor: str) -> tuple[str, int]:
+    """(the upstream cursor, records of its page already shown); (cursor, 0) for any other cursor."""
+    if not cursor.startswith(_SKIP_MARK):
+        return cursor, 0
+    count, sep, inner = cursor[len(_SKIP_MARK) :].partition("~")
+    if not sep or not count.isdigit() or not 0 < int(count) <= _MAX_SKIP:
+        raise ToolError(
+            f"cursor {cursor[:40]!r} is not one this server handed out.",
+            "Pass the next_cursor (or the truncated note's next_call) of the previous result exactly as "
+            "it was, or leave cursor out to start from the first page.",
+            Recovery.FIX_INPUT,
+        )
+    return inner, int(count)
+
+
+def upstream_values(
+    paging: Paging | None, values: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The arguments as the API gets them: a resumed cursor without its skip (cursor style; the link
+    style's cursor never goes upstream as it is)."""
+    if paging is None or paging.style != "cursor" or not values.get(CURSOR_ARG):
+        return values
+    inner, skip = split_cursor(str(values[CURSOR_ARG]))
+    if not skip:
+        return values
+    out = {k: v for k, v in values.items() if k != CURSOR_ARG}
+    if inner:
+        out[CURSOR_ARG] = inner
+    return out
+
+
+def already_shown(paging: Paging | None, values: Mapping[str, Any]) -> int:
+    """How many leading records of this upstream page an earlier, cut result showed."""
+    if (
+        paging is None
+        or paging.style not in ("cursor", "link")
+        or not values.get(CURSOR_ARG)
+    ):
+        return 0
+    return split_cursor(str(values[CURSOR_ARG]))[1]
 
 
 def check_limit(paging: Paging, values: Mapping[str, Any]) -> None:
@@ -106,17 +170,22 @@ def page_info(
     next_link: str | None,
     sent_query: list[tuple[str, str]],
 ) -> dict[str, Any]:
-    """has_more, next_page or next_cursor, and total_count, for a page of `count` records."""
+    """has_more, next_page or next_cursor, and total_count, for a page of `count` records.
+
+    `has_more: true` only with its next call; when more may follow and nothing reaches it, `has_more`
+    is null and `rest` says so: a partial list never reads as whole, and never promises a page it
+    cannot fetch (R3 pagination; R4 truncation is announced)."""
     if paging is None:
         return {}
     total = lookup(body, paging.total) if paging.total else None
     total = total if isinstance(total, int) and not isinstance(total, bool) else None
     limit = values.get(paging.limit) if paging.limit else None
     flag = lookup(body, paging.has_more) if paging.has_more else None
+    flag = flag if isinstance(flag, bool) else None
     info: dict[str, Any] = {}
     if paging.style in ("page", "offset"):
         page = int(values.get(PAGE_ARG, 1))
-        if isinstance(flag, bool):
+        if flag is not None:
             more = flag
         elif next_link is not None:
             more = True
@@ -129,33 +198,79 @@ def page_info(
             info["next_page"] = page + 1
     elif paging.style == "cursor":
         cursor = lookup(body, paging.next_cursor) if paging.next_cursor else None
-        more = flag if isinstance(flag, bool) else cursor not in (None, "")
-        info["has_more"] = bool(more and cursor not in (None, ""))
-        if info["has_more"]:
+        given = cursor not in (None, "") and not isinstance(cursor, (dict, list, bool))
+        sent = values.get(CURSOR_ARG)
+        if given and sent is not None and str(cursor) == split_cursor(str(sent))[0]:
+            given = False  # the same cursor again would return this page again
+        if given and flag is not False:
+            info["has_more"] = True
             info["next_cursor"] = str(cursor)
+        elif flag:
+            info.update(
+                _unreachable(
+                    "the API says more items follow but gave no cursor to them"
+                )
+            )
+        else:
+            info["has_more"] = False
     elif paging.style == "link":
-        info["has_more"] = next_link is not None
-        if next_link is not None:
-            info["next_cursor"] = encode_cursor(next_link, sent_query)
-    else:  # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4)
-        info["has_more"] = isinstance(limit, int) and count >= limit > 0
+        link = next_link or _body_link(body, paging.next_link)
+        cursor = encode_cursor(link, sent_query) if link else None
+        if cursor:
+            info["has_more"] = True
+            info["next_cursor"] = cursor
+        elif link or flag:
+            info.update(
+                _unreachable(
+                    "the API says more items follow, at a link this server cannot follow"
+                )
+            )
+        else:
+            info["has_more"] = False
+    elif isinstance(limit, int) and count >= limit > 0:
+        # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4 truncation is announced)
+        info.update(
+            _unreachable(
+                f"this page is full ({count} items, the limit): there may be more, and this API takes no page "
+                "or cursor to reach them"
+            )
+        )
+    else:
+        info["has_more"] = False
     if total is not None:
         info["total_count"] = total
     return info
 
 
+def _unreachable(why: str) -> dict[str, Any]:
+    return {
+        "has_more": None,
+        "rest": f"{why}; narrow the request (filters, a smaller range) to see the others",
+    }
+
+
+def _body_link(body: Any, path: str | None) -> str | None:
+    link = lookup(body, path) if path else None
+    return link if isinstance(link, str) and link.strip() else None
+
+
 def encode_cursor(next_link: str, sent_query: list[tuple[str, str]]) -> str:
-    """The next link's query parameters that differ from this request's, as an opaque token.
+    """The next link's query parameters that differ from this request's, as an opaque token; ''
+    when none differ.
 
     Only the differences travel: the path and host always come from the action (a link can never
-    send the server elsewhere), and a credential sent in the query never reaches the agent (E5).
+    send the server elsewhere), and a credential sent in the query never reaches the agent (E5 no internals).
     """
     sent = set(sent_query)
+    try:
+        query = urlsplit(next_link).query
+    except ValueError:
+        return ""
     changed = [
-        pair
-        for pair in parse_qsl(urlsplit(next_link).query, keep_blank_values=True)
-        if pair not in sent
+        pair for pair in parse_qsl(query, keep_blank_values=True) if pair not in sent
     ]
+    if not changed:
+        return ""  # the link asks for nothing this request did not: following it repeats this page
     return base64.urlsafe_b64encode(urlencode(changed).encode()).decode().rstrip("=")
 
 

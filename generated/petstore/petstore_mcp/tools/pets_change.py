@@ -11,7 +11,6 @@ TOOL = Tool(
             name="add",
             method="POST",
             path="/pet",
-            operation_id="addPet",
             params=(
                 Param(arg="category", wire="category", at="body"),
                 Param(arg="name", wire="name", at="body"),
@@ -26,12 +25,12 @@ TOOL = Tool(
             name="remove",
             method="DELETE",
             path="/pet/{petId}",
-            operation_id="deletePet",
             params=(Param(arg="pet_id", wire="petId", at="path"),),
             required=("pet_id",),
             find_with="petstore_pets_find (action by_status or by_tags)",
             finds="pet_id",
             check_with="petstore_pets_find (action get)",
+            idempotent=True,
         ),
     ),
 )
