@@ -283,6 +283,16 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     )
 
 
+def undecided_lists(spec: Spec, operation: Operation) -> bool:
+    """True when the answer has several lists and nothing says which holds its records (M225): `mcpgen
+    init` then drafts `response: {single: true}`, the reading the build takes, so the draft says it."""
+    body = _response_schema(spec, operation)
+    if body is None or _is_list(body):
+        return False
+    _, problem = _list_field(spec, operation, body)
+    return problem is not None
+
+
 def is_envelope_field(name: str) -> bool:
     """'nextPageToken', 'total_count', '@odata.nextLink', 'errors': a list's envelope, not a record."""
     if name in _ENVELOPE_NAMES:
