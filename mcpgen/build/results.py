@@ -399,7 +399,6 @@ def _paging(
     # A search sent by POST takes its cursor, page and page size in the body (Square's SearchCustomers):
     # the agent passes them as for every other style, and the server sends them where they go.
     in_body = {} if operation.method in READ_METHODS else _body_fields(params)
-    where = "query parameter" + (" or body field" if in_body else "")
 
     def role(
         explicit: str | None, names: tuple[str, ...], key: str, *, body: bool = True
@@ -409,19 +408,7 @@ def _paging(
             return next((known[n] for n in names if n in known), None)
         if explicit not in known:
             assert wanted is not None
-            close = did_you_mean(explicit, list(known))
-            offset_note = (
-                "; an offset is taken from the query only" if not body and explicit in in_body else ""
-            )
-            diagnostics.append(
-                error(
-                    "M216",
-                    f"pagination.{key} '{explicit}' is not a {where} of {operation.key}{offset_note}",
-                    wanted.source,
-                    hint=(f"did you mean {close}? " if close else "")
-                    + f"its {where}s are: {', '.join(known) or 'none'}",
-                )
-            )
+            diagnostics.append(_not_a_paging_field(operation, wanted, key, explicit, known, in_body))
         return known.get(explicit)
 
     w = wanted or _NO_RULE
@@ -495,6 +482,32 @@ def _paging(
         next_link=next_link if style == "link" and not link else None,
     )
     return paging, out, defaults, server_params, diagnostics
+
+
+def _not_a_paging_field(
+    operation: Operation,
+    wanted: PaginationRule,
+    key: str,
+    explicit: str,
+    known: dict[str, ParamSpec],
+    in_body: dict[str, ParamSpec],
+) -> Diagnostic:
+    where = "query parameter" + (" or body field" if in_body else "")
+    if explicit in in_body:  # only an offset is looked for in the query alone
+        return error(
+            "M216",
+            f"pagination.{key} '{explicit}' is a body field of {operation.key}; the server computes an offset "
+            "into the query only, so it cannot page by an offset sent in the body",
+            wanted.source,
+            hint=f"remove pagination.{key}: '{explicit}' stays an argument the agent passes as it is",
+        )
+    close = did_you_mean(explicit, list(known))
+    return error(
+        "M216",
+        f"pagination.{key} '{explicit}' is not a {where} of {operation.key}",
+        wanted.source,
+        hint=(f"did you mean {close}? " if close else "") + f"its {where}s are: {', '.join(known) or 'none'}",
+    )
 
 
 def _body_fields(params: list[ParamSpec]) -> dict[str, ParamSpec]:
