@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.mcp_client import result_json, result_text, stdio_client
+from tests.support.mcp_client import result_json, result_text, stdio_client, tool_dicts
 from tests.support.paths import ROOT
 from tests.support.venvs import run_mcpgen
 from tests.upstreams.shapes import (
@@ -201,7 +201,9 @@ async def test_a_search_the_mapping_pages_sends_its_default_limit_in_the_body(
     on the search (default_limit 4) makes it a list; `orders` is named beside `order_entries`
     (/components/schemas/SearchOrdersResponse)."""
     async with client_for(shapes_package, upstream) as client:
+        [tool] = [t for t in tool_dicts(await client.list_tools()) if t["name"] == TOOL]
         results = await walk(client, {"action": "orders_search", "location_ids": ["L1"]})
+    assert tool["annotations"]["readOnlyHint"] is True  # a paged search reads (S4), so the tool still does
     assert [o["id"] for r in results for o in r["items"]] == [
         f"ord_{n:02d}" for n in range(1, ORDER_COUNT + 1)
     ]

@@ -274,6 +274,10 @@ def test_a_search_sent_by_post_pages_by_its_body_fields_when_the_mapping_says_it
     # The spec's maximum bounds the body limit as it bounds a query one (SearchCustomersRequest.limit: 100).
     assert actions["shapes_records_find.customers_search"].paging.max_limit == 100
     assert actions["shapes_records_find.orders_search"].shape.items == "orders"
+    # Both read (S4): one by its hints, the other because the mapping pages it.
+    assert all(
+        actions[f"shapes_records_find.{n}"].hints.read_only for n in ("customers_search", "orders_search")
+    )
     # Unmarked, a POST stays a change: no paging, no response_format, nothing taken from its body.
     plain = _shapes_mapping(tmp_path, "      - name: search\n        operation: SearchCustomers\n")
     search = _actions(_built(SHAPES / "shapes.openapi.yaml", plain))["shapes_find.search"]
