@@ -194,6 +194,23 @@ async def test_a_search_sent_by_post_pages_by_a_cursor_in_its_body(
     assert all("cursor" not in r and "customers" not in r for r in results)
 
 
+async def test_a_cut_page_of_a_post_search_resumes_by_its_body_cursor(
+    shapes_package: Path, upstream: ShapesUpstream
+) -> None:
+    """Issue 17 defect 8 with issue 12 defect 9: six long customers (squareup.com.json
+    /paths/~1v2~1customers~1search/post) do not fit the result budget; the cut result's next call asks
+    for the same page again (no cursor in the body) and shows the rest, then the body's cursor goes on."""
+    async with client_for(shapes_package, upstream) as client:
+        results = await walk(client, {"action": "customers_search", "limit": 6})
+    assert [c["id"] for r in results for c in r["items"]] == [
+        f"cus_{n:02d}" for n in range(1, CUSTOMER_COUNT + 1)
+    ]  # each once, in order
+    assert any("truncated" in r for r in results)
+    assert {r.json["limit"] for r in upstream.requests} == {6}
+    cursors = [r.json.get("cursor") for r in upstream.requests]
+    assert cursors[-1] == "sc6" and set(cursors[:-1]) == {None}  # the resume marker never goes upstream
+
+
 async def test_a_search_the_mapping_pages_sends_its_default_limit_in_the_body(
     shapes_package: Path, upstream: ShapesUpstream
 ) -> None:

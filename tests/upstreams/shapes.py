@@ -140,7 +140,8 @@ class ShapesUpstream(LoopbackUpstream):
         numbers, cursor = _body_page(request, CUSTOMER_COUNT, 100)
         customers = [
             {"id": f"cus_{n:02d}", "given_name": f"Given{n}", "family_name": "Example",
-             "email_address": f"c{n}@example.com", "created_at": f"2026-11-{n:02d}T08:00:00Z"}
+             "email_address": f"c{n}@example.com", "created_at": f"2026-11-{n:02d}T08:00:00Z",
+             "note": f"Customer {n} prefers e-mail and visits the downtown store on weekends. " * 12}
             for n in numbers
         ]  # fmt: skip
         return Reply(200, {"customers": customers, **({"cursor": cursor} if cursor else {})})
