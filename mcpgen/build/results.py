@@ -3,7 +3,9 @@
 A read action gets `response_format` (concise by default) and a `ResultShape`: where its records are
 and which fields each format shows. A list action also gets a `PagingSpec`: whatever the API uses
 (page/per_page, offset/limit, a cursor in the body, a Link header), the agent passes `limit` and
-`page` or `cursor` and reads one shape back. The mapping only writes what cannot be derived.
+`page` or `cursor` and reads one shape back. A search sent by POST is a read once the mapping says so
+(`hints: {read_only: true}` or `pagination:`), and its page size and cursor may be body fields. The
+mapping only writes what cannot be derived.
 """
 
 from __future__ import annotations
