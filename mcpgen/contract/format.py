@@ -218,14 +218,17 @@ def format_markdown(
     used, unused = _split_inputs(diff.other_inputs)
     head = _md_head(diff, old_label, new_label, len(used), len(unused), len(ignored))
     closing = "\n"
-    out = _Budget(budget - len(head) - len(closing))
+    out = _Budget(budget - len(head) - len(closing) - _MORE_ROOM)
     _md_changes(diff.changes, ignored, out)
     sections = [("input changes in operations tools use that changed no tool", used)]
     if unmapped != "count":
         sections.append(("input changes in operations no tool maps", unused))
-    for title, items in sections:
-        if items:
-            _md_inputs(title, _groups(items), out)
+    left_out = sum(_md_inputs(title, _groups(items), out) for title, items in sections if items)
+    out.room += _MORE_ROOM  # kept for this last line
+    if left_out:
+        out.take(
+            f"\n{left_out:,} input changes that changed no tool did not fit in this comment: {_SEE_JSON}.\n"
+        )
     return head + "".join(out.blocks) + closing
 
 
@@ -324,11 +327,12 @@ def _md_more(count: int, out: _Budget) -> None:
     out.take(f"\n{count:,} more contract changes did not fit in this comment: {_SEE_JSON}.\n")
 
 
-def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> None:
+def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> int:
+    """A collapsed block of input changes; how many did not fit if even its opening did not."""
     count = sum(max(1, len(g.operations)) for g in groups)
     ending = "\n</details>\n"
     if not out.take(f"\n<details><summary>{count:,} {title}</summary>\n\n", keep=len(ending) + _MORE_ROOM):
-        return
+        return count
     for index, group in enumerate(groups):
         left = len(groups) - index
         line = f"- {_md_cause(group)}{_md(_usage(group))}\n"
@@ -337,6 +341,7 @@ def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> None:
             out.take(f"- {left:,} more, {_SEE_JSON}\n", keep=len(ending))
             break
     out.take(ending)
+    return 0
 
 
 def _md(text: str) -> str:
