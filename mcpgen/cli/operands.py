@@ -147,5 +147,5 @@ def _lock_pointer(lock: dict[str, Any], tools: dict[Any, int], change: ContractC
         return f"/tools/{index}/inputSchema/properties/{escape_pointer_token(change.param)}"
     actions = [a.get("name") for a in tool.get("actions", [])]
     if change.action in actions:
-        return f"/tools/{index}/actions/{actions.index(change.action)}"
-    return f"/tools/{index}"
+        return f"/tools/{index}/actions/{actions.index(change.action)}/name"
+    return f"/tools/{index}/name"

@@ -34,6 +34,7 @@ class IgnoreEntry:
     change: str | None = None
     pointer: str | None = None
     until: datetime.date | None = None
+    until_source: SourceRef | None = None  # the `until:` line, where an expiry warning points
 
     def covers_pointer(self, pointer: str) -> bool:
         if self.pointer is None:
@@ -70,11 +71,11 @@ def load_ignore_list(path: Path) -> IgnoreList:
     entries = []
     for index, raw in enumerate(data["ignore"]):
         where = document.locate(f"/ignore/{index}")
-        entries.append(_entry(raw, where))
+        entries.append(_entry(raw, where, document.locate(f"/ignore/{index}/until")))
     return IgnoreList(tuple(entries))
 
 
-def _entry(raw: object, where: SourceRef) -> IgnoreEntry:
+def _entry(raw: object, where: SourceRef, until_at: SourceRef) -> IgnoreEntry:
     if not isinstance(raw, dict):
         raise _malformed(where, "each entry is a mapping with `change:` or `pointer:`, and `reason:`")
     unknown = sorted(str(k) for k in raw if k not in _KEYS)
@@ -89,7 +90,8 @@ def _entry(raw: object, where: SourceRef) -> IgnoreEntry:
         raise _malformed(where, f"pointer {pointer!r} is not a JSON pointer; it starts with /")
     if change is not None and not isinstance(change, str):
         raise _malformed(where, "`change:` is a change id such as param-removed:tool.action#param")
-    return IgnoreEntry(reason.strip(), where, change, pointer, _until(raw.get("until"), where))
+    until = _until(raw.get("until"), until_at)
+    return IgnoreEntry(reason.strip(), where, change, pointer, until, until_at if until else None)
 
 
 def _until(value: object, where: SourceRef) -> datetime.date | None:
@@ -124,6 +126,6 @@ def _expired(entry: IgnoreEntry) -> Diagnostic:
         "D003",
         f"ignore entry for {what} expired on {entry.until}: it no longer ignores anything "
         f"(reason given: {entry.reason})",
-        entry.source,
+        entry.until_source or entry.source,
         hint="look at the change again; remove the entry, or move `until:` later if it still holds",
     )

@@ -193,7 +193,7 @@ def test_ignore_entries_by_id_and_by_pointer_with_expiry(release: ContractDiff, 
         **{c.id: "wording only" for c in described},
     }
     (expired,) = applied.diagnostics
-    assert expired.source is not None and (expired.source.file, expired.source.line) == (str(path), 7)
+    assert expired.source is not None and (expired.source.file, expired.source.line) == (str(path), 9)
     assert "expired on 2026-12-02" in expired.message and "no longer ignores" in expired.message
     unmapped = [
         i for i in release.other_inputs if i.pointer.startswith("/components/parameters/issue-number")
