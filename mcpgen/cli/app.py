@@ -379,12 +379,23 @@ def diff_command(
         )
         say(formatted, nl=False)
     else:
-        options = {"budget": max_chars, "unmapped": unmapped.value, "ignored": ignored}
-        plain = format_diff(diff, fmt.value, old_label=old, new_label=new, **options)  # type: ignore[arg-type]
+
+        def render(colour: bool) -> str:
+            return format_diff(
+                diff,
+                fmt.value,
+                old_label=old,
+                new_label=new,
+                colour=colour,
+                budget=max_chars,
+                unmapped=unmapped.value,
+                ignored=ignored,
+            )
+
+        plain = render(colour=False)
         # Colour codes only when the input-derived text holds no control codes of its own to escape.
         if fmt is DiffFormat.text and sys.stdout.isatty() and terminal_safe(plain) == plain:
-            coloured = format_diff(diff, fmt.value, old_label=old, new_label=new, colour=True, **options)  # type: ignore[arg-type]
-            typer.echo(coloured, nl=False)
+            typer.echo(render(colour=True), nl=False)
         else:
             say(plain, nl=False)
     if fail_on is not None and _fails(diff, fail_on, ignored, ignore_list):

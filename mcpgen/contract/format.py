@@ -338,7 +338,8 @@ def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> int:
         line = f"- {_md_cause(group)}{_md(_usage(group))}\n"
         # Room stays for the closing tag and, while more follow, for the line that counts them.
         if not out.take(line, keep=len(ending) + (_MORE_ROOM if left > 1 else 0)):
-            out.take(f"- {left:,} more, {_SEE_JSON}\n", keep=len(ending))
+            rest = sum(max(1, len(g.operations)) for g in groups[index:])
+            out.take(f"- {rest:,} more, {_SEE_JSON}\n", keep=len(ending))
             break
     out.take(ending)
     return 0
