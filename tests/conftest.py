@@ -58,3 +58,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # A run that collected nothing must not look green (CI reads the exit code).
     if session.testscollected == 0 and exitstatus in (0, 5):
         session.exitstatus = 1
+
+
+# Modules that take long, run first: with two workers (scripts/test), a long module that starts last keeps
+# one worker busy while the other idles. test_ads_server builds the examples' venv that several modules
+# share (tests/support/shared.py), so it starts at once too. Stale names here only cost speed.
+RUN_FIRST = (
+    "tests/e2e/test_ads_server.py",
+    "tests/e2e/test_demo_script.py",
+    "tests/e2e/test_python310.py",
+    "tests/e2e/test_oracle_subset.py",
+    "tests/hostile/test_fuzz.py",
+    "tests/e2e/test_conformance.py",
+    "tests/hostile/test_upstream_answers.py",
+    "tests/e2e/test_github_spec.py",
+)
+
+
+def _module_rank(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return RUN_FIRST.index(path) if path in RUN_FIRST else len(RUN_FIRST)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_module_rank)  # stable: every module keeps its own order, the rest keeps theirs

@@ -31,6 +31,7 @@ from mcpgen.build.results import (
     LIMIT_ARG,
     PAGE_ARG,
     _declares_link_header,
+    undecided_lists,
 )
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.server import operation_params
@@ -498,7 +499,7 @@ def _tools(
     tools = []
     for side in sides:
         other = siblings.get((id(side.group), "change" if side.kind == "find" else "find"))
-        actions = _actions(side, path_naming)
+        actions = _actions(side, path_naming, spec)
         description = _tool_description(
             side,
             api,
@@ -608,7 +609,7 @@ def _change_verbs(actions: list[DraftAction]) -> str:
 # --- actions ---------------------------------------------------------------------------------------
 
 
-def _actions(side: _Side, path_naming: bool) -> list[DraftAction]:
+def _actions(side: _Side, path_naming: bool, spec: Spec) -> list[DraftAction]:
     tool_words = _name_words(side.group.key) | _name_words(snake_case(side.group.tag_label))
     proposals = [(info, *_action_name(info, side.group, tool_words, path_naming)) for info in side.members]
     counts = Counter(name for _, name, _ in proposals)
@@ -636,6 +637,7 @@ def _actions(side: _Side, path_naming: bool) -> list[DraftAction]:
                 destructive=info.op.method == "DELETE" or bool(set(name.split("_")) & _DESTRUCTIVE_WORDS),
                 deprecated=bool(info.op.located.value.get("deprecated")),
                 why=why,
+                single_record=info.op.method in READ_METHODS and undecided_lists(spec, info.op),
             )
         )
     return actions

@@ -119,6 +119,11 @@ def _action(action: DraftAction) -> list[str]:
     if action.deprecated:
         lines.append("        # Deprecated in the spec; consider leaving it out.")
     lines.append(f"        operation: {_scalar(action.operation)}  # {_c(where)}")
+    if action.single_record:
+        lines.append(
+            "        response: {single: true}  # its answer has several lists and the spec does not say which "
+            "holds records; if it is a list, write  response: {items: <that field>}"
+        )
     if action.params:
         lines.append("        params:")
         for param in action.params:

@@ -23,6 +23,7 @@ class DraftAction:
     destructive: bool
     deprecated: bool
     why: str  # how the name was chosen
+    single_record: bool = False  # several lists in the answer, none named: drafted as one record
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,7 +4,8 @@ issue 17 defect 13).
 An action reads when its method is GET or HEAD; it is destructive when it deletes, when the mapping
 guards it with a confirm value (it cannot be undone), or when it is a previewed change (the apply
 overwrites or grows what exists); it is idempotent for GET, HEAD, PUT and DELETE. The mapping states
-any of these per action (a search sent by POST reads; a GET that changes state does not) and per tool.
+any of these per action (a search sent by POST reads; a GET that changes state does not) and per tool;
+a POST the mapping sets `pagination:` on is a search, so it reads unless its hints say otherwise.
 A tool reads when all its actions read, is destructive when one of them is, and is idempotent when all are.
 """
 
@@ -20,7 +21,9 @@ from mcpgen.names import IDEMPOTENT_METHODS, READ_METHODS
 def action_hints(method: str, rule: ActionRule) -> ToolHints:
     """One action's hints: its method's, what the mapping makes of it, then what the mapping says."""
     said = rule.hints or HintsRule()
-    read_only = method in READ_METHODS if said.read_only is None else said.read_only
+    # A search sent by POST that the mapping pages is a list, so it reads (build/results.py reads()).
+    paged_search = method == "POST" and rule.pagination is not None
+    read_only = method in READ_METHODS or paged_search if said.read_only is None else said.read_only
     if said.destructive is not None:
         destructive = said.destructive
     else:

@@ -43,13 +43,19 @@ def is_nested_key(rule: ParamRule) -> bool:
 
 
 def nested_fields(
-    spec: Spec, operation: Operation, rule: ActionRule, schema_of_body: Located | None
+    spec: Spec,
+    operation: Operation,
+    rule: ActionRule,
+    schema_of_body: Located | None,
+    plain_names: frozenset[str] = frozenset(),
 ) -> tuple[list[NestedField], list[Diagnostic]]:
-    """The fields the action's nested keys name, or a located error for each that names none."""
+    """The fields the action's nested keys name, or a located error for each that names none. A key
+    that is the whole name of a parameter (`plain_names`: a form field called 'Integration.Timeout')
+    names that parameter, not a path."""
     found: list[NestedField] = []
     diagnostics: list[Diagnostic] = []
     for param_rule in rule.params:
-        if not is_nested_key(param_rule):
+        if not is_nested_key(param_rule) or param_rule.wire_name in plain_names:
             continue
         path = tuple(param_rule.wire_name.split("."))
         field, why = _walk(spec, schema_of_body, path)

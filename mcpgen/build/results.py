@@ -3,7 +3,9 @@
 A read action gets `response_format` (concise by default) and a `ResultShape`: where its records are
 and which fields each format shows. A list action also gets a `PagingSpec`: whatever the API uses
 (page/per_page, offset/limit, a cursor in the body, a Link header), the agent passes `limit` and
-`page` or `cursor` and reads one shape back. The mapping only writes what cannot be derived.
+`page` or `cursor` and reads one shape back. A search sent by POST is a read once the mapping says so
+(`hints: {read_only: true}` or `pagination:`), and its page size and cursor may be body fields. The
+mapping only writes what cannot be derived.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def plan_results(
     params: list[ParamSpec],
     defaults: list[tuple[str, Any]],
 ) -> ResultPlan:
-    if operation.method not in READ_METHODS:
+    if not reads(operation.method, rule):
         return ResultPlan(tuple(params), tuple(defaults), None, None, (), tuple(_not_a_read(operation, rule)))
     diagnostics: list[Diagnostic] = []
     body = _response_schema(spec, operation)
@@ -122,13 +124,24 @@ def plan_results(
     return ResultPlan(tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics))
 
 
+def reads(method: str, rule: ActionRule) -> bool:
+    """The action's answer is shown as a read's (R1-R3): a GET, or a query sent by POST that the
+    mapping says reads (`hints: {read_only: true}`) or pages (`pagination:` on a search)."""
+    if method in READ_METHODS:
+        return True
+    marked = rule.hints.read_only if rule.hints is not None else None
+    return bool(marked) or (marked is None and method == "POST" and rule.pagination is not None)
+
+
 def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
     return [
         error(
             "M214",
-            f"'{key}' of action '{rule.name}' applies to read (GET) actions; {operation.key} is not one",
+            f"'{key}' of action '{rule.name}' applies to read actions (GET, or a query sent by POST that "
+            f"the mapping marks read-only); {operation.key} is not one",
             setting.source,
-            hint=f"remove '{key}' from action '{rule.name}'",
+            hint=f"remove '{key}' from action '{rule.name}', or if it only reads (a search sent by POST), "
+            "say so:  hints: {read_only: true}",
         )
         for key, setting in (("response", rule.response), ("pagination", rule.pagination))
         if setting is not None
@@ -283,6 +296,16 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     )
 
 
+def undecided_lists(spec: Spec, operation: Operation) -> bool:
+    """True when the answer has several lists and nothing says which holds its records (M225): `mcpgen
+    init` then drafts `response: {single: true}`, the reading the build takes, so the draft says it."""
+    body = _response_schema(spec, operation)
+    if body is None or _is_list(body):
+        return False
+    _, problem = _list_field(spec, operation, body)
+    return problem is not None
+
+
 def is_envelope_field(name: str) -> bool:
     """'nextPageToken', 'total_count', '@odata.nextLink', 'errors': a list's envelope, not a record."""
     if name in _ENVELOPE_NAMES:
@@ -385,28 +408,27 @@ def _paging(
         return None, params, defaults, [], []
     diagnostics: list[Diagnostic] = []
     query = {p.wire_name: p for p in params if p.location == "query"}
+    # A search sent by POST takes its cursor, page and page size in the body (Square's SearchCustomers):
+    # the agent passes them as for every other style, and the server sends them where they go.
+    in_body = {} if operation.method in READ_METHODS else _body_fields(params)
 
-    def role(explicit: str | None, names: tuple[str, ...], key: str) -> ParamSpec | None:
+    def role(
+        explicit: str | None, names: tuple[str, ...], key: str, *, body: bool = True
+    ) -> ParamSpec | None:
+        known = {**(in_body if body else {}), **query}  # a query parameter wins over a body field
         if explicit is None:
-            return next((query[n] for n in names if n in query), None)
-        if explicit not in query:
+            return next((known[n] for n in names if n in known), None)
+        if explicit not in known:
             assert wanted is not None
-            close = did_you_mean(explicit, list(query))
-            diagnostics.append(
-                error(
-                    "M216",
-                    f"pagination.{key} '{explicit}' is not a query parameter of {operation.key}",
-                    wanted.source,
-                    hint=(f"did you mean {close}? " if close else "")
-                    + f"its query parameters are: {', '.join(query) or 'none'}",
-                )
-            )
-        return query.get(explicit)
+            diagnostics.append(_not_a_paging_field(operation, wanted, key, explicit, known, in_body))
+        return known.get(explicit)
 
     w = wanted or _NO_RULE
     page = role(w.page, _PAGE_PARAMS, "page")
     limit = role(w.limit, _LIMIT_PARAMS, "limit")
-    offset = role(w.offset, _OFFSET_PARAMS, "offset")
+    # The server computes an offset into the query (pagination.py page_query); a body offset stays the
+    # agent's own argument rather than be computed into the wrong place.
+    offset = role(w.offset, _OFFSET_PARAMS, "offset", body=False)
     cursor = role(w.cursor, _CURSOR_PARAMS, "cursor")
     total = w.total or _body_field(spec, body, _TOTAL_FIELDS)
     next_cursor = w.next_cursor or _body_field(spec, body, _NEXT_FIELDS)
@@ -445,7 +467,14 @@ def _paging(
     if style == "link":
         server_params.append(_server_param(CURSOR_ARG, _cursor_schema(), rule.source))
     limited = next(
-        (p for p in out if limit is not None and p.wire_name == limit.wire_name and p.location == "query"),
+        (
+            p
+            for p in out
+            if limit is not None
+            and p.wire_name == limit.wire_name
+            and p.location == limit.location
+            and not p.path
+        ),
         None,
     )
     echoed = tuple(
@@ -465,6 +494,37 @@ def _paging(
         next_link=next_link if style == "link" and not link else None,
     )
     return paging, out, defaults, server_params, diagnostics
+
+
+def _not_a_paging_field(
+    operation: Operation,
+    wanted: PaginationRule,
+    key: str,
+    explicit: str,
+    known: dict[str, ParamSpec],
+    in_body: dict[str, ParamSpec],
+) -> Diagnostic:
+    where = "query parameter" + (" or body field" if in_body else "")
+    if explicit in in_body:  # only an offset is looked for in the query alone
+        return error(
+            "M216",
+            f"pagination.{key} '{explicit}' is a body field of {operation.key}; the server computes an offset "
+            "into the query only, so it cannot page by an offset sent in the body",
+            wanted.source,
+            hint=f"remove pagination.{key}: '{explicit}' stays an argument the agent passes as it is",
+        )
+    close = did_you_mean(explicit, list(known))
+    return error(
+        "M216",
+        f"pagination.{key} '{explicit}' is not a {where} of {operation.key}",
+        wanted.source,
+        hint=(f"did you mean {close}? " if close else "") + f"its {where}s are: {', '.join(known) or 'none'}",
+    )
+
+
+def _body_fields(params: list[ParamSpec]) -> dict[str, ParamSpec]:
+    """Top-level fields of the request body by wire name (never one the mapping lifted out of an object)."""
+    return {p.wire_name: p for p in params if p.location == "body" and not p.path}
 
 
 def _paging_on_a_record(

@@ -427,7 +427,9 @@ def _build_action(
         replace(d, hint="; ".join(filter(None, [d.hint, f"mapped by action '{rule.name}' at {rule.source}"])))
         for d in found
     ]
-    lifted, lifted_found = nested_fields(spec, operation, rule, _body_schema(spec, operation))
+    # A body field whose own name has a dot ('Integration.Timeout', Twilio) is that field, not a path.
+    plain = frozenset(p.wire_name for p in operation_params)
+    lifted, lifted_found = nested_fields(spec, operation, rule, _body_schema(spec, operation), plain)
     diagnostics += lifted_found
     operation_params = _with_lifted(operation_params, lifted)
     rules_by_param, found = _match_rules(operation, operation_params, rule)
@@ -942,7 +944,7 @@ def _match_rules(
             if p.wire_name == param_rule.wire_name
             and (param_rule.location is None or _location_matches(p.location, param_rule.location))
         ]
-        if not matches and is_nested_key(param_rule):
+        if not matches and is_nested_key(param_rule):  # nested_fields took it
             continue  # nested.py said what is wrong with it
         if not matches:
             names = [p.wire_name for p in params]

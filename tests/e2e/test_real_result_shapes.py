@@ -11,10 +11,18 @@ from typing import Any
 
 import pytest
 
-from tests.support.mcp_client import result_json, result_text, stdio_client
+from tests.support.mcp_client import result_json, result_text, stdio_client, tool_dicts
 from tests.support.paths import ROOT
 from tests.support.venvs import run_mcpgen
-from tests.upstreams.shapes import ACCOUNT_COUNT, BACKUP_COUNT, CHANNEL_COUNT, PAYMENT_COUNT, ShapesUpstream
+from tests.upstreams.shapes import (
+    ACCOUNT_COUNT,
+    BACKUP_COUNT,
+    CHANNEL_COUNT,
+    CUSTOMER_COUNT,
+    ORDER_COUNT,
+    PAYMENT_COUNT,
+    ShapesUpstream,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -159,6 +167,69 @@ async def test_twilio_next_page_url_pages(shapes_package: Path, upstream: Shapes
     assert [r.param("PageToken") for r in upstream.requests] == [None, "PT2", "PT4"]
     assert {r.param("PageSize") for r in upstream.requests} == {"2"}
     assert "meta" not in results[0]
+
+
+async def test_a_search_sent_by_post_pages_by_a_cursor_in_its_body(
+    shapes_package: Path, upstream: ShapesUpstream
+) -> None:
+    """Issue 17 defect 8 (body cursor). squareup.com.json /paths/~1v2~1customers~1search/post: the
+    request body's `cursor` and `limit` (/components/schemas/SearchCustomersRequest) are answered by the
+    body's `cursor` (/components/schemas/SearchCustomersResponse); the mapping marks it read-only. Only
+    GETs used to page, so the agent had no way past the first page."""
+    query = {"filter": {"email_address": {"fuzzy": "example.com"}}}
+    async with client_for(shapes_package, upstream) as client:
+        results = await walk(client, {"action": "customers_search", "limit": 3, "query": query})
+    assert [c["id"] for r in results for c in r["items"]] == [
+        f"cus_{n:02d}" for n in range(1, CUSTOMER_COUNT + 1)
+    ]  # every customer once, in order, over three pages
+    assert [(r["has_more"], r.get("next_cursor")) for r in results] == [
+        (True, "sc3"), (True, "sc6"), (False, None),
+    ]  # fmt: skip
+    # The cursor travels in the body, beside the agent's own query and page size; never in the URL.
+    assert [(r.method, r.query, r.json) for r in upstream.requests] == [
+        ("POST", {}, {"limit": 3, "query": query}),
+        ("POST", {}, {"cursor": "sc3", "limit": 3, "query": query}),
+        ("POST", {}, {"cursor": "sc6", "limit": 3, "query": query}),
+    ]
+    assert all("cursor" not in r and "customers" not in r for r in results)
+
+
+async def test_a_cut_page_of_a_post_search_resumes_by_its_body_cursor(
+    shapes_package: Path, upstream: ShapesUpstream
+) -> None:
+    """Issue 17 defect 8 with issue 12 defect 9: six long customers (squareup.com.json
+    /paths/~1v2~1customers~1search/post) do not fit the result budget; the cut result's next call asks
+    for the same page again (no cursor in the body) and shows the rest, then the body's cursor goes on."""
+    async with client_for(shapes_package, upstream) as client:
+        results = await walk(client, {"action": "customers_search", "limit": 6})
+    assert [c["id"] for r in results for c in r["items"]] == [
+        f"cus_{n:02d}" for n in range(1, CUSTOMER_COUNT + 1)
+    ]  # each once, in order
+    assert any("truncated" in r for r in results)
+    assert {r.json["limit"] for r in upstream.requests} == {6}
+    cursors = [r.json.get("cursor") for r in upstream.requests]
+    assert cursors[-1] == "sc6" and set(cursors[:-1]) == {None}  # the resume marker never goes upstream
+
+
+async def test_a_search_the_mapping_pages_sends_its_default_limit_in_the_body(
+    shapes_package: Path, upstream: ShapesUpstream
+) -> None:
+    """Issue 17 defect 8 (body cursor). squareup.com.json /paths/~1v2~1orders~1search/post: `pagination:`
+    on the search (default_limit 4) makes it a list; `orders` is named beside `order_entries`
+    (/components/schemas/SearchOrdersResponse)."""
+    async with client_for(shapes_package, upstream) as client:
+        [tool] = [t for t in tool_dicts(await client.list_tools()) if t["name"] == TOOL]
+        results = await walk(client, {"action": "orders_search", "location_ids": ["L1"]})
+    assert tool["annotations"]["readOnlyHint"] is True  # a paged search reads (S4), so the tool still does
+    assert [o["id"] for r in results for o in r["items"]] == [
+        f"ord_{n:02d}" for n in range(1, ORDER_COUNT + 1)
+    ]
+    assert [r["has_more"] for r in results] == [True, True, False]
+    assert [r.json for r in upstream.requests] == [
+        {"limit": 4, "location_ids": ["L1"]},
+        {"cursor": "sc4", "limit": 4, "location_ids": ["L1"]},
+        {"cursor": "sc8", "limit": 4, "location_ids": ["L1"]},
+    ]
 
 
 async def test_a_one_key_envelope_is_unwrapped_in_both_formats(

@@ -22,18 +22,14 @@ from mcpgen.load.openapi import Spec, load_spec
 from mcpgen.load.sources import load_document
 from mcpgen.names import TOOL_NAME_PATTERN
 from mcpgen.profiles import PROFILES
+from tests.support.paths import shared_spec as support_shared_spec
 
-ROOT = Path(__file__).resolve().parents[2]
-# CI clones the repository to X and lays the shared material at X/../shared.
-SHARED_SPECS = (ROOT / ".." / "shared" / "specs").resolve()
 SHARED = ["petstore", "asana", "slack", "twilio_api_v2010", "jira", "stripe", "github"]
 
 
 def shared_spec(name: str) -> Path:
-    path = SHARED_SPECS / f"{name}.json"
-    if not path.is_file():
-        pytest.skip(f"shared spec {path} is not present on this machine")
-    return path
+    """../shared/specs, else the pinned npm copy in .cache/specs (tests/support/paths.py)."""
+    return support_shared_spec(f"{name}.json")
 
 
 @cache

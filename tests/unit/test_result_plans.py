@@ -249,3 +249,64 @@ def test_an_answer_with_several_unnamed_lists_is_one_record_and_says_how_to_name
     assert warned.source.pointer == "/components/schemas/InstanceList"
     # The path names the list: members.json lists members, owners is a field beside it.
     assert actions["shots_find.members"].shape.items == "members"
+
+
+def test_a_search_sent_by_post_pages_by_its_body_fields_when_the_mapping_says_it_reads(
+    tmp_path: Path,
+) -> None:
+    """Issue 17 defect 8 (body cursor). squareup.com.json /paths/~1v2~1customers~1search/post and
+    /paths/~1v2~1orders~1search/post: `cursor` and `limit` are fields of the JSON request body
+    (/components/schemas/SearchCustomersRequest, SearchOrdersRequest); the answer's `cursor` is the next."""
+    actions = _actions(_built(SHAPES / "shapes.openapi.yaml", SHAPES / "mapping.yaml"))
+    for name, default in (("customers_search", 20), ("orders_search", 4)):
+        search = actions[f"shapes_records_find.{name}"]
+        assert (search.paging.style, search.paging.next_cursor, search.paging.limit_arg) == (
+            "cursor",
+            "cursor",
+            "limit",
+        )
+        paging_params = [
+            (p.arg_name, p.wire_name, p.location) for p in search.params if p.arg_name in ("cursor", "limit")
+        ]
+        assert paging_params == [("cursor", "cursor", "body"), ("limit", "limit", "body")]
+        assert dict(search.defaults)["limit"] == default
+        assert [p.arg_name for p in search.server_params] == ["response_format"]
+    # The spec's maximum bounds the body limit as it bounds a query one (SearchCustomersRequest.limit: 100).
+    assert actions["shapes_records_find.customers_search"].paging.max_limit == 100
+    assert actions["shapes_records_find.orders_search"].shape.items == "orders"
+    # Both read (S4): one by its hints, the other because the mapping pages it.
+    assert all(
+        actions[f"shapes_records_find.{n}"].hints.read_only for n in ("customers_search", "orders_search")
+    )
+    # Unmarked, a POST stays a change: no paging, no response_format, nothing taken from its body.
+    plain = _shapes_mapping(tmp_path, "      - name: search\n        operation: SearchCustomers\n")
+    search = _actions(_built(SHAPES / "shapes.openapi.yaml", plain))["shapes_find.search"]
+    assert search.paging is None and search.shape is None and search.server_params == ()
+
+
+def test_paging_a_post_the_mapping_says_changes_things_is_an_error_that_says_how_to_mark_a_read(
+    tmp_path: Path,
+) -> None:
+    """Issue 17 defect 8: `hints: {read_only: false}` beats `pagination:`; the error names the way out."""
+    mapping = _shapes_mapping(
+        tmp_path,
+        "      - name: search\n        operation: SearchOrders\n        hints: {read_only: false}\n"
+        "        pagination: {default_limit: 4}\n",
+    )
+    result = generate(SHAPES / "shapes.openapi.yaml", mapping)
+    [problem] = [d for d in result.diagnostics if d.level == Level.ERROR]
+    assert problem.code == "M214" and "hints: {read_only: true}" in problem.hint
+
+
+def test_a_body_offset_is_not_computed_into_the_query(tmp_path: Path) -> None:
+    """The server computes an offset into the query only: naming a body field as the offset is an error
+    that says so (squareup.com.json /paths/~1v2~1orders~1search/post has `limit` in its body)."""
+    mapping = _shapes_mapping(
+        tmp_path,
+        "      - name: search\n        operation: SearchOrders\n        response: {items: orders}\n"
+        "        pagination: {style: offset, offset: limit}\n",
+    )
+    result = generate(SHAPES / "shapes.openapi.yaml", mapping)
+    [problem] = [d for d in result.diagnostics if d.level == Level.ERROR]
+    assert problem.code == "M216" and "is a body field of POST /v2/orders/search" in problem.message
+    assert "offset into the query only" in problem.message and "remove pagination.offset" in problem.hint

@@ -3,7 +3,8 @@
 Each route answers as its source API does (the spec names the spec and pointer of each): Box's webhook
 record with its `triggers` array, Google's `{backups, nextPageToken, unreachable}` list, Azure's
 `{value, nextLink}` pages, Square's `{payments, cursor}` list and `{payment: {...}}` record, Twilio's
-`{flex_chat_channels, meta.next_page_url}` pages.
+`{flex_chat_channels, meta.next_page_url}` pages, Square's searches sent by POST with `cursor` and
+`limit` in the JSON body and the next `cursor` in the answer.
 
     python -m tests.upstreams.shapes --port 8091
 """
@@ -20,6 +21,8 @@ ACCOUNT_COUNT = 7
 ACCOUNT_PAGE = 3  # Azure decides its page size; the agent passes no limit
 PAYMENT_COUNT = 12
 CHANNEL_COUNT = 5
+CUSTOMER_COUNT = 7
+ORDER_COUNT = 9
 
 
 def backup(n: int) -> dict[str, Any]:
@@ -77,6 +80,8 @@ class ShapesUpstream(LoopbackUpstream):
         self.route("GET", "/v2/payments", self.list_payments)
         self.route("GET", "/v2/payments/{payment_id}", self.get_payment)
         self.route("GET", "/v1/Channels", self.list_channels)
+        self.route("POST", "/v2/customers/search", self.search_customers)
+        self.route("POST", "/v2/orders/search", self.search_orders)
 
     def get_webhook(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         return Reply(
@@ -131,6 +136,25 @@ class ShapesUpstream(LoopbackUpstream):
             raise ApiError(404, "NOT_FOUND", f"Payment {path['payment_id']} not found.")
         return Reply(200, {"payment": payment(int(number))})
 
+    def search_customers(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        numbers, cursor = _body_page(request, CUSTOMER_COUNT, 100)
+        customers = [
+            {"id": f"cus_{n:02d}", "given_name": f"Given{n}", "family_name": "Example",
+             "email_address": f"c{n}@example.com", "created_at": f"2026-11-{n:02d}T08:00:00Z",
+             "note": f"Customer {n} prefers e-mail and visits the downtown store on weekends. " * 12}
+            for n in numbers
+        ]  # fmt: skip
+        return Reply(200, {"customers": customers, **({"cursor": cursor} if cursor else {})})
+
+    def search_orders(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        numbers, cursor = _body_page(request, ORDER_COUNT, 500)
+        orders = [
+            {"id": f"ord_{n:02d}", "location_id": "L1", "state": "COMPLETED",
+             "total_money": {"amount": 250 * n, "currency": "USD"}}
+            for n in numbers
+        ]  # fmt: skip
+        return Reply(200, {"orders": orders, **({"cursor": cursor} if cursor else {})})
+
     def list_channels(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         start = _position(request.param("PageToken"), "PT", "PageToken")
         size = int_param(request, "PageSize", 50, 1, 1000)
@@ -149,6 +173,21 @@ class ShapesUpstream(LoopbackUpstream):
         }
         channels = [channel(n) for n in range(start + 1, min(end, CHANNEL_COUNT) + 1)]
         return Reply(200, {"flex_chat_channels": channels, "meta": meta})
+
+
+def _body_page(request: RecordedRequest, count: int, default: int) -> tuple[range, str | None]:
+    """Square's search paging: `cursor` and `limit` in the JSON body, never in the query; (the numbers
+    of this page's records, the next cursor or None on the last page)."""
+    body = request.json if isinstance(request.json, dict) else {}
+    if request.query:
+        raise ApiError(400, "BAD_REQUEST", f"unexpected query parameters {sorted(request.query)}")
+    cursor = body.get("cursor")
+    start = _position(cursor if isinstance(cursor, str) else None, "sc", "cursor")
+    size = body.get("limit", default)
+    if not isinstance(size, int) or not 1 <= size <= 100:
+        raise ApiError(400, "INVALID_VALUE", f"limit must be an integer from 1 to 100, not {size!r}", "limit")
+    end = start + size
+    return range(start + 1, min(end, count) + 1), f"sc{end}" if end < count else None
 
 
 def _position(token: str | None, prefix: str, name: str) -> int:
