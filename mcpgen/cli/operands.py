@@ -133,9 +133,17 @@ def _document(path: Path | None) -> Document | None:
     if path is None:
         return None
     try:
-        return load_document(path, str(path))
+        return load_document(path, _shown(path))
     except DiagnosticError:
         return None  # the operand was read already; a file that changed since has no lines to give
+
+
+def _shown(path: Path) -> str:
+    """Relative to the current directory when under it: CI tools read paths from the repository root."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _lock_pointer(lock: dict[str, Any], tools: dict[Any, int], change: ContractChange) -> str:

@@ -10,7 +10,9 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from mcpgen.contract.diff import ContractChange, ContractDiff, Impact
 from mcpgen.contract.format import suggestion, summary
@@ -146,7 +148,7 @@ def _result(
     }
     location: dict[str, Any] = {"logicalLocations": [logical]}
     if place is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": place.file}}
+        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(place.file)}}
         if place.line:
             physical["region"] = {"startLine": place.line}
         location["physicalLocation"] = physical
@@ -166,3 +168,9 @@ def _result(
     if reason is not None:
         result["suppressions"] = [{"kind": "external", "justification": reason}]
     return result
+
+
+def _uri(file: str) -> str:
+    """SARIF wants a URI: a relative reference for a path under the repository, else a file: URI."""
+    path = PurePosixPath(file)
+    return path.as_uri() if path.is_absolute() else quote(file)

@@ -153,7 +153,20 @@ def test_sarif_output_names_the_lock_file(two_petstores: tuple[Path, Path]) -> N
     results = log["runs"][0]["results"]
     assert {r["level"] for r in results} == {"error", "warning"}
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
-    assert uris == {str(new / "tools.lock.json")}
+    assert uris == {(new / "tools.lock.json").as_uri()}  # outside the current directory: a file: URI
+
+
+def test_annotation_and_sarif_paths_are_relative_to_the_current_directory(
+    two_petstores: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # as in CI, where the work tree's root is the current directory
+    code, out = run("old", "./new", "-f", "github")
+    assert "::error file=new/tools.lock.json,line=" in out
+    log = json.loads(run("old", "new", "-f", "sarif")[1])
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
+    }
+    assert uris == {"new/tools.lock.json"}
 
 
 def test_an_ignore_list_stops_accepted_changes_failing(
