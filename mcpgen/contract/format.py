@@ -7,6 +7,7 @@ Text and markdown group input changes that are one edit seen through several ope
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -258,9 +259,9 @@ def _split_inputs(items: Iterable[InputChange]) -> tuple[list[InputChange], list
 def _md_head(diff: ContractDiff, old_label: str, new_label: str, used: int, unused: int, ignored: int) -> str:
     counts = [diff.count(i) for i in sorted(Impact, reverse=True)]
     lines = [
-        f"### Tool contract of `{_md(diff.server)}`: {summary(diff)}",
+        f"### Tool contract of {_code(diff.server)}: {summary(diff)}",
         "",
-        f"`{_md(old_label)}` ({_md(diff.old_version)}) → `{_md(new_label)}` ({_md(diff.new_version)})",
+        f"{_code(old_label)} ({_md(diff.old_version)}) → {_code(new_label)} ({_md(diff.new_version)})",
         "",
         f"Suggested version: **{_md(diff.suggested_version)}** ({diff.bump}: {_md(diff.bump_reason)})"
         + (
@@ -281,10 +282,10 @@ def _md_head(diff: ContractDiff, old_label: str, new_label: str, used: int, unus
 
 def _md_change(change: ContractChange, reason: str | None, *, full: bool) -> str:
     marker = f" *(ignored: {_md(reason)})*" if reason is not None else ""
-    lines = [f"- **`{_md(_subject(change))}`**: {_md(change.message)}{marker}"]
+    lines = [f"- **{_code(_subject(change))}**: {_md(change.message)}{marker}"]
     if not full:
         return "\n".join(lines) + "\n"
-    lines += [f"  <br>`{_md(value)}`" for value in _values(change)]
+    lines += [f"  <br>{_code(value)}" for value in _values(change)]
     groups = _groups(change.causes)
     lines += [f"  - caused by {_md_cause(group)}" for group in groups[:_SHOWN_CAUSES]]
     if len(groups) > _SHOWN_CAUSES:
@@ -345,9 +346,28 @@ def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> int:
     return 0
 
 
-def _md(text: str) -> str:
-    """One line of markdown: a line break in input text would end the list item early."""
-    return " ".join(text.splitlines()).replace("|", "\\|")
+def markdown_text(text: str) -> str:
+    """Input text as one line of markdown: a line break would end the list item early, and outside
+    code spans `<` would open an HTML tag that GitHub strips (`array<object>` would lose `<object>`)."""
+    parts = " ".join(text.splitlines()).split("`")
+    # Even parts lie outside code spans; a lone backtick leaves the last part outside as well.
+    return "`".join(
+        part.replace("&", "&amp;").replace("<", "&lt;")
+        if index % 2 == 0 or index == len(parts) - 1 and len(parts) % 2 == 0
+        else part
+        for index, part in enumerate(parts)
+    )
+
+
+def _code(text: str) -> str:
+    """A code span holding any text: its fence is longer than any run of backticks inside."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
+_md = markdown_text
 
 
 def _md_cause(group: _Group) -> str:

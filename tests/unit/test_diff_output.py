@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from mcpgen.contract.diff import ContractChange, ContractDiff, diff_contracts
-from mcpgen.contract.format import format_markdown, format_text
+from mcpgen.contract.format import format_markdown, format_text, markdown_text
 from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
 from mcpgen.diagnostics import DiagnosticError
@@ -31,7 +31,7 @@ def release() -> ContractDiff:
 
 def _named(change: ContractChange) -> str:
     subject = f"{change.tool}.{change.action}" if change.action else change.tool
-    return f"**`{subject}`**: {change.message}".replace("|", "\\|")
+    return f"**`{subject}`**: {markdown_text(change.message)}"
 
 
 def _at_lock(change: ContractChange) -> Place:
@@ -90,6 +90,18 @@ def test_a_line_break_in_input_text_stays_inside_its_list_item(release: Contract
     odd = ContractDiff(**{**_fields(release), "changes": (_with(change, message="two\nlines"),)})
     out = format_markdown(odd, old_label="o", new_label="n")
     assert "two lines" in out and "\nlines" not in out
+
+
+def test_markdown_keeps_angle_brackets_and_backticks_visible(release: ContractDiff) -> None:
+    change = next(c for c in release.changes if c.code == "param-description-changed")
+    odd = _with(change, message="type `array<object>` -> array<string>", before="a ` tick", after="b ` tick")
+    out = format_markdown(
+        ContractDiff(**{**_fields(release), "changes": (odd,)}), old_label="o", new_label="n"
+    )
+    # Inside a code span `<` shows as written; outside it is escaped, else GitHub strips it as a tag.
+    assert "type `array<object>` -> array&lt;string&gt;" not in out
+    assert "type `array<object>` -> array&lt;string>" in out
+    assert "<br>``- a ` tick``" in out and "<br>``+ b ` tick``" in out
 
 
 def _fields(diff: ContractDiff) -> dict[str, object]:

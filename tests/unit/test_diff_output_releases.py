@@ -14,7 +14,7 @@ import pytest
 
 from mcpgen.cli.init import run_init
 from mcpgen.contract.diff import ContractDiff, diff_contracts
-from mcpgen.contract.format import MARKDOWN_BUDGET, format_markdown
+from mcpgen.contract.format import MARKDOWN_BUDGET, format_markdown, markdown_text
 from mcpgen.pipeline import generate
 from mcpgen.render.lockfile import LOCK_FILE
 from tests.support.paths import release_spec
@@ -48,7 +48,7 @@ def test_github_16_to_23_markdown_fits_a_pull_request_comment(github_release: Co
     assert len(diff.changes) > 500
     for change in diff.changes:
         subject = f"{change.tool}.{change.action}" if change.action else change.tool
-        assert f"**`{subject}`**: {change.message}".replace("|", "\\|") in out, change.id
+        assert f"**`{subject}`**: {markdown_text(change.message)}" in out, change.id
     assert out.startswith("### Tool contract of `github`: ")
     assert "see the JSON (`mcpgen diff --format json`)" in out
     full_lines = set(full.splitlines())
