@@ -329,7 +329,7 @@ def diff_command(
             "--ignore",
             metavar="FILE",
             help="Ignore list (YAML): `ignore:` entries, each with `change:` (a change id, as the JSON "
-            "and SARIF output show it, e.g. param-required:github_issues_find.list#milestone) or "
+            "and SARIF output show it, e.g. param-removed:tool.action#param) or "
             "`pointer:` (a spec or mapping JSON pointer; ignores the changes all of whose causes are at "
             "or under it), a `reason:`, and optionally `until: YYYY-MM-DD`. Ignored changes are still "
             "shown, marked, and no longer fail --fail-on; an expired entry is warned about and ignores "
