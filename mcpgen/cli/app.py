@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import enum
 import sys
 from collections.abc import Iterable
@@ -14,10 +15,12 @@ from mcpgen.build.server import build_server
 from mcpgen.cli.hooks import add_hook_stubs, report_added, write_hooks
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
-from mcpgen.cli.operands import load_operand
+from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
 from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
-from mcpgen.contract.format import format_diff
+from mcpgen.contract.format import MARKDOWN_BUDGET, format_diff
+from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
+from mcpgen.contract.scanning import format_annotations, format_sarif
 from mcpgen.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -54,6 +57,13 @@ class DiffFormat(enum.StrEnum):
     text = "text"
     markdown = "markdown"
     json = "json"
+    github = "github"
+    sarif = "sarif"
+
+
+class Unmapped(enum.StrEnum):
+    listed = "list"
+    counted = "count"
 
 
 class FailOn(enum.StrEnum):
@@ -296,40 +306,111 @@ def diff_command(
     old: Annotated[str, typer.Argument(help="The contract before: see OPERANDS below.", show_default=False)],
     new: Annotated[str, typer.Argument(help="The contract after.", show_default=False)],
     fmt: Annotated[
-        DiffFormat, typer.Option("--format", "-f", help="text (coloured on a terminal), markdown or json.")
+        DiffFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text (coloured on a terminal); markdown (a pull-request comment); json; github "
+            "(GitHub Actions annotations: ::error/::warning/::notice lines at lock or mapping file "
+            "lines); sarif (SARIF 2.1.0 for code-scanning uploads).",
+        ),
     ] = DiffFormat.text,
     fail_on: Annotated[
         FailOn | None,
         typer.Option(
             "--fail-on",
-            help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no tool.",
+            help="Exit 1 on changes this serious or worse; 'any' includes input changes that changed no "
+            "tool. Changes on the --ignore list do not count.",
         ),
     ] = None,
+    ignore: Annotated[
+        Path | None,
+        typer.Option(
+            "--ignore",
+            metavar="FILE",
+            help="Ignore list (YAML): `ignore:` entries, each with `change:` (a change id, as the JSON "
+            "and SARIF output show it, e.g. param-removed:tool.action#param) or "
+            "`pointer:` (a spec or mapping JSON pointer; ignores the changes all of whose causes are at "
+            "or under it), a `reason:`, and optionally `until: YYYY-MM-DD`. Ignored changes are still "
+            "shown, marked, and no longer fail --fail-on; an expired entry is warned about and ignores "
+            "nothing.",
+            show_default=False,
+        ),
+    ] = None,
+    max_chars: Annotated[
+        int,
+        typer.Option(
+            "--max-chars",
+            min=1000,
+            help="markdown: at most this many characters (GitHub's comment limit by default); whole "
+            "lines only, the rest counted in an 'N more, see the JSON' line.",
+        ),
+    ] = MARKDOWN_BUDGET,
+    unmapped: Annotated[
+        Unmapped,
+        typer.Option(
+            "--unmapped",
+            help="Spec changes in operations no tool maps: list them (markdown: in a collapsed block) "
+            "or only count them.",
+        ),
+    ] = Unmapped.listed,
     allow_ref_root: RefRootsOpt = None,
 ) -> None:
     roots = tuple(allow_ref_root or ())
     try:
         before = load_operand(old, Path.cwd(), ref_roots=roots)
         after = load_operand(new, Path.cwd(), ref_roots=roots)
+        ignore_list = load_ignore_list(ignore) if ignore is not None else None
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet=True)
         raise typer.Exit(2) from None
     diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
-    plain = format_diff(diff, fmt.value, old_label=old, new_label=new)
-    # Colour codes only when the input-derived text holds no control codes of its own to escape.
-    if fmt is DiffFormat.text and sys.stdout.isatty() and terminal_safe(plain) == plain:
-        typer.echo(format_diff(diff, fmt.value, old_label=old, new_label=new, colour=True), nl=False)
+    ignored: dict[str, str] = {}
+    if ignore_list is not None:
+        applied = apply_ignore_list(ignore_list, diff, today=datetime.date.today())
+        _report(applied.diagnostics, quiet=True)
+        ignored = dict(applied.changes)
+    if fmt in (DiffFormat.github, DiffFormat.sarif):
+        places = file_places(after)
+        formatted = (
+            format_annotations(diff, places, ignored=ignored)
+            if fmt is DiffFormat.github
+            else format_sarif(diff, places, ignored=ignored, version=__version__)
+        )
+        say(formatted, nl=False)
     else:
-        say(plain, nl=False)
-    if fail_on is not None and _fails(diff, fail_on):
+
+        def render(colour: bool) -> str:
+            return format_diff(
+                diff,
+                fmt.value,
+                old_label=old,
+                new_label=new,
+                colour=colour,
+                budget=max_chars,
+                unmapped=unmapped.value,
+                ignored=ignored,
+            )
+
+        plain = render(colour=False)
+        # Colour codes only when the input-derived text holds no control codes of its own to escape.
+        if fmt is DiffFormat.text and sys.stdout.isatty() and terminal_safe(plain) == plain:
+            typer.echo(render(colour=True), nl=False)
+        else:
+            say(plain, nl=False)
+    if fail_on is not None and _fails(diff, fail_on, ignored, ignore_list):
         raise typer.Exit(1)
 
 
-def _fails(diff: ContractDiff, fail_on: FailOn) -> bool:
+def _fails(
+    diff: ContractDiff, fail_on: FailOn, ignored: dict[str, str], ignore_list: IgnoreList | None
+) -> bool:
+    counted = [c for c in diff.changes if c.id not in ignored]
     if fail_on is FailOn.any:
-        return bool(diff.changes or diff.other_inputs)
+        inputs = [i for i in diff.other_inputs if ignore_list is None or not ignore_list.covers(i)]
+        return bool(counted or inputs)
     threshold = Impact.BREAKING if fail_on is FailOn.breaking else Impact.BEHAVIOUR
-    return diff.impact is not None and diff.impact >= threshold
+    return any(c.impact >= threshold for c in counted)
 
 
 @app.command(

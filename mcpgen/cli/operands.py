@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mcpgen.contract.diff import Sources
+from mcpgen.contract.diff import ContractChange, Sources
+from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
+from mcpgen.load.sources import Document, escape_pointer_token, load_document
 from mcpgen.pipeline import generate
 from mcpgen.render.lockfile import LOCK_FILE, LOCK_VERSION
 
@@ -30,6 +32,8 @@ class Operand:
     label: str
     lock: dict[str, Any]
     sources: Sources | None = None
+    lock_file: Path | None = None  # a lock file in the work tree (not one read from git)
+    mapping_file: Path | None = None  # SPEC::MAPPING: the mapping file
 
 
 def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Operand:
@@ -37,13 +41,17 @@ def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Ope
     operand's `$ref`s may read files under the spec's directory and `ref_roots` only."""
     if PAIR_SEPARATOR in text:
         spec, _, mapping = text.partition(PAIR_SEPARATOR)
-        return _from_inputs(text, cwd / spec, cwd / mapping, ref_roots)
+        return replace(_from_inputs(text, cwd / spec, cwd / mapping, ref_roots), mapping_file=Path(mapping))
     path = cwd / text
     if path.exists():
-        return Operand(text, _read_lock(text, _lock_path(path).read_text(encoding="utf-8")))
+        lock_file = _lock_path(path)
+        return Operand(text, _read_lock(text, lock_file.read_text(encoding="utf-8")), lock_file=lock_file)
     revision, colon, inner = text.partition(":")
     if colon and revision and inner:
-        return Operand(text, _read_lock(text, _git_lock(revision, inner, cwd, text)))
+        # The same path in the work tree is where annotations point: in CI it is the checked-out side.
+        checked_out = _lock_path(cwd / inner) if (cwd / inner).exists() else None
+        lock = _read_lock(text, _git_lock(revision, inner, cwd, text))
+        return Operand(text, lock, lock_file=checked_out)
     raise _problem(
         text,
         f"{text}: no such file or directory",
@@ -100,3 +108,52 @@ def _read_lock(label: str, text: str) -> dict[str, Any]:
 
 def _problem(label: str, message: str, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError([error("D001", message, SourceRef(file=label), hint=hint)])
+
+
+def file_places(operand: Operand) -> Places:
+    """Where each change of a diff whose new side is `operand` is, as a file line: the mapping rule that
+    caused it (SPEC::MAPPING operands), else its tool, action or parameter in the lock file, else the
+    lock file itself. Paths stay as the user wrote them, relative to the current directory."""
+    mapping = _document(operand.mapping_file)
+    lock = _document(operand.lock_file)
+    tools = {t.get("name"): i for i, t in enumerate(operand.lock.get("tools", []))}
+
+    def place(change: ContractChange) -> Place | None:
+        if mapping is not None:
+            rule = next((c.pointer for c in change.causes if c.origin == "mapping"), None)
+            return Place(mapping.display_path, mapping.locate(rule or "").line)
+        if lock is None:
+            return None
+        return Place(lock.display_path, lock.locate(_lock_pointer(operand.lock, tools, change)).line)
+
+    return place
+
+
+def _document(path: Path | None) -> Document | None:
+    if path is None:
+        return None
+    try:
+        return load_document(path, _shown(path))
+    except DiagnosticError:
+        return None  # the operand was read already; a file that changed since has no lines to give
+
+
+def _shown(path: Path) -> str:
+    """Relative to the current directory when under it: CI tools read paths from the repository root."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _lock_pointer(lock: dict[str, Any], tools: dict[Any, int], change: ContractChange) -> str:
+    index = tools.get(change.tool)
+    if index is None:
+        return "/tools"
+    tool = lock["tools"][index]
+    if change.param and change.param in tool.get("inputSchema", {}).get("properties", {}):
+        return f"/tools/{index}/inputSchema/properties/{escape_pointer_token(change.param)}"
+    actions = [a.get("name") for a in tool.get("actions", [])]
+    if change.action in actions:
+        return f"/tools/{index}/actions/{actions.index(change.action)}/name"
+    return f"/tools/{index}/name"

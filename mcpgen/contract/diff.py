@@ -71,6 +71,13 @@ class ContractChange:
     after: Any = None
     causes: tuple[InputChange, ...] = ()
 
+    @property
+    def id(self) -> str:
+        """Stable across runs, for ignore lists and code-scanning fingerprints:
+        'param-required:github_issues_find.list#milestone'."""
+        subject = self.tool + (f".{self.action}" if self.action else "")
+        return f"{self.code}:{subject}" + (f"#{self.param}" if self.param else "")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContractDiff:

@@ -7,7 +7,8 @@ Text and markdown group input changes that are one edit seen through several ope
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,12 +18,32 @@ _COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.ADDITIVE: "32"
 _SHOWN_OPERATIONS = 3
 
 
-def format_diff(diff: ContractDiff, fmt: str, *, old_label: str, new_label: str, colour: bool = False) -> str:
+def format_diff(
+    diff: ContractDiff,
+    fmt: str,
+    *,
+    old_label: str,
+    new_label: str,
+    colour: bool = False,
+    budget: int = 0,
+    unmapped: str = "details",
+    ignored: Mapping[str, str] | None = None,
+) -> str:
+    """`budget` (markdown only): at most this many characters, 0 for GitHub's comment limit."""
     if fmt == "json":
-        return format_json(diff, old_label=old_label, new_label=new_label)
+        return format_json(diff, old_label=old_label, new_label=new_label, ignored=ignored)
     if fmt == "markdown":
-        return format_markdown(diff, old_label=old_label, new_label=new_label)
-    return format_text(diff, old_label=old_label, new_label=new_label, colour=colour)
+        return format_markdown(
+            diff,
+            old_label=old_label,
+            new_label=new_label,
+            budget=budget or MARKDOWN_BUDGET,
+            unmapped=unmapped,
+            ignored=ignored,
+        )
+    return format_text(
+        diff, old_label=old_label, new_label=new_label, colour=colour, unmapped=unmapped, ignored=ignored
+    )
 
 
 def summary(diff: ContractDiff) -> str:
@@ -71,7 +92,16 @@ def _operations(group: _Group) -> str:
 # --- text -----------------------------------------------------------------------------------------
 
 
-def format_text(diff: ContractDiff, *, old_label: str, new_label: str, colour: bool = False) -> str:
+def format_text(
+    diff: ContractDiff,
+    *,
+    old_label: str,
+    new_label: str,
+    colour: bool = False,
+    unmapped: str = "details",
+    ignored: Mapping[str, str] | None = None,
+) -> str:
+    ignored = ignored or {}
     paint: Callable[[str, Impact], str] = (
         (lambda text, impact: f"\x1b[{_COLOURS[impact]}m{text}\x1b[0m")
         if colour
@@ -87,13 +117,22 @@ def format_text(diff: ContractDiff, *, old_label: str, new_label: str, colour: b
             continue
         lines += ["", paint(impact.label, impact)]
         for change in changes:
-            lines.append(f"  {_subject(change)}: {change.message}")
+            reason = ignored.get(change.id)
+            marker = f" (ignored: {reason})" if reason is not None else ""
+            lines.append(f"  {_subject(change)}: {change.message}{marker}")
             lines += [f"      {line}" for line in _values(change)]
             causes = [f"    <- {_cause(group)}" for group in _groups(change.causes)]
             lines += causes or ["    <- no input change found"]
-    if diff.other_inputs:
+    used, unused = _split_inputs(diff.other_inputs)
+    shown = diff.other_inputs if unmapped != "count" else tuple(used)
+    if shown:
         lines += ["", "input changes that changed no tool"]
-        lines += [f"  {_cause(group)}{_usage(group)}" for group in _groups(diff.other_inputs)]
+        lines += [f"  {_cause(group)}{_usage(group)}" for group in _groups(shown)]
+    if unused and unmapped == "count":
+        lines += [
+            "",
+            f"{len(unused):,} input changes in operations no tool maps (--unmapped list shows them)",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -156,61 +195,204 @@ def _usage(group: _Group) -> str:
 
 # --- markdown -------------------------------------------------------------------------------------
 
+# GitHub refuses a pull-request comment longer than this many characters.
+MARKDOWN_BUDGET = 65_536
+_SHOWN_CAUSES = 10
+_SEE_JSON = "see the JSON (`mcpgen diff --format json`)"
 
-def format_markdown(diff: ContractDiff, *, old_label: str, new_label: str) -> str:
+
+def format_markdown(
+    diff: ContractDiff,
+    *,
+    old_label: str,
+    new_label: str,
+    budget: int = MARKDOWN_BUDGET,
+    unmapped: str = "details",
+    ignored: Mapping[str, str] | None = None,
+) -> str:
+    """A pull-request comment: the verdict and counts first, then every contract change, then the input
+    changes that changed no tool in collapsed `<details>` blocks. Whole lines only: whatever does not
+    fit in `budget` characters is counted in an "N more, see the JSON" line. `unmapped="count"` leaves
+    the input changes in operations no tool maps at their count. `ignored` maps change ids to the reason
+    an ignore list gives."""
+    ignored = ignored or {}
+    used, unused = _split_inputs(diff.other_inputs)
+    head = _md_head(diff, old_label, new_label, len(used), len(unused), len(ignored))
+    closing = "\n"
+    out = _Budget(budget - len(head) - len(closing) - _MORE_ROOM)
+    _md_changes(diff.changes, ignored, out)
+    sections = [("input changes in operations tools use that changed no tool", used)]
+    if unmapped != "count":
+        sections.append(("input changes in operations no tool maps", unused))
+    left_out = sum(_md_inputs(title, _groups(items), out) for title, items in sections if items)
+    out.room += _MORE_ROOM  # kept for this last line
+    if left_out:
+        out.take(
+            f"\n{left_out:,} input changes that changed no tool did not fit in this comment: {_SEE_JSON}.\n"
+        )
+    return head + "".join(out.blocks) + closing
+
+
+class _Budget:
+    """Whole blocks of text, taken while they fit in what is left of a character budget."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.blocks: list[str] = []
+
+    def take(self, block: str, *, keep: int = 0) -> bool:
+        """Take `block` if `keep` characters are still left after it."""
+        if len(block) + keep > self.room:
+            return False
+        self.blocks.append(block)
+        self.room -= len(block)
+        return True
+
+
+def _split_inputs(items: Iterable[InputChange]) -> tuple[list[InputChange], list[InputChange]]:
+    """Input changes seen through an operation some tool uses (or from the mapping) and the rest."""
+    used = [i for i in items if i.used_by or i.origin != "spec" or not i.operation]
+    unused = [i for i in items if not (i.used_by or i.origin != "spec" or not i.operation)]
+    return used, unused
+
+
+def _md_head(diff: ContractDiff, old_label: str, new_label: str, used: int, unused: int, ignored: int) -> str:
+    counts = [diff.count(i) for i in sorted(Impact, reverse=True)]
     lines = [
-        f"### Tool contract of `{diff.server}`: {summary(diff)}",
+        f"### Tool contract of {_code(diff.server)}: {summary(diff)}",
         "",
-        f"`{old_label}` ({diff.old_version}) → `{new_label}` ({diff.new_version})",
+        f"{_code(old_label)} ({_md(diff.old_version)}) → {_code(new_label)} ({_md(diff.new_version)})",
         "",
-        f"Suggested version: **{diff.suggested_version}** ({diff.bump}: {diff.bump_reason})"
+        f"Suggested version: **{_md(diff.suggested_version)}** ({diff.bump}: {_md(diff.bump_reason)})"
         + (
-            f"; the new side still says {diff.new_version}."
+            f"; the new side still says {_md(diff.new_version)}."
             if diff.bump != "none" and diff.new_version == diff.old_version
             else "."
         ),
+        "",
+        "| breaking | behaviour-affecting | additive | input changes that changed no tool |",
+        "|---:|---:|---:|---:|",
+        "| " + " | ".join(f"{n:,}" for n in counts) + f" | {used + unused:,} ({unused:,} in operations no"
+        " tool maps) |",
     ]
-    for impact in sorted(Impact, reverse=True):
-        changes = [c for c in diff.changes if c.impact == impact]
-        if not changes:
-            continue
-        lines += ["", f"#### {impact.label.capitalize()} ({len(changes)})", ""]
-        for change in changes:
-            lines.append(f"- **`{_subject(change)}`**: {_md(change.message)}")
-            lines += [f"  <br>`{_md(value)}`" for value in _values(change)]
-            lines += [f"  - caused by {_md_cause(group)}" for group in _groups(change.causes)]
-            if not change.causes:
-                lines.append("  - no input change found")
-    if diff.other_inputs:
-        lines += ["", "#### Input changes that changed no tool", ""]
-        lines += [f"- {_md_cause(group)}{_usage(group)}" for group in _groups(diff.other_inputs)]
+    if ignored:
+        lines += ["", f"{ignored:,} of these changes are on the ignore list; they do not fail `--fail-on`."]
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+def _md_change(change: ContractChange, reason: str | None, *, full: bool) -> str:
+    marker = f" *(ignored: {_md(reason)})*" if reason is not None else ""
+    lines = [f"- **{_code(_subject(change))}**: {_md(change.message)}{marker}"]
+    if not full:
+        return "\n".join(lines) + "\n"
+    lines += [f"  <br>{_code(value)}" for value in _values(change)]
+    groups = _groups(change.causes)
+    lines += [f"  - caused by {_md_cause(group)}" for group in groups[:_SHOWN_CAUSES]]
+    if len(groups) > _SHOWN_CAUSES:
+        lines.append(f"  - and {len(groups) - _SHOWN_CAUSES:,} more causes, {_SEE_JSON}")
+    if not change.causes:
+        lines.append("  - no input change found")
+    return "\n".join(lines) + "\n"
+
+
+def _md_changes(changes: Iterable[ContractChange], ignored: Mapping[str, str], out: _Budget) -> None:
+    """Every change with its causes while that leaves room to name each remaining change on one line;
+    then one line each; then a count of the ones that did not fit."""
+    ordered = list(changes)
+    short = [_md_change(c, ignored.get(c.id), full=False) for c in ordered]
+    # What naming every change after the current one still costs, a heading per class included.
+    tails = [0] * (len(ordered) + 1)
+    for index in range(len(ordered) - 1, -1, -1):
+        tails[index] = tails[index + 1] + len(short[index])
+    headings = _HEADING_ROOM * len(Impact) + _MORE_ROOM
+    impact: Impact | None = None
+    for index, change in enumerate(ordered):
+        if change.impact != impact:
+            impact = change.impact
+            total = sum(1 for c in ordered if c.impact == impact)
+            if not out.take(f"\n#### {impact.label.capitalize()} ({total:,})\n\n", keep=_MORE_ROOM):
+                return _md_more(len(ordered) - index, out)
+        full = _md_change(change, ignored.get(change.id), full=True)
+        if out.take(full, keep=tails[index + 1] + headings):
+            continue
+        if not out.take(short[index], keep=_MORE_ROOM):
+            return _md_more(len(ordered) - index, out)
+    return None
+
+
+_HEADING_ROOM = 40
+_MORE_ROOM = 160
+
+
+def _md_more(count: int, out: _Budget) -> None:
+    out.take(f"\n{count:,} more contract changes did not fit in this comment: {_SEE_JSON}.\n")
+
+
+def _md_inputs(title: str, groups: list[_Group], out: _Budget) -> int:
+    """A collapsed block of input changes; how many did not fit if even its opening did not."""
+    count = sum(max(1, len(g.operations)) for g in groups)
+    ending = "\n</details>\n"
+    if not out.take(f"\n<details><summary>{count:,} {title}</summary>\n\n", keep=len(ending) + _MORE_ROOM):
+        return count
+    for index, group in enumerate(groups):
+        left = len(groups) - index
+        line = f"- {_md_cause(group)}{_md(_usage(group))}\n"
+        # Room stays for the closing tag and, while more follow, for the line that counts them.
+        if not out.take(line, keep=len(ending) + (_MORE_ROOM if left > 1 else 0)):
+            rest = sum(max(1, len(g.operations)) for g in groups[index:])
+            out.take(f"- {rest:,} more, {_SEE_JSON}\n", keep=len(ending))
+            break
+    out.take(ending)
+    return 0
+
+
+def markdown_text(text: str) -> str:
+    """Input text as one line of markdown: a line break would end the list item early, and outside
+    code spans `<` would open an HTML tag that GitHub strips (`array<object>` would lose `<object>`)."""
+    parts = " ".join(text.splitlines()).split("`")
+    # Even parts lie outside code spans; a lone backtick leaves the last part outside as well.
+    return "`".join(
+        part.replace("&", "&amp;").replace("<", "&lt;")
+        if index % 2 == 0 or index == len(parts) - 1 and len(parts) % 2 == 0
+        else part
+        for index, part in enumerate(parts)
+    )
+
+
+def _code(text: str) -> str:
+    """A code span holding any text: its fence is longer than any run of backticks inside."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
+_md = markdown_text
 
 
 def _md_cause(group: _Group) -> str:
     item = group.first
     if item.origin == "generator":
-        return f"generator {item.detail}"
+        return _md(f"generator {item.detail}")
     what = f"{item.change} {item.part}" if item.part else item.change
     origin = f"{item.origin} (`{item.rule}`)" if item.rule else item.origin
     text = f"{origin}: {what} at `{item.pointer or '/'}`"
     if item.detail:
-        text += f" ({_md(item.detail)})"
+        text += f" ({item.detail})"
     if group.operations:
         text += " in " + ", ".join(f"`{op}`" for op in group.operations[:_SHOWN_OPERATIONS])
         more = len(group.operations) - _SHOWN_OPERATIONS
         text += f" and {more} more" if more > 0 else ""
-    return text
+    return _md(text)
 
 
 # --- json -----------------------------------------------------------------------------------------
 
 
-def format_json(diff: ContractDiff, *, old_label: str, new_label: str) -> str:
+def format_json(
+    diff: ContractDiff, *, old_label: str, new_label: str, ignored: Mapping[str, str] | None = None
+) -> str:
+    ignored = ignored or {}
     document: dict[str, Any] = {
         "old": {"label": old_label, "version": diff.old_version},
         "new": {"label": new_label, "version": diff.new_version},
@@ -218,13 +400,15 @@ def format_json(diff: ContractDiff, *, old_label: str, new_label: str) -> str:
         "impact": diff.impact.label if diff.impact else None,
         "counts": {i.label: diff.count(i) for i in sorted(Impact, reverse=True)},
         "suggested": {"bump": diff.bump, "version": diff.suggested_version, "reason": diff.bump_reason},
-        "changes": [_change_json(c) for c in diff.changes],
+        "changes": [_change_json(c, ignored.get(c.id)) for c in diff.changes],
         "other_input_changes": [asdict(i) for i in diff.other_inputs],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _change_json(change: ContractChange) -> dict[str, Any]:
-    data = asdict(change)
+def _change_json(change: ContractChange, ignored_because: str | None) -> dict[str, Any]:
+    data = {"id": change.id, **asdict(change)}
     data["impact"] = change.impact.label
+    if ignored_because is not None:
+        data["ignored"] = {"reason": ignored_because}
     return data

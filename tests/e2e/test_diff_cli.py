@@ -118,3 +118,93 @@ def test_an_operand_that_cannot_be_read_exits_2(tmp_path: Path) -> None:
     not_a_lock.write_text("{}", encoding="utf-8")
     code, out = run(str(not_a_lock), str(not_a_lock))
     assert code == 2 and "it has no 'tools'" in out
+
+
+def test_github_annotations_point_at_lock_file_lines(two_petstores: tuple[Path, Path]) -> None:
+    old, new = two_petstores
+    code, out = run(str(old), str(new), "-f", "github")
+    assert code == 0
+    lock_lines = (new / "tools.lock.json").read_text(encoding="utf-8").splitlines()
+    (removed,) = [line for line in out.splitlines() if "action `inventory` removed" in line]
+    assert removed.startswith(f"::error file={new / 'tools.lock.json'},line=")
+    line = int(removed.split(",line=")[1].split(",")[0])
+    # The action is gone, so the annotation stands at its tool in the new lock file.
+    assert '"name": "petstore_orders"' in "\n".join(lock_lines[line - 1 : line + 1])
+    assert out.splitlines()[-1].startswith("::notice title=Tool contract of petstore::1 breaking")
+
+
+def test_github_annotations_of_a_spec_and_mapping_pair_point_at_the_mapping_rule(
+    two_petstores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, _ = two_petstores
+    mapping = tmp_path / "mapping.yaml"
+    code, out = run(str(old), f"{tmp_path / 'petstore.json'}::{mapping}", "-f", "github")
+    (described,) = [line for line in out.splitlines() if "petstore_pets_find.get" in line]
+    line = int(described.split(",line=")[1].split(",")[0])
+    assert described.startswith(f"::warning file={mapping},line=")
+    assert "name: get" in mapping.read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_sarif_output_names_the_lock_file(two_petstores: tuple[Path, Path]) -> None:
+    old, new = two_petstores
+    code, out = run(str(old), str(new), "--format", "sarif")
+    log = json.loads(out)
+    assert code == 0 and log["version"] == "2.1.0"
+    results = log["runs"][0]["results"]
+    assert {r["level"] for r in results} == {"error", "warning"}
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert uris == {(new / "tools.lock.json").as_uri()}  # outside the current directory: a file: URI
+
+
+def test_annotation_and_sarif_paths_are_relative_to_the_current_directory(
+    two_petstores: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # as in CI, where the work tree's root is the current directory
+    code, out = run("old", "./new", "-f", "github")
+    assert "::error file=new/tools.lock.json,line=" in out
+    log = json.loads(run("old", "new", "-f", "sarif")[1])
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
+    }
+    assert uris == {"new/tools.lock.json"}
+
+
+def test_an_ignore_list_stops_accepted_changes_failing(
+    two_petstores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, new = two_petstores
+    change_id = "action-removed:petstore_orders.inventory"
+    assert change_id in [c["id"] for c in json.loads(run(str(old), str(new), "-f", "json")[1])["changes"]]
+    ignore = tmp_path / "diff-ignore.yaml"
+    ignore.write_text(
+        f"ignore:\n  - change: {change_id}\n    reason: inventory moved to the stock API\n    until: 2999-01-01\n",
+        encoding="utf-8",
+    )
+    code, out = run(str(old), str(new), "--fail-on", "breaking", "--ignore", str(ignore))
+    assert code == 0 and "(ignored: inventory moved to the stock API)" in out
+    assert run(str(old), str(new), "--fail-on", "behaviour", "--ignore", str(ignore))[0] == 1
+    # Expired: warned about, and the change fails again.
+    ignore.write_text(
+        ignore.read_text(encoding="utf-8").replace("2999-01-01", "2020-01-01"), encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app, ["diff", str(old), str(new), "--fail-on", "breaking", "--ignore", str(ignore)]
+    )
+    assert result.exit_code == 1
+    assert f"{ignore}:4:" in result.output and "expired on 2020-01-01" in result.output
+
+
+def test_a_malformed_ignore_list_exits_2_saying_where(
+    two_petstores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, new = two_petstores
+    ignore = tmp_path / "diff-ignore.yaml"
+    ignore.write_text("ignore:\n  - change: x\n", encoding="utf-8")
+    code, out = run(str(old), str(new), "--ignore", str(ignore))
+    assert code == 2 and f"{ignore}:2:" in out and "reason:" in out
+
+
+def test_help_documents_the_formats_and_the_ignore_list() -> None:
+    out = CliRunner().invoke(app, ["diff", "--help"], terminal_width=200).output
+    for text in ("github", "sarif", "--ignore", "until:", "--max-chars", "--unmapped"):
+        assert text in out, text

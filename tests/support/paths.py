@@ -45,3 +45,18 @@ def shared_spec(name: str) -> Path:
             "run python3 scripts/fetch_specs (scripts/test does)"
         )
     return path
+
+
+# `scripts/fetch_specs schemas` puts JSON Schemas that output is validated against there (the SARIF 2.1.0
+# schema); MCPGEN_SCHEMAS names another folder fetched the same way (`--cache DIR` puts them in DIR/schemas).
+SCHEMA_DIRS = tuple(
+    Path(d) for d in (os.environ.get("MCPGEN_SCHEMAS"), str(ROOT / ".cache" / "schemas")) if d
+)
+
+
+def pinned_schema(name: str) -> Path:
+    """A pinned JSON Schema (e.g. "sarif-schema-2.1.0.json"), or the test is skipped saying how to fetch it."""
+    found = next((d / name for d in SCHEMA_DIRS if (d / name).is_file()), None)
+    if found is None:
+        pytest.skip(f"schema {name} is not fetched: run python3 scripts/fetch_specs schemas")
+    return found

@@ -1,0 +1,231 @@
+"""`mcpgen diff` output where reviewers read it (C1): a pull-request comment within a size budget, GitHub
+Actions annotations, SARIF 2.1.0 checked against the official schema, and an ignore list.
+
+The diffs come from GitHub's real spec edited as a release would (tests/github_edits.py: `github.json`,
+edits at /paths/~1repos~1{owner}~1{repo}~1issues/get/parameters and /components/parameters/issue-number).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mcpgen.contract.diff import ContractChange, ContractDiff, diff_contracts
+from mcpgen.contract.format import format_markdown, format_text, markdown_text
+from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
+from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
+from mcpgen.diagnostics import DiagnosticError
+from tests.github_edits import variant
+from tests.support.paths import pinned_schema
+
+
+@pytest.fixture(scope="module")
+def release() -> ContractDiff:
+    old, new = variant("base"), variant("release")
+    return diff_contracts(old.lock, new.lock, old_sources=old.sources, new_sources=new.sources)
+
+
+def _named(change: ContractChange) -> str:
+    subject = f"{change.tool}.{change.action}" if change.action else change.tool
+    return f"**`{subject}`**: {markdown_text(change.message)}"
+
+
+def _at_lock(change: ContractChange) -> Place:
+    return Place("generated/github/tools.lock.json", 7)
+
+
+# --- markdown -------------------------------------------------------------------------------------
+
+
+def test_markdown_puts_the_verdict_and_counts_first_and_collapses_unmapped_changes(
+    release: ContractDiff,
+) -> None:
+    out = format_markdown(release, old_label="old", new_label="new")
+    head, _, rest = out.partition("\n#### ")
+    assert "Suggested version: **0.4.0**" in head
+    assert "| breaking | behaviour-affecting | additive | input changes that changed no tool |" in head
+    unmapped = sum(1 for i in release.other_inputs if not i.used_by)
+    assert f"({unmapped:,} in operations no tool maps)" in head
+    # The contract changes come before any input change, and those sit in collapsed blocks.
+    assert rest.index("Breaking") < rest.index("<details>")
+    assert "<details><summary>" in out and out.count("<details>") == out.count("</details>")
+    assert all(_named(c) in out for c in release.changes)
+
+
+@pytest.mark.parametrize("budget", [1_400, 2_000, 3_000, 4_000])
+def test_markdown_keeps_within_its_budget_naming_every_contract_change(
+    release: ContractDiff, budget: int
+) -> None:
+    full = format_markdown(release, old_label="old", new_label="new", budget=10**9)
+    assert len(full) > 4_000  # else the budgets below would not bite
+    out = format_markdown(release, old_label="old", new_label="new", budget=budget)
+    assert len(out) <= budget
+    assert all(_named(c) in out for c in release.changes)
+    assert "see the JSON (`mcpgen diff --format json`)" in out
+    # Whole lines only: every line of the cut comment is a line of the full one, or says what was left out.
+    full_lines = set(full.splitlines())
+    cut = [line for line in out.splitlines() if line not in full_lines]
+    assert all("see the JSON" in line for line in cut), cut
+    assert out.count("<details>") == out.count("</details>")
+
+
+def test_markdown_can_leave_unmapped_changes_at_their_count(release: ContractDiff) -> None:
+    out = format_markdown(release, old_label="old", new_label="new", unmapped="count", budget=10**9)
+    assert "input changes in operations no tool maps</summary>" not in out
+    assert "in operations no tool maps) |" in out
+
+
+def test_text_can_leave_unmapped_changes_at_their_count(release: ContractDiff) -> None:
+    out = format_text(release, old_label="old", new_label="new", unmapped="count")
+    assert "[no tool maps this operation]" not in out
+    assert "input changes in operations no tool maps (--unmapped list shows them)" in out
+
+
+def test_a_line_break_in_input_text_stays_inside_its_list_item(release: ContractDiff) -> None:
+    change = release.changes[0]
+    odd = ContractDiff(**{**_fields(release), "changes": (_with(change, message="two\nlines"),)})
+    out = format_markdown(odd, old_label="o", new_label="n")
+    assert "two lines" in out and "\nlines" not in out
+
+
+def test_markdown_keeps_angle_brackets_and_backticks_visible(release: ContractDiff) -> None:
+    change = next(c for c in release.changes if c.code == "param-description-changed")
+    odd = _with(change, message="type `array<object>` -> array<string>", before="a ` tick", after="b ` tick")
+    out = format_markdown(
+        ContractDiff(**{**_fields(release), "changes": (odd,)}), old_label="o", new_label="n"
+    )
+    # Inside a code span `<` shows as written; outside it is escaped, else GitHub strips it as a tag.
+    assert "type `array<object>` -> array&lt;string&gt;" not in out
+    assert "type `array<object>` -> array&lt;string>" in out
+    assert "<br>``- a ` tick``" in out and "<br>``+ b ` tick``" in out
+
+
+def _fields(diff: ContractDiff) -> dict[str, object]:
+    return {name: getattr(diff, name) for name in diff.__dataclass_fields__}
+
+
+def _with(change: ContractChange, **values: object) -> ContractChange:
+    return ContractChange(**{**{n: getattr(change, n) for n in change.__dataclass_fields__}, **values})  # type: ignore[arg-type]
+
+
+# --- annotations ----------------------------------------------------------------------------------
+
+
+def test_workflow_command_escaping_follows_githubs_runner() -> None:
+    assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
+    assert escape_property("a:b, c%\n") == "a%3Ab%2C c%25%0A"
+
+
+def test_annotations_are_one_line_per_change_at_the_file_line(release: ContractDiff) -> None:
+    out = format_annotations(release, _at_lock)
+    lines = out.splitlines()
+    assert len(lines) == len(release.changes) + 1
+    commands = [line.split(" ", 1)[0] for line in lines[:-1]]
+    assert commands == [
+        {"breaking": "::error", "behaviour-affecting": "::warning", "additive": "::notice"}[c.impact.label]
+        for c in release.changes
+    ]
+    for line, change in zip(lines, release.changes, strict=False):
+        properties, _, message = line.partition(" ")[2].partition("::")
+        assert properties.startswith("file=generated/github/tools.lock.json,line=7,title=")
+        # A property holds no raw : or , of its own; the message no raw line break.
+        title = properties.split("title=", 1)[1]
+        assert ":" not in title and "," not in title
+        assert message.endswith(f"[{change.id}]")
+    assert lines[-1].startswith("::notice title=Tool contract of github::")
+
+
+def test_annotations_mark_ignored_changes_as_notices(release: ContractDiff) -> None:
+    first = release.changes[0]
+    out = format_annotations(release, lambda c: None, ignored={first.id: "accepted in review"})
+    line = out.splitlines()[0]
+    assert line.startswith("::notice title=ignored ") and "(ignored: accepted in review)" in line
+    assert "file=" not in line  # no place known: no file property at all
+
+
+# --- SARIF ----------------------------------------------------------------------------------------
+
+
+def test_sarif_is_valid_against_the_sarif_2_1_0_schema(release: ContractDiff) -> None:
+    schema = json.loads(pinned_schema("sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    first = release.changes[0]
+    log = json.loads(format_sarif(release, _at_lock, version="9.9.9", ignored={first.id: "accepted"}))
+    jsonschema.Draft4Validator.check_schema(schema)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, [e.message for e in errors[:5]]
+    (run,) = log["runs"]
+    assert len(run["results"]) == len(release.changes)
+    rules = run["tool"]["driver"]["rules"]
+    assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in run["results"])
+    located = run["results"][0]["locations"][0]["physicalLocation"]
+    assert located == {
+        "artifactLocation": {"uri": "generated/github/tools.lock.json"},
+        "region": {"startLine": 7},
+    }
+    assert run["results"][0]["suppressions"] == [{"kind": "external", "justification": "accepted"}]
+    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
+
+
+def test_sarif_fingerprints_are_stable_and_distinct(release: ContractDiff) -> None:
+    first = json.loads(format_sarif(release, _at_lock, version="1"))
+    again = json.loads(format_sarif(release, lambda c: None, version="2"))
+    prints = [r["partialFingerprints"] for r in first["runs"][0]["results"]]
+    assert prints == [r["partialFingerprints"] for r in again["runs"][0]["results"]]
+    assert len({p["mcpgenChange/v1"] for p in prints}) == len(prints)
+
+
+# --- ignore list ----------------------------------------------------------------------------------
+
+TODAY = datetime.date(2026, 12, 3)
+
+
+def _ignore_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "diff-ignore.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_ignore_entries_by_id_and_by_pointer_with_expiry(release: ContractDiff, tmp_path: Path) -> None:
+    required = next(c for c in release.changes if c.code == "param-required")
+    described = [c for c in release.changes if c.code == "param-description-changed"]
+    path = _ignore_file(
+        tmp_path,
+        f"ignore:\n"
+        f"  - change: {required.id}\n    reason: milestone was always needed\n    until: 2027-01-31\n"
+        f"  - pointer: /components/parameters/issue-number\n    reason: wording only\n"
+        f"  - change: param-renamed:github_issues_find#author\n    reason: old\n    until: 2026-12-02\n",
+    )
+    applied = apply_ignore_list(load_ignore_list(path), release, today=TODAY)
+    assert applied.changes == {
+        required.id: "milestone was always needed",
+        **{c.id: "wording only" for c in described},
+    }
+    (expired,) = applied.diagnostics
+    assert expired.source is not None and (expired.source.file, expired.source.line) == (str(path), 9)
+    assert "expired on 2026-12-02" in expired.message and "no longer ignores" in expired.message
+    unmapped = [
+        i for i in release.other_inputs if i.pointer.startswith("/components/parameters/issue-number")
+    ]
+    assert unmapped and all(applied.active.covers(i) for i in unmapped)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("- change: x\n", "`ignore:` list"),
+        ("ignore:\n  - reason: why\n", "exactly one of `change:`"),
+        ("ignore:\n  - change: x\n", "`reason:`"),
+        ("ignore:\n  - pointer: paths\n    reason: r\n", "starts with /"),
+        ("ignore:\n  - change: x\n    reason: r\n    until: soon\n", "write YYYY-MM-DD"),
+        ("ignore:\n  - change: x\n    reason: r\n    expires: 2027-01-01\n", "unknown key expires"),
+    ],
+)
+def test_a_malformed_ignore_list_says_where_and_what_to_write(tmp_path: Path, text: str, said: str) -> None:
+    with pytest.raises(DiagnosticError) as raised:
+        load_ignore_list(_ignore_file(tmp_path, text))
+    (problem,) = raised.value.diagnostics
+    assert said in problem.message and problem.source is not None and problem.source.line is not None
