@@ -226,7 +226,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
     diagnostics += _check_shared_params(rule, actions)
     actions = _with_own_schemas(actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        previewed, found = _previewed(spec, rule, actions[0], name)
+        previewed, found = _previewed(spec, rule, actions[0], name, _auth_rules(mapping))
         diagnostics += found
         actions = [previewed]
     if has_errors(diagnostics):
@@ -258,7 +258,7 @@ def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec 
 
 
 def _previewed(
-    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str
+    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str, auths: tuple[AuthRule, ...] = ()
 ) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
@@ -272,7 +272,7 @@ def _previewed(
         source=preview_rule.read_source,
         operation_source=preview_rule.read_source,
     )
-    read, diagnostics = _build_action(spec, tool, read_rule)
+    read, diagnostics = _build_action(spec, tool, read_rule, auths)
     if read is None:
         return action, diagnostics
     # The preview compares whole records, so its read has no concise view and no paging (S1). Its
@@ -545,7 +545,10 @@ def _kept_from_agent(
     """True when the parameter is the agent's to pass; False or the value the server sends when it is
     not (request_parts.py): a credential never is, a spec-global option only when the mapping names it,
     a required value the spec allows one of is sent as it is."""
-    if is_credential(spec, param.wire_name, param.location, param.description):
+    # The mapping's auth sends it (ExaVault's 'ev-api-key' header, with no security scheme in the spec):
+    # a credential whatever its name, never the agent's (P3 credentials).
+    sent_by_auth = sent is not None and (param.wire_name.lower(), param.location) in sent
+    if sent_by_auth or is_credential(spec, param.wire_name, param.location, param.description):
         # Quiet when the server's credential covers it, or may (another kind of credential: Slack
         # takes its token as a bearer header too); loud when the mapping tries to keep it.
         quiet = (

