@@ -61,7 +61,10 @@ class Previews:
         read_args = {
             p.arg: values[p.arg] for p in preview.read.params if p.arg in values
         }
-        current = await read(preview.read, read_args)
+        current = _record(
+            await read(preview.read, read_args),
+            [g.current for g in preview.guards] + list(preview.compared.values()),
+        )
         for guard in preview.guards:
             _check_guard(guard, values, current, preview.approval)
         store = self.store()
@@ -275,6 +278,16 @@ def _unknown(tool: Tool, why: str) -> ToolError:
         "preview_id it returns.",
         Recovery.FIX_INPUT,
     )
+
+
+def _record(body: Any, fields: list[str]) -> Any:
+    """The record a preview's read answers: inside a one-key envelope (Hetzner's {"volume": {...}})
+    when the fields the guards and the comparison read are not at its top (S2 guard rails as errors)."""
+    if not isinstance(body, dict) or len(body) != 1:
+        return body
+    (inner,) = body.values()
+    heads = {f.split(".")[0] for f in fields}
+    return inner if isinstance(inner, dict) and not heads & body.keys() else body
 
 
 def _check_guard(

