@@ -142,8 +142,8 @@ def already_shown(paging: Paging | None, values: Mapping[str, Any]) -> int:
 
 def whole_number(name: str, value: Any) -> int:
     """A page number or limit as a whole number: an API that types them as strings (GOV.UK Pay's
-    `page`) leaves the schema open, so "x" must be refused here, not crash the call (E1 tool errors
-    are results)."""
+    `page`) leaves the schema open, so "x" is refused here instead of crashing the call
+    (E1 tool errors are results)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, float) and value.is_integer():
