@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 import threading
 from collections import deque
@@ -297,6 +298,8 @@ def _decode_json(body: bytes) -> Any:
 
 def run_standalone(upstream: LoopbackUpstream, port: int, note: str = "") -> None:
     """Serve on 127.0.0.1:port until Ctrl-C; one line on stderr says where (for trying servers by hand)."""
+    # A parent that ignores SIGINT (a test worker, nohup) hands that on; Ctrl-C must stop this all the same.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     upstream.start(port)
     print(f"{type(upstream).__name__} listening on {upstream.base_url}{note}", file=sys.stderr, flush=True)
     try:
