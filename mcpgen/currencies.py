@@ -5,7 +5,7 @@ fils). Source: ISO 4217 "List One" (current currencies and funds), published 202
 maintenance agency, as shipped in the `iso4217` package 1.16.20260101 (its table.xml). Codes whose
 minor unit is "N.A." (gold, SDR, test and "no currency" codes) are left out: they have no amount in
 minor units. `tests/unit/test_money.py` checks this table against that package and against the copy
-in the generated runtime (templates/runtime/money.py), which cannot import this module.
+in the generated runtime (templates/runtime/conversion.py), which cannot import this module.
 """
 
 from __future__ import annotations

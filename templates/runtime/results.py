@@ -207,9 +207,7 @@ def http_error(
         )
     if status >= 500:
         how = f"Wait {when} and retry; if it keeps failing, tell the user the API is unavailable."
-        if not action.idempotent:
-            check = action.check_with or "a read action of this server"
-            how = f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
+        how = _check_before_repeating(action, how)
         return ToolError(
             f"the API failed (HTTP {status}) while running '{action.name}'.{told}",
             how,
@@ -398,9 +396,7 @@ def redirect_error(
         f"This needs the user: ask them to check that {base_url_env} points at the API itself; a redirect "
         "usually means the API moved, wants https, or sent a login page."
     )
-    if not action.idempotent:
-        check = action.check_with or "a read action of this server"
-        how = f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
+    how = _check_before_repeating(action, how)
     return ToolError(
         f"{said} for '{action.name}'; mcpgen does not follow redirects.",
         how,
@@ -508,3 +504,12 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
     return text
+
+
+def _check_before_repeating(action: Action, how: str) -> str:
+    """`how`, led by a check that the change did not happen, for an action that is not safe to
+    repeat: the API may have acted before it failed or redirected (E4 unknown outcome is not retry)."""
+    if action.idempotent:
+        return how
+    check = action.check_with or "a read action of this server"
+    return f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
