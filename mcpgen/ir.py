@@ -198,6 +198,9 @@ class ActionSpec:
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
+    # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
+    # outputSchema names; for a change, which of the result's fields could share a paging field's name.
+    result_fields: tuple[str, ...] = ()
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -280,6 +283,7 @@ class ServerSpec:
     mapping_fingerprint: Fingerprint | None = None  # the server rule
     discovery: bool = False  # serve the search/call meta-tools instead of the catalog (T3)
     server_info: bool = False  # serve the '<name>_server_info' diagnostic tool
+    output_schemas: bool = True  # read tools declare the shape of their results (R5)
     max_result_tokens: int = 20_000  # size budget of one result (R4)
     max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
     access: AccessSpec | None = None

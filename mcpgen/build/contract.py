@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpgen.build.discovery import discovery_tools
+from mcpgen.build.results import PREVIEW_OUTPUT, output_schema
 from mcpgen.build.server_info import server_info_tool
 from mcpgen.ir import ServerSpec, ToolHints, ToolSpec
 from mcpgen.profiles import Profile, apply_profile
@@ -20,7 +21,8 @@ def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[st
 
     With discovery on, the two meta-tools are among them, and they are all tools/list serves.
     """
-    tools = sorted((entry for tool in server.tools for entry in _tool_entries(tool)), key=lambda t: t["name"])
+    entries = (entry for tool in server.tools for entry in _tool_entries(tool, server.output_schemas))
+    tools = sorted(entries, key=lambda t: t["name"])
     if server.server_info:
         tools = sorted([*tools, server_info_tool(server)], key=lambda t: t["name"])
     if server.discovery:
@@ -28,11 +30,14 @@ def contract(server: ServerSpec, profile: Profile | None = None) -> list[dict[st
     return apply_profile(tools, profile)[0] if profile is not None else tools
 
 
-def _tool_entries(tool: ToolSpec) -> list[dict[str, Any]]:
-    """A tool's tools/list entries: itself, or its preview and apply pair (S1)."""
+def _tool_entries(tool: ToolSpec, output_schemas: bool = True) -> list[dict[str, Any]]:
+    """A tool's tools/list entries: itself, or its preview and apply pair (S1); a tool that reads
+    declares the shape of its results, unless the mapping turns output schemas off (R5)."""
     preview = tool.preview
     if preview is None:
-        return [_tool_entry(tool.name, tool.title, tool.description, tool.input_schema, tool.hints)]
+        entry = _tool_entry(tool.name, tool.title, tool.description, tool.input_schema, tool.hints)
+        output = output_schema(tool.actions) if output_schemas else None
+        return [entry if output is None else {**entry, "outputSchema": output}]
     preview_name, apply_name = tool.served_names
     action = tool.actions[0]
     apply_description = (
@@ -56,8 +61,11 @@ def _tool_entries(tool: ToolSpec) -> list[dict[str, Any]]:
     }
     reads = ToolHints(read_only=True, destructive=False, idempotent=True)
     applies = ToolHints(read_only=False, destructive=tool.hints.destructive, idempotent=True)
+    previewing = _tool_entry(
+        preview_name, f"{tool.title}: preview", tool.description, tool.input_schema, reads
+    )
     return [
-        _tool_entry(preview_name, f"{tool.title}: preview", tool.description, tool.input_schema, reads),
+        {**previewing, "outputSchema": PREVIEW_OUTPUT} if output_schemas else previewing,
         _tool_entry(apply_name, f"{tool.title}: apply", apply_description, apply_schema, applies),
     ]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
-from mcpgen.ir import ActionSpec, PagingSpec, PagingStyle, ParamSpec, ResultShape
+from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, PagingStyle, ParamSpec, ResultShape
 from mcpgen.load.mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
@@ -85,6 +85,7 @@ class ResultPlan:
     paging: PagingSpec | None
     server_params: tuple[ParamSpec, ...]
     diagnostics: tuple[Diagnostic, ...]
+    result_fields: tuple[str, ...] = ()  # top-level fields of one record of the answer (R5)
 
 
 def plan_results(
@@ -94,10 +95,13 @@ def plan_results(
     params: list[ParamSpec],
     defaults: list[tuple[str, Any]],
 ) -> ResultPlan:
-    if not reads(operation.method, rule):
-        return ResultPlan(tuple(params), tuple(defaults), None, None, (), tuple(_not_a_read(operation, rule)))
-    diagnostics: list[Diagnostic] = []
     body = _response_schema(spec, operation)
+    if not reads(operation.method, rule):
+        fields = tuple(_properties(spec, body))
+        return ResultPlan(
+            tuple(params), tuple(defaults), None, None, (), tuple(_not_a_read(operation, rule)), fields
+        )
+    diagnostics: list[Diagnostic] = []
     items, record, found = _records(spec, operation, body, rule.response)
     diagnostics += found
     envelope = None
@@ -121,7 +125,10 @@ def plan_results(
     )
     server_params = [*server_params, format_param]
     diagnostics += _clashes(operation, params, server_params)
-    return ResultPlan(tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics))
+    fields = tuple(_properties(spec, record))
+    return ResultPlan(
+        tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics), fields
+    )
 
 
 def reads(method: str, rule: ActionRule) -> bool:
@@ -723,3 +730,121 @@ def merge_limit_properties(properties: dict[str, Any], actions: list[ActionSpec]
         )
         merged[arg] = schema
     return merged
+
+
+# --- the outputSchema (R5) ----------------------------------------------------------------------
+#
+# A tool has one outputSchema for all its actions, and it is paid for in every tools/list: it names
+# what the agent can count on and no more. The fields this server writes itself (the one paging
+# shape, the truncation note) are typed, because the runtime guarantees their types. A record's
+# fields are named, without a type: their values are the API's, and a spec wrong about one type
+# must not make a client reject a good result. Nothing is required (a cut result may lack any
+# field), and other properties are allowed (response_format=detailed shows every field).
+
+_TRUNCATED_OUTPUT: JsonSchema = {
+    "type": "object",
+    "properties": {
+        "reason": {"type": "string"},
+        "shown": {"type": "string"},
+        "rest": {"type": "string"},
+        "next_call": {"type": "object"},
+    },
+}
+_PAGING_OUTPUT: dict[str, JsonSchema] = {
+    "has_more": {"type": ["boolean", "null"]},  # null: more may follow, and `rest` says why it cannot be had
+    "next_page": {"type": "integer"},
+    "next_cursor": {"type": "string"},
+    "total_count": {"type": "integer"},
+    "rest": {"type": "string"},
+}
+# The top-level fields the runtime itself writes: a record field of the same name is the API's.
+SERVER_FIELDS = frozenset({"items", "truncated", *_PAGING_OUTPUT})
+# What a preview returns (templates/runtime/preview.py): the server's own shape, every type known.
+PREVIEW_OUTPUT: JsonSchema = {
+    "type": "object",
+    "properties": {
+        "preview_id": {"type": "string"},
+        "expires_at": {"type": "string"},
+        "valid_minutes": {"type": "integer"},
+        "target": {"type": "object"},
+        "changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "parameter": {"type": "string"},
+                    "field": {"type": "string"},
+                    "before": {},
+                    "after": {},
+                    "difference": {"type": "number"},
+                    "difference_pct": {"type": "number"},
+                },
+            },
+        },
+        "impact": {"type": "array", "items": {"type": "string"}},
+        "unchanged": {"type": "array", "items": {"type": "string"}},
+        "next_step": {"type": "string"},
+        "truncated": _TRUNCATED_OUTPUT,
+    },
+}
+
+
+def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
+    """The outputSchema of a tool with these actions: every result any of them returns validates
+    (records, pages, cut pages, the answers of its change actions); None when none of them reads."""
+    reading = [a for a in actions if a.shape is not None]
+    if not reading:
+        return None
+    properties: dict[str, JsonSchema] = {}
+    for action in reading:
+        for name, schema in _read_output(action).items():
+            # Two actions that disagree about a field leave it open: each one's results still validate.
+            properties[name] = schema if properties.get(name, schema) == schema else {}
+    # A field of a record or of a change's answer that shares a name with one the server writes is
+    # the API's, whatever its type: it stays open.
+    for action in actions:
+        if action.shape is None or action.shape.items is None:
+            for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
+                properties[name] = {}
+    properties.setdefault("truncated", _TRUNCATED_OUTPUT)
+    return {"type": "object", "properties": properties}
+
+
+def _read_output(action: ActionSpec) -> dict[str, JsonSchema]:
+    """One read action's properties: its records' fields and the paging fields its results carry."""
+    assert action.shape is not None
+    fields = {name: {} for name in _shown_fields(action)}
+    paging = _paging_output(action.paging)
+    if action.shape.items is None:
+        return {**paging, **fields}  # a field of the record beats a paging field of the same name
+    records: JsonSchema = {"type": "array", "items": {"properties": fields}} if fields else {"type": "array"}
+    # A list always may say has_more: a page cut to the size budget does (R4).
+    return {"items": records, "has_more": _PAGING_OUTPUT["has_more"], **paging}
+
+
+def _paging_output(paging: PagingSpec | None) -> dict[str, JsonSchema]:
+    if paging is None:
+        return {}
+    names = ["has_more"]
+    names += ["next_page"] if paging.style in ("page", "offset") else ["next_cursor"]
+    if paging.style in ("cursor", "link", "limit"):
+        names.append("rest")  # the API says more follows but gives no way to it
+    if paging.style == "limit":
+        names.remove("next_cursor")
+    if paging.total:
+        names.append("total_count")
+    return {name: _PAGING_OUTPUT[name] for name in names}
+
+
+def _shown_fields(action: ActionSpec, *, every: bool = False) -> list[str]:
+    """The top-level fields of a record as the default format (or, `every`, any format) shows it,
+    under the agent's names (a result converted to the agent's unit is shown under its argument's
+    name)."""
+    shape = action.shape
+    if shape is not None and shape.concise and not every:
+        names = list(dict.fromkeys(path.split(".")[0] for path in shape.concise))
+    else:
+        dropped = set(shape.drop) if shape is not None else set()
+        names = [name for name in action.result_fields if name not in dropped]
+    renamed = {u.field: u.name for u in action.result_units if "." not in u.field}
+    return list(dict.fromkeys(renamed.get(name, name) for name in names))

@@ -176,6 +176,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
         discovery=discovery,
         server_info=server_rule.server_info,
+        output_schemas=server_rule.output_schemas,
         max_result_tokens=server_rule.max_result_tokens,
         max_body_bytes=server_rule.max_body_bytes,
         access=_access(mapping),
@@ -530,6 +531,7 @@ def _build_action(
             accept=accept_for(operation),
             body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
             variants=variants,
+            result_fields=results.result_fields,
         ),
         diagnostics,
     )

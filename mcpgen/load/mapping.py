@@ -192,6 +192,7 @@ class ServerRule:
     source: SourceRef
     discovery: str = "none"  # 'none' | 'search_tools' (T3)
     server_info: bool = False  # add the '<name>_server_info' diagnostic tool
+    output_schemas: bool = True  # read tools declare an outputSchema (R5)
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # P5: the cap on one upstream answer
     access: AccessRule | None = None
@@ -594,6 +595,7 @@ def _read(document: Document) -> Mapping:
             source=document.locate("/server"),
             discovery=server.get("discovery", "none"),
             server_info=bool(server.get("server_info", False)),
+            output_schemas=bool(server.get("output_schemas", True)),
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
             max_body_bytes=int(server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
             access=_read_access(server.get("access")),

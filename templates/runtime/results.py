@@ -23,6 +23,19 @@ from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
 _MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2 what, why, how; E5 no internals)
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
+# The fields of a page this server writes itself, typed in the tool's outputSchema (R5 structured and
+# text): an API's own field of the same name beside its list is never shown in their place.
+SERVER_FIELDS = frozenset(
+    (
+        "items",
+        "has_more",
+        "next_page",
+        "next_cursor",
+        "total_count",
+        "rest",
+        "truncated",
+    )
+)
 
 
 class Answer(httpx.Response):
@@ -162,6 +175,7 @@ def present(
         skip_keys = {
             (shape.items or "").split(".")[0],
             *(paging.consumed if paging else ()),
+            *SERVER_FIELDS,
         }
         shaped.update(
             {k: v for k, v in body.items() if k not in skip_keys and k not in shaped}

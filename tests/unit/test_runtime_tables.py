@@ -148,6 +148,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
             "operation_id": "README's table of operations",
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
+            "result_fields": "goes to tools.json (the tool's outputSchema)",
         },
     ),
     ir.ToolSpec: (

@@ -22,6 +22,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from .callers import Caller, HttpAccess, ScopeCheck, current_caller
 from .conversion import convert_results
@@ -382,7 +384,7 @@ def build_server(
 
     unchanging = CacheHint(ttl_ms=300_000, scope="public")
 
-    return Server(
+    return HonestServer(
         config.name,
         version=config.version,
         title=config.title,
@@ -392,7 +394,7 @@ def build_server(
         on_list_prompts=list_prompts,
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
-        on_subscriptions_listen=live.listen,
+        on_subscriptions_listen=tools_only_listen(live.listen),
         lifespan=live.lifespan,
         # prompts and resources lists depend on nothing but this package's contract, so every caller
         # may share them; tools/list does too unless access checks make it depend on the caller's
@@ -408,11 +410,119 @@ def build_server(
     )
 
 
+class HonestServer(Server[Any]):
+    """Declares only what the server implements (2026-07-28): tools, whose list changes reach a
+    `subscriptions/listen` stream. Prompts and resources lists are served, empty: they never
+    change and hold nothing to subscribe to, so neither listChanged nor subscribe is claimed (the
+    SDK claims them whenever `subscriptions/listen` is served). Nothing uses roots, sampling or
+    logging."""
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        return honest_capabilities(super().get_capabilities(*args, **kwargs))
+
+
+def honest_capabilities(found: types.ServerCapabilities) -> types.ServerCapabilities:
+    update: dict[str, Any] = {}
+    if found.prompts is not None:
+        update["prompts"] = types.PromptsCapability(list_changed=False)
+    if found.resources is not None:
+        update["resources"] = types.ResourcesCapability(
+            subscribe=False, list_changed=False
+        )
+    return found.model_copy(update=update)
+
+
+def tools_only_listen(listen: Any) -> Any:
+    """`subscriptions/listen` honouring only tool list changes: the acknowledgement never promises
+    prompt or resource events this server has none of."""
+
+    async def handler(
+        ctx: Any, params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        wanted = params.notifications.tools_list_changed
+        narrowed = params.model_copy(
+            update={
+                "notifications": types.SubscriptionFilter(tools_list_changed=wanted)
+            }
+        )
+        result: types.SubscriptionsListenResult = await listen(ctx, narrowed)
+        return result
+
+    return handler
+
+
 async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
         await server.run(
-            read_stream, write_stream, server.create_initialization_options()
+            RepliesToUnreadable(read_stream, write_stream),
+            write_stream,
+            server.create_initialization_options(),
         )
+
+
+class RepliesToUnreadable:
+    """The stdio transport's read stream, answering what it cannot read.
+
+    The SDK's stdio reader hands on a line that is not a JSON-RPC message as an exception, and the
+    server loop drops it: the client would wait forever. JSON-RPC 2.0 wants an error reply with id
+    null: parse error (-32700) for a line that is not JSON, invalid request (-32600) for JSON that
+    is not one message (a wrong `jsonrpc` version, a batch array, which MCP does not have)."""
+
+    def __init__(self, inner: Any, replies: Any) -> None:
+        self._inner = inner
+        self._replies = replies
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            reply = unreadable_reply(item)
+            if reply is not None:
+                await self._replies.send(SessionMessage(reply))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> RepliesToUnreadable:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> RepliesToUnreadable:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def unreadable_reply(problem: Exception) -> types.JSONRPCError | None:
+    """The JSON-RPC error for a line the transport could not read; None for a blank line."""
+    found = problem.errors() if isinstance(problem, ValidationError) else []
+    if found and found[0]["type"] == "json_invalid":
+        if not str(found[0].get("input", "")).strip():
+            return None  # a blank line is no message at all
+        code, message = (
+            types.PARSE_ERROR,
+            "Parse error: the line is not valid JSON. Send one JSON-RPC 2.0 message per line.",
+        )
+    else:
+        code, message = (
+            types.INVALID_REQUEST,
+            'Invalid request: not one JSON-RPC 2.0 message (an object with "jsonrpc": "2.0"). '
+            "Batches (arrays) are not part of MCP: send each message on its own line.",
+        )
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message)
+    )
 
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
