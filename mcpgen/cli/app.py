@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import shlex
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -155,7 +156,16 @@ def generate_command(
             say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
         if chosen is not None:
             say(profile_summary(server, chosen))
-        say(f"run it:  pip install {out} && {server.distribution_name}")
+        say(f"run it:  pip install {pip_target(out)} && {server.distribution_name}")
+
+
+def pip_target(out: Path) -> str:
+    """OUT as pip reads it as a directory, never as a package name on the index: `my_server` is a
+    project on PyPI, `./my_server` is this directory. Quoted for the shell when it needs it."""
+    text = out.as_posix()
+    if not out.is_absolute() and not text.startswith(("./", "../")):
+        text = f"./{text}"
+    return shlex.quote(text)
 
 
 hooks_app = typer.Typer(help="Start custom code around one action in the package's hooks.py.")
