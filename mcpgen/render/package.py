@@ -24,6 +24,7 @@ from mcpgen.ir import (
     UnitSpec,
 )
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
+from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -150,6 +151,8 @@ def render_server(
                 "package/README.md.jinja",
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
+                clients=_client_sections(server),
+                http_start=http_start_command(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -526,6 +529,20 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _client_sections(server: ServerSpec) -> list[dict[str, str]]:
+    """Each client's configuration for the README: title, transport, where it goes, the text and its fence."""
+    return [
+        {
+            "title": CLIENT_TITLES[config.client],
+            "transport": config.transport,
+            "where": config.where,
+            "text": config.text,
+            "fence": "bash" if config.client == "claude-code" else "json",
+        }
+        for config in all_client_configs(server)
+    ]
 
 
 def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
