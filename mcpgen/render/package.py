@@ -25,6 +25,7 @@ from mcpgen.ir import (
 )
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
+from mcpgen.render.deploy import deploy_files
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -185,6 +186,7 @@ def render_server(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
     files.extend(_runtime_files(pkg, server.runtime_left_out))
+    files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
     return tuple(files)
 
 

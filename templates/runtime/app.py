@@ -438,7 +438,38 @@ def _serve_http(
         **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(with_health_check(app), host=host, port=port, log_level="warning")
+
+
+HEALTH_PATH = "/healthz"
+
+
+def with_health_check(app: Any) -> Any:
+    """`app` plus `GET /healthz`, answered 200 before any Host check or token: what a load balancer
+    asks each replica before sending it traffic. The replica holds no state of its own (previews live
+    in the shared store), so serving requests is all it has to say."""
+    body = b'{"status": "ok"}'
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
+            status = 200 if scope["method"] in ("GET", "HEAD") else 405
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
+            await send(
+                {"type": "http.response.start", "status": status, "headers": headers}
+            )
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": body if scope["method"] == "GET" else b"",
+                }
+            )
+            return
+        await app(scope, receive, send)
+
+    return serve
 
 
 def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:
