@@ -220,7 +220,7 @@ async def test_each_action_accepts_its_own_enum(package: Path, upstream: Fragmen
 @pytest.mark.prism_expects(
     "body.Scopes: Request body property Scopes must be array",
     "query.mdfilters: Request query parameter mdfilters must NOT have more than 1 items",
-    "query.mdfilters.0: Request query parameter mdfilters.0 must be object",
+    "query.mdfilters.",  # each of the comma-cut pieces "must be object"
 )
 async def test_arrays_and_objects_are_serialized_as_the_spec_says(
     package: Path, upstream: FragmentsUpstream
