@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from .callers import Caller, HttpAccess, ScopeCheck, current_caller
 from .conversion import convert_results
+from .disconnect import CancelOnDisconnect
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
@@ -172,6 +173,10 @@ class Dispatcher:
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
             result, outcome = await self._dispatch(name, arguments, caller)
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled or hung up; the upstream request went down with it.
+            _log_call(name, action, "cancelled by the client", started)
+            raise
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
             outcome = f"error ({exc.recovery.name.lower()})"
@@ -182,9 +187,7 @@ class Dispatcher:
                 unexpected(exc, name, action), secrets=self._secrets()
             )
             outcome = f"unexpected {type(exc).__name__} at {origin(exc)}"
-        shown = f" action={_loggable(action)}" if action is not None else ""
-        elapsed_ms = (time.monotonic() - started) * 1000
-        log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
+        _log_call(name, action, outcome, started)
         return result
 
     async def _dispatch(
@@ -287,6 +290,13 @@ class Dispatcher:
 
     def _secrets(self) -> tuple[str, ...]:
         return self.config.upstream.secret_forms()
+
+
+def _log_call(name: str, action: Any, outcome: str, started: float) -> None:
+    """One line per call: the tool, its action, how it went and how long it ran."""
+    shown = f" action={_loggable(action)}" if action is not None else ""
+    elapsed_ms = (time.monotonic() - started) * 1000
+    log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
 
 
 def _loggable(value: Any) -> str:
@@ -438,7 +448,8 @@ def _serve_http(
         **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # JSON answers, and a client that hangs up cancels its call (disconnect.py).
+    uvicorn.run(CancelOnDisconnect(app), host=host, port=port, log_level="warning")
 
 
 def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:
