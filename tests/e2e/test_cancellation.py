@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -44,24 +44,40 @@ PAUSE = (
 BUDGET_PATH = "/campaigns/cmp_002/budget"
 
 
-@pytest.fixture
-def upstream():
+@pytest.fixture(scope="module")
+def shared_upstream():
     with HangupAdsUpstream(token=TOKEN) as stand_in:
         yield stand_in
 
 
 @pytest.fixture
-def env(upstream: HangupAdsUpstream, tmp_path: Path) -> dict[str, str]:
-    # Previews live in this test's own SQLite file.
-    return {"ADS_BASE_URL": upstream.base_url, "ADS_API_TOKEN": TOKEN, "XDG_STATE_HOME": str(tmp_path)}
+def upstream(shared_upstream: HangupAdsUpstream) -> HangupAdsUpstream:
+    """The module's stand-in, with no holds, hang-ups or requests left from an earlier test."""
+    shared_upstream.reset()
+    return shared_upstream
+
+
+@pytest.fixture(scope="module")
+def env(shared_upstream: HangupAdsUpstream, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    # Previews live in this module's own SQLite file.
+    state = tmp_path_factory.mktemp("cancellation-state")
+    return {"ADS_BASE_URL": shared_upstream.base_url, "ADS_API_TOKEN": TOKEN, "XDG_STATE_HOME": str(state)}
+
+
+@pytest.fixture(scope="module")
+def http_served(
+    ads_server: InstalledServer, env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """One HTTP server for the module's HTTP tests: its URL and its log."""
+    log = tmp_path_factory.mktemp("cancellation-http") / "server.log"
+    with processes.http_server(ads_server.command, env, stderr_file=log) as url:
+        yield url, log
 
 
 @asynccontextmanager
-async def http_client(ads_server: InstalledServer, env: dict[str, str], log: Path) -> AsyncIterator[Client]:
-    with processes.http_server(ads_server.command, env, stderr_file=log) as url:
-        async with Client(url) as client:
-            client.url = url  # type: ignore[attr-defined]
-            yield client
+async def http_client(url: str) -> AsyncIterator[Client]:
+    async with Client(url) as client:
+        yield client
 
 
 async def cancel_when_held(upstream: HangupAdsUpstream, call: Callable[[], Awaitable[Any]]) -> float:
@@ -86,123 +102,116 @@ async def aborted(upstream: HangupAdsUpstream, cancelled_at: float, method: str,
     return hangup
 
 
-def raw_call(url: str, name: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[Any]]:
-    """A 2026-07-28 tools/call as one POST, made without the SDK: cancelling it closes the connection."""
-    meta = {types.PROTOCOL_VERSION_META_KEY: "2026-07-28", types.CLIENT_CAPABILITIES_META_KEY: {}}
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": meta},
-    }
-    headers = {
-        "accept": "application/json",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-    }
+def raw_call(
+    url: str, name: str, arguments: dict[str, Any], era: str = "2026-07-28"
+) -> Callable[[], Awaitable[Any]]:
+    """A tools/call as one POST, made without the SDK: cancelling it closes the connection. At
+    2026-07-28 it carries the revision's `_meta` and routing headers; at 2025-11-25 it is the
+    handshake era's stateless POST."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    headers = {"content-type": "application/json", "mcp-protocol-version": era}
+    if era == "2026-07-28":
+        params["_meta"] = {types.PROTOCOL_VERSION_META_KEY: era, types.CLIENT_CAPABILITIES_META_KEY: {}}
+        headers |= {"accept": "application/json", "mcp-method": "tools/call", "mcp-name": name}
+    else:
+        headers["accept"] = "application/json, text/event-stream"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
 
-    async def post() -> None:
+    async def post() -> httpx.Response:
         async with httpx.AsyncClient(timeout=HOLD_S * 2) as http:
-            await http.post(url, content=json.dumps(body), headers=headers)
+            return await http.post(url, content=json.dumps(body), headers=headers)
 
     return post
 
 
-def logged_cancel(log: Path, tool: str, action: str | None) -> bool:
-    text = log.read_text(encoding="utf-8") if log.is_file() else ""
+def logged_cancel(log: Path, since: int, tool: str, action: str | None) -> bool:
+    text = log.read_text(encoding="utf-8")[since:] if log.is_file() else ""
     shown = f" action={action}" if action else ""
     return f"{tool}{shown} -> cancelled by the client in " in text
 
 
-async def wait_for_log(log: Path, tool: str, action: str | None) -> bool:
+def log_size(log: Path) -> int:
+    return len(log.read_text(encoding="utf-8")) if log.is_file() else 0
+
+
+async def wait_for_log(log: Path, since: int, tool: str, action: str | None) -> bool:
     """The server logs a call when it ends; a cancelled one ends a moment after the hang-up."""
     with anyio.move_on_after(5):
-        while not logged_cancel(log, tool, action):
+        while not logged_cancel(log, since, tool, action):
             await anyio.sleep(0.05)
-    return logged_cancel(log, tool, action)
+    return logged_cancel(log, since, tool, action)
 
 
 # --- over streamable HTTP --------------------------------------------------------------------
 
 
+# How a call is cancelled over HTTP: the SDK's own cancel, or a client closing the response stream
+# of its POST (at 2026-07-28, and at 2025-11-25 on the handshake era's stateless POST).
+HOW = ["sdk_cancel", "closed_stream", "closed_stream_2025"]
+
+
+def cancelling(
+    how: str, client: Client, url: str, name: str, arguments: dict[str, Any]
+) -> Callable[[], Awaitable[Any]]:
+    if how == "sdk_cancel":
+        return lambda: client.call_tool(name, arguments)
+    return raw_call(url, name, arguments, era="2025-11-25" if how.endswith("2025") else "2026-07-28")
+
+
 @pytest.mark.parametrize("call", [GET, PAUSE], ids=["get", "post"])
-@pytest.mark.parametrize("how", ["sdk_cancel", "closed_stream"])
+@pytest.mark.parametrize("how", HOW)
 async def test_http_cancel_aborts_the_upstream_request(
     call: tuple[str, dict[str, Any], str, str],
     how: str,
-    ads_server: InstalledServer,
     upstream: HangupAdsUpstream,
-    env: dict[str, str],
-    tmp_path: Path,
+    http_served: tuple[str, Path],
 ) -> None:
     tool, arguments, method, path = call
+    url, log = http_served
+    since = log_size(log)
     upstream.hold(method, path, HOLD_S)
-    log = tmp_path / "server.log"
-    async with http_client(ads_server, env, log) as client:
-        if how == "sdk_cancel":
-            cancelled_at = await cancel_when_held(upstream, lambda: client.call_tool(tool, arguments))
-        else:
-            cancelled_at = await cancel_when_held(upstream, raw_call(client.url, tool, arguments))  # type: ignore[attr-defined]
+    async with http_client(url) as client:
+        cancelled_at = await cancel_when_held(upstream, cancelling(how, client, url, tool, arguments))
         await aborted(upstream, cancelled_at, method, path)
-        assert await wait_for_log(log, tool, arguments["action"]), log.read_text(encoding="utf-8")
-        # The server is still there, and a quick answer is still one JSON body.
-        upstream._holds.clear()
+        assert await wait_for_log(log, since, tool, arguments["action"]), log.read_text(encoding="utf-8")[
+            since:
+        ]
+        upstream.reset()  # no more holds: the server still answers, at once
         after = await client.call_tool(*GET[:2])
     assert not after.is_error, result_text(after)
-    assert upstream.campaigns["cmp_001"]["status"] == "active"  # the pause never happened
-    assert [r.method for r in upstream.requests].count("POST") <= 1  # never sent again
+    assert upstream.campaigns["cmp_001"]["status"] == "active"  # the pause never happened, nor later
+    assert [r.method for r in upstream.requests] == ["GET"]  # nothing was sent again
 
 
 async def test_http_quick_answers_stay_json(
-    ads_server: InstalledServer, env: dict[str, str], tmp_path: Path
+    upstream: HangupAdsUpstream, http_served: tuple[str, Path]
 ) -> None:
-    with processes.http_server(ads_server.command, env, stderr_file=tmp_path / "server.log") as url:
-        meta = {types.PROTOCOL_VERSION_META_KEY: "2026-07-28", types.CLIENT_CAPABILITIES_META_KEY: {}}
-        async with httpx.AsyncClient() as http:
-            response = await http.post(
-                url,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 7,
-                    "method": "tools/call",
-                    "params": {"name": GET[0], "arguments": GET[1], "_meta": meta},
-                },
-                headers={
-                    "accept": "application/json",
-                    "mcp-protocol-version": "2026-07-28",
-                    "mcp-method": "tools/call",
-                    "mcp-name": GET[0],
-                },
-            )
+    url, _ = http_served
+    response = await raw_call(url, *GET[:2])()
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
     assert response.json()["result"]["structuredContent"]["id"] == "cmp_001"
 
 
-@pytest.mark.parametrize("how", ["sdk_cancel", "closed_stream"])
+@pytest.mark.parametrize("how", HOW)
 async def test_http_cancelled_apply_is_an_unknown_outcome(
-    how: str, ads_server: InstalledServer, upstream: HangupAdsUpstream, env: dict[str, str], tmp_path: Path
+    how: str, upstream: HangupAdsUpstream, http_served: tuple[str, Path]
 ) -> None:
-    log = tmp_path / "server.log"
-    async with http_client(ads_server, env, log) as client:
+    url, log = http_served
+    since = log_size(log)
+    async with http_client(url) as client:
         preview = await client.call_tool(
             "ads_budget_change_preview", {"campaign_id": "cmp_002", "new_daily_budget_krw": 420000}
         )
         assert not preview.is_error, result_text(preview)
         apply_args = {"preview_id": preview.structured_content["preview_id"]}
         upstream.hold("PATCH", BUDGET_PATH, HOLD_S)
-        if how == "sdk_cancel":
-            cancelled_at = await cancel_when_held(
-                upstream, lambda: client.call_tool("ads_budget_change_apply", apply_args)
-            )
-        else:
-            cancelled_at = await cancel_when_held(
-                upstream,
-                raw_call(client.url, "ads_budget_change_apply", apply_args),  # type: ignore[attr-defined]
-            )
+        cancelled_at = await cancel_when_held(
+            upstream, cancelling(how, client, url, "ads_budget_change_apply", apply_args)
+        )
         await aborted(upstream, cancelled_at, "PATCH", BUDGET_PATH)
-        assert await wait_for_log(log, "ads_budget_change_apply", None), log.read_text(encoding="utf-8")
+        assert await wait_for_log(log, since, "ads_budget_change_apply", None), log.read_text(
+            encoding="utf-8"
+        )
         again = await client.call_tool("ads_budget_change_apply", apply_args)
     assert_unknown_outcome(again, upstream)
 
@@ -234,7 +243,7 @@ async def test_stdio_cancel_aborts_the_upstream_request(
     async with stdio_client(ads_server.command, {"PATH": "/usr/bin:/bin", **env}, stderr_file=log) as client:
         cancelled_at = await cancel_when_held(upstream, lambda: client.call_tool(tool, arguments))
         await aborted(upstream, cancelled_at, method, path)
-        assert await wait_for_log(log, tool, arguments["action"]), log.read_text(encoding="utf-8")
+        assert await wait_for_log(log, 0, tool, arguments["action"]), log.read_text(encoding="utf-8")
     assert upstream.campaigns["cmp_001"]["status"] == "active"
 
 

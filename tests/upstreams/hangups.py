@@ -49,6 +49,14 @@ class HangupAdsUpstream(AdsUpstream):
         self._holds[(method.upper(), path)] = seconds
         self.arrived.clear()
 
+    def reset(self) -> None:
+        """No holds, hang-ups or recorded requests (the campaigns stay as they are)."""
+        self._holds.clear()
+        self.arrived.clear()
+        with self._changed:
+            self.hangups.clear()
+        self.clear()
+
     def wait_for_hangups(self, count: int, timeout_s: float = 10.0) -> list[Hangup]:
         """The hang-ups once there are `count` of them, or as many as came within `timeout_s`."""
         with self._changed:
