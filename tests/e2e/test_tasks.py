@@ -10,14 +10,18 @@ without the extension gets the job as before and a next step naming the status a
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from pydantic import ConfigDict, Field
 
 from tests.e2e.packages import write_package
 from tests.support import processes
@@ -114,10 +118,17 @@ def test_a_declaring_client_gets_a_task_that_walks_to_completed(env: dict[str, s
     ]  # one start, one read a poll
 
 
-def test_two_servers_sharing_the_store_answer_for_one_task(env: dict[str, str], upstream) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "redis"])
+def test_two_servers_sharing_the_store_answer_for_one_task(
+    store: str, env: dict[str, str], upstream, tmp_path: Path
+) -> None:
     # The second process stands for another replica, or the same server after a restart; each
     # tasks/get is a new connection, as a restarted client's would be.
-    with processes.http_server(COMMAND, env) as first, processes.http_server(COMMAND, env) as second:
+    with contextlib.ExitStack() as stack:
+        if store == "redis":
+            env = {**env, "MCP_STORE_URL": stack.enter_context(processes.redis_server(tmp_path))}
+        first = stack.enter_context(processes.http_server(COMMAND, env))
+        second = stack.enter_context(processes.http_server(COMMAND, env))
         created = start_task(first)
         seen = walk([second, first], created["taskId"])
         again = rpc(second, "tasks/get", {"taskId": created["taskId"]})["result"]
@@ -136,6 +147,67 @@ def test_a_task_handle_is_the_callers_own_and_needs_the_extension(env: dict[str,
     assert "taskId" in forged["error"]["message"]
     assert undeclared["error"]["code"] == -32021
     assert undeclared["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+
+
+# The official client does not ship the Tasks extension: these few models and one ClientExtension
+# (the SDK's own extension interface) are all it needs to declare it and follow a task to its end.
+class CreatedTask(types.Result):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    result_type: Literal["task"] = Field(alias="resultType")
+    task_id: str = Field(alias="taskId")
+    status: str
+
+
+class TaskState(types.Result):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    task_id: str = Field(alias="taskId")
+    status: str
+    result: dict[str, Any] | None = None
+
+
+class GetTaskParams(types.RequestParams):
+    task_id: str = Field(alias="taskId")
+
+
+class GetTask(types.Request[GetTaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: GetTaskParams
+    name_param = "taskId"
+
+
+class FollowTasks(ClientExtension):
+    """Declares the Tasks extension; a task handle is followed with tasks/get until it ends."""
+
+    identifier = TASKS
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []  # the created task's status, then every tasks/get's
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self.follow)]
+
+    async def follow(self, created: CreatedTask, ctx: ClaimContext) -> types.CallToolResult:
+        self.seen.append(created.status)
+        for _ in range(MAX_POLLS):
+            request = GetTask(params=GetTaskParams(taskId=created.task_id))
+            state = await ctx.session.send_request(request, TaskState)
+            self.seen.append(state.status)
+            if state.status == "completed" and state.result is not None:
+                return types.CallToolResult.model_validate(state.result)
+        raise AssertionError(f"the task did not complete: {self.seen}")
+
+
+@pytest.mark.anyio
+async def test_the_official_client_declaring_the_extension_follows_the_task(
+    env: dict[str, str], upstream
+) -> None:
+    tasks = FollowTasks()
+    with processes.http_server(COMMAND, env) as url:
+        async with Client(url, extensions=[tasks]) as client:
+            result = await client.call_tool(TOOL, START)
+    assert tasks.seen == ["working", "working", "working", "completed"]
+    assert not result.is_error
+    assert result.structured_content["download_url"] == "https://files.example.com/exp_1.csv"
 
 
 @pytest.mark.anyio
