@@ -143,10 +143,14 @@ def test_a_task_handle_is_the_callers_own_and_needs_the_extension(env: dict[str,
         nonce = task_id.split(".")[1]
         forged = rpc(url, "tasks/get", {"taskId": f"tk.{nonce}.AAAAAAAAAAAAAAAAAAAAAAAA"})
         undeclared = rpc(url, "tasks/get", {"taskId": task_id}, tasks=False)
+        cancelled = rpc(url, "tasks/cancel", {"taskId": task_id})
+        forged_cancel = rpc(url, "tasks/cancel", {"taskId": f"tk.{nonce}.AAAAAAAAAAAAAAAAAAAAAAAA"})
     assert forged["error"]["code"] == -32602
     assert "taskId" in forged["error"]["message"]
     assert undeclared["error"]["code"] == -32021
     assert undeclared["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    assert cancelled["result"]["resultType"] == "complete"  # acknowledged; the API's job runs on
+    assert forged_cancel["error"]["code"] == -32602
 
 
 # The official client does not ship the Tasks extension: these few models and one ClientExtension
