@@ -45,6 +45,8 @@ _CREDENTIAL_NAMES = frozenset(
         "ocpapimsubscriptionkey",
     }
 )
+# A vendor's prefix on one of these still names a credential (ExaVault's `ev-api-key`, `ev-access-token`).
+_CREDENTIAL_SUFFIXES = ("apikey", "accesstoken", "authtoken", "apitoken", "apisecret", "clientsecret")
 # Names that carry a credential only when the description says so: GitHub's cache `key` and Jira's
 # preference `key` are data; Google's `key` is "API key", Slack's `token` an "Authentication token".
 _AMBIGUOUS_NAMES = frozenset({"key", "token", "auth", "secret", "signature"})
@@ -64,7 +66,7 @@ def is_credential(spec: Spec, name: str, location: str, description: str = "") -
     bare = re.sub(r"[-_.\s]", "", name.lower())
     if bare in _AMBIGUOUS_NAMES:
         return _CREDENTIAL_WORDS.search(description) is not None
-    return bare in _CREDENTIAL_NAMES
+    return bare in _CREDENTIAL_NAMES or bare.endswith(_CREDENTIAL_SUFFIXES)
 
 
 def is_global(spec: Spec, name: str, location: str) -> bool:
