@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcpgen.authoring.credential_params import inferred_auth, uncovered_credential
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
 from mcpgen.build.request_parts import non_json_answers
@@ -111,10 +112,12 @@ def draft_mapping(
         if progress is not None:
             progress(done, total)
 
+    auths, auth_note = _auth(spec, server_name)
+    if not auths:
+        auths, auth_note, infos, unmapped = _auth_from_params(spec, server_name, infos, unmapped, auth_note)
     limit = min(NAME_MAX, TOOL_NAME_COMFORT_LENGTH - len(server_name) - 1)
     groups = _split_groups(_group(infos))
     tools = _tools(groups, spec, server_name, limit, path_naming, tag_descriptions=_tag_descriptions(spec))
-    auths, auth_note = _auth(spec, server_name)
     return Draft(
         spec_label=spec_label,
         operation_count=total,
@@ -766,7 +769,8 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
         if name in others:
             where = "body" if param.location == "body_whole" else param.location
             name, why = f"{where}_{name}", f"another parameter of this operation is also '{name}' (M206)"
-        type_ = json_type_of(param.schema)
+        # The build's `page` in the query is a whole number whatever the spec types it (results.py).
+        type_ = "integer" if role == PAGE_ARG and param.location == "query" else json_type_of(param.schema)
         # An unnamed limit is called 'limit' by the build; page and cursor always are, whatever the draft says.
         seen_as = role if role is not None and (name == base or role != LIMIT_ARG) else name
         if seen_as in tool_types and tool_types[seen_as] != type_ and role in (None, LIMIT_ARG):
@@ -938,6 +942,24 @@ def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None]:
         both = " and ".join(f"securitySchemes.{n}" for n in chosen)
         drafted = [replace(d, why=f"{d.why}; the spec needs {both} together") for d in drafted]
     return tuple(drafted), None
+
+
+def _auth_from_params(
+    spec: Spec, server: str, infos: list[_OpInfo], unmapped: list[Unmapped], note: str | None
+) -> tuple[tuple[DraftAuth, ...], str | None, list[_OpInfo], list[Unmapped]]:
+    """No scheme the server can send: the credential parameters most operations take become `auth`
+    (credential_params.py), and operations needing another credential stay unmapped, with why."""
+    auths = inferred_auth(spec, [i.op for i in infos], server)
+    if not auths:
+        return (), note, infos, unmapped
+    kept: list[_OpInfo] = []
+    for info in infos:
+        why = uncovered_credential(spec, info.op, auths)
+        if why is None:
+            kept.append(info)
+        else:
+            unmapped = [*unmapped, Unmapped(operation=_shown(info.op), reason=why)]
+    return auths, None, kept, unmapped
 
 
 def _scheme_rank(scheme: Any) -> int | None:
