@@ -655,8 +655,13 @@ def _limit_param(
         rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
     )
     default = min(default or DEFAULT_LIMIT, most)
+    own = param.schema
+    if param.location == "query":
+        # A count reads the same in a query whatever type the spec gives it: a whole number, as the
+        # server pages by it (azure.com/automation-softwareUpdateConfigurationMachineRun.json types `$top` a string).
+        own = {k: v for k, v in own.items() if k not in _STRING_KEYWORDS} | {"type": "integer"}
     schema = {
-        **param.schema,
+        **own,
         "minimum": max(int(param.schema.get("minimum", 1)), 1),
         "maximum": most,
         "default": default,
@@ -665,6 +670,9 @@ def _limit_param(
     if param.wire_name in named and param.arg_name != LIMIT_ARG:
         return replace(param, schema=schema), default
     return replace(param, arg_name=LIMIT_ARG, schema=schema), default
+
+
+_STRING_KEYWORDS = ("pattern", "minLength", "maxLength", "format", "enum", "example", "examples")
 
 
 def _page_schema(schema: dict[str, Any]) -> dict[str, Any]:

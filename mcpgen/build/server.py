@@ -435,7 +435,7 @@ def _build_action(
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
     sent = _credentials_sent(auths)
-    unreadable = non_json_answers(operation)
+    unreadable = non_json_answers(spec, operation)
     if unreadable:
         diagnostics.append(
             warning(
@@ -527,7 +527,7 @@ def _build_action(
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
-            accept=accept_for(operation),
+            accept=accept_for(spec, operation),
             body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
             variants=variants,
         ),

