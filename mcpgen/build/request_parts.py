@@ -124,9 +124,26 @@ def non_json_answers(spec: Spec, operation: Operation) -> list[str]:
     HTML page): a generated server cannot read such an answer. [] when it answers JSON, may answer
     anything (`*/*`), or says nothing."""
     types = _success_media_types(spec, operation)
+    if types == [_ANY_MEDIA] and _binary_any(spec, operation):
+        return [
+            f"{_ANY_MEDIA} (binary)"
+        ]  # apideck.com/file-storage.json GET /file-storage/files/{id}/download
     if not types or _ANY_MEDIA in types or any(_is_json(t) for t in types):
         return []
     return types
+
+
+def _binary_any(spec: Spec, operation: Operation) -> bool:
+    """Every `*/*` success answer is a string of format binary: a file, never JSON."""
+    responses = operation.located.value.get("responses")
+    schemas = []
+    for status in responses if isinstance(responses, dict) else ():
+        if str(status).startswith("2"):
+            response = spec.resolver.deref(operation.located.child("responses", status)).value
+            content = response.get("content") if isinstance(response, dict) else None
+            if isinstance(content, dict) and isinstance(content.get(_ANY_MEDIA), dict):
+                schemas.append(content[_ANY_MEDIA].get("schema"))
+    return bool(schemas) and all(isinstance(s, dict) and s.get("format") == "binary" for s in schemas)
 
 
 def _is_json(media: str) -> bool:

@@ -135,7 +135,8 @@ def _answers(content: dict[str, Any]) -> dict[str, Any]:
 # Prism's 406s for `accept: application/json` (oracle category a), on three real shapes of answer:
 # - quicksold.co.uk/location.json /paths/~1v1~1wgs84ToOsgb36~1{latitude}~1{longitude}/get/responses/200: `*/*`;
 # - apideck.com/connector.json /components/responses/GetConnectorDocResponse (a `$ref`): text/markdown;
-# - adobe.com/aem.json /paths/~1crx~1packmgr~1service~1script.html/get/responses: 404 and 405, text/html.
+# - adobe.com/aem.json /paths/~1crx~1packmgr~1service~1script.html/get/responses: 404 and 405, text/html;
+# - apideck.com/file-storage.json /components/responses/GetFileDownloadResponse: `*/*`, a binary string.
 ANSWERS = {
     "openapi": "3.0.0",
     "info": {"title": "Answers", "version": "1"},
@@ -162,6 +163,13 @@ ANSWERS = {
                 "responses": {"200": {"$ref": "#/components/responses/Doc"}},
             }
         },
+        "/files/{id}/download": {
+            "get": {
+                "summary": "Download a file",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": _answers({"*/*": {"schema": {"type": "string", "format": "binary"}}})},
+            }
+        },
         "/crx/packmgr/service/script.html": {
             "get": {
                 "summary": "Get the package manager servlet state",
@@ -184,6 +192,7 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     assert sorted(u.operation.split(" (")[0] for u in draft.unmapped) == [
         "GET /connectors/{id}/docs",
         "GET /crx/packmgr/service/script.html",
+        "GET /files/{id}/download",
     ]
     assert all("M218" in u.reason for u in draft.unmapped)
     (convert,) = _built(ANSWERS, tmp_path).values()
