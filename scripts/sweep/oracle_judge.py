@@ -388,7 +388,7 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
         elif set(data) == {"value"} and "value" not in body:
             out.append(call.finding("b", "record-wrapped", "the record came back as {'value': ...}",
                                     "the record was not recognised as an object", pointer))  # fmt: skip
-        elif not truncated and not set(data) <= set(body) | set(_unwrapped(body)) | {
+        elif not truncated and not set(data) <= set(body) | set(_unwrapped(body)) | _unit_names(call) | {
             "truncated",
             "note",
             "has_more",
@@ -418,6 +418,12 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
                     out.append(call.finding("b", "items-mismatch", f"{len(data['items'])} items, the answer has "
                                             f"{len(records)}", "the items are not the answer's records", pointer))  # fmt: skip
     return out
+
+
+def _unit_names(call: Call) -> set[str]:
+    """Result fields the mapping shows in the agent's unit under another name (GOV.UK Pay's `amount`
+    in pence, shown as `amount_gbp`): the record's own field, renamed, not an invented one."""
+    return {u.name for u in getattr(call.action, "result_units", ()) or () if "." not in u.field}
 
 
 def _unwrapped(body: dict[str, Any]) -> dict[str, Any]:

@@ -145,6 +145,7 @@ def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list
         action = tool.actions[0]
         props = _properties(contract, f"{tool.name}_preview")
         args, unsure, notes = build_args(doc, tool, action, props, full=True)
+        _fit_read(doc, tool.preview.read, args, props)
         return [Plan(tool, action, "preview", args, unsure, notes, props)]
     props = _properties(contract, tool.name)
     plans = []
@@ -160,6 +161,32 @@ def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list
             last = plans[-1]
             plans.append(Plan(tool, action, "probe", dict(last.args), set(last.unsure), props=props))
     return plans
+
+
+def _fit_read(doc: SpecDoc, read: Any, args: dict[str, Any], props: dict[str, Any]) -> None:
+    """A value the preview's read takes too, where the action's own value would not fit it: an agent passes
+    the id a list gave it (hetzner.cloud.json types `id` a string in DELETE /volumes/{id} and an integer in
+    GET /volumes/{id}, the read: "1" fits both, "oracle" only the first)."""
+    op = doc.operation(read.method, read.path)
+    for param in read.params if op is not None else ():
+        spec_param = op.param(param.at, param.wire) if param.arg in args else None
+        schema = doc.resolve(spec_param.get("schema")) if spec_param else None
+        value = args.get(param.arg)
+        twin = _wire_twin(param, value)
+        if (
+            not isinstance(schema, dict)
+            or allowed(doc, schema, value)
+            or (twin is not None and allowed(doc, schema, twin))
+        ):
+            continue
+        made = schema_value(doc, schema, full=False)
+        if made is None:
+            continue
+        candidate = (
+            str(made.value) if isinstance(value, str) and not isinstance(made.value, str) else made.value
+        )
+        if valid_for(props.get(param.arg) or {}, candidate):
+            args[param.arg] = candidate
 
 
 def _properties(contract: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:

