@@ -30,6 +30,7 @@ from mcpgen.build.schemas import (
     short_text,
 )
 from mcpgen.build.server_info import check_server_info_name
+from mcpgen.build.tasks import task_spec
 from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import (
     in_agent_units,
@@ -189,12 +190,14 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
 # Runtime modules only some packages use, each with the feature that needs it; every other module of
 # templates/runtime goes into every package. The runtime imports none of these itself: the rendered
 # server.py imports those the package carries and hands them to the runtime.
-OPTIONAL_RUNTIME = {"preview": "previews", "store": "previews", "access": "access"}
+OPTIONAL_RUNTIME = {"preview": "previews", "store": "store", "access": "access", "tasks": "tasks"}
 
 
 def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
     """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
-    used = {"previews": any(t.preview for t in tools), "access": access}
+    tasks = any(a.task for t in tools for a in t.actions)
+    used = {"previews": any(t.preview for t in tools), "store": tasks or any(t.preview for t in tools)}
+    used |= {"access": access, "tasks": tasks}
     return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
 
 
@@ -460,6 +463,8 @@ def _build_action(
     operation_params = _with_lifted(operation_params, lifted)
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    task, found = task_spec(operation, rule, tool)
+    diagnostics += found
     sent = _credentials_sent(auths)
     unreadable = non_json_answers(spec, operation)
     if unreadable:
@@ -556,6 +561,7 @@ def _build_action(
             accept=accept_for(spec, operation),
             body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
             variants=variants,
+            task=task,
         ),
         diagnostics,
     )
