@@ -231,7 +231,7 @@ def _owner_gone(owner: str) -> bool:
 
 # What an apply cut off mid-call records; `_outcome_unknown` tells the next apply.
 _CANCELLED = (
-    "was cancelled by the client (stopped, timed out on the client's side, or disconnected) "
+    "was cancelled (the client stopped it, timed out or disconnected, or the server shut down) "
     "after its request may have reached the API"
 )
 _INTERRUPTED = "was interrupted by a failure of the server's own after its request may have reached the API"

@@ -59,22 +59,30 @@ class GetTaskParams(types.RequestParams):
     task_id: str = Field(alias="taskId")
 
 
-def serve_tasks(
-    server: Server[Any], status: Callable[[str], Awaitable[dict[str, Any]]]
-) -> None:
-    """Advertises the Tasks extension and answers tasks/get with `status(task_id)`."""
-    server.extensions[EXTENSION] = {}
+TaskMethod = Callable[[str, str], Awaitable[dict[str, Any]]]
 
-    async def get_task(ctx: Any, params: GetTaskParams) -> dict[str, Any]:
+
+def serve_tasks(server: Server[Any], methods: dict[str, TaskMethod]) -> None:
+    """Advertises the Tasks extension and answers each of `methods` (tasks/get, tasks/cancel) with
+    `answer(method, task_id)`, for clients that declare the extension."""
+    server.extensions[EXTENSION] = {}
+    for method, answer in methods.items():
+        server.add_request_handler(method, GetTaskParams, _handler(method, answer))
+
+
+def _handler(
+    method: str, answer: TaskMethod
+) -> Callable[[Any, GetTaskParams], Awaitable[dict[str, Any]]]:
+    async def handle(ctx: Any, params: GetTaskParams) -> dict[str, Any]:
         if not declared(ctx.session.client_capabilities):
             raise MCPError(
                 code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
-                message="tasks/get needs the Tasks extension in the request's client capabilities",
+                message=f"{method} needs the Tasks extension in the request's client capabilities",
                 data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
             )
-        return await status(params.task_id)
+        return await answer(method, params.task_id)
 
-    server.add_request_handler("tasks/get", GetTaskParams, get_task)
+    return handle
 
 
 def declared(capabilities: Any) -> bool:
@@ -140,10 +148,8 @@ class Tasks:
     def next_step(self, tool: Tool, action: Action, job: dict[str, Any]) -> str:
         return next_step(tool, action, job)
 
-    def serve(
-        self, server: Server[Any], status: Callable[[str], Awaitable[dict[str, Any]]]
-    ) -> None:
-        serve_tasks(server, status)
+    def serve(self, server: Server[Any], answer: TaskMethod) -> None:
+        serve_tasks(server, {"tasks/get": answer, "tasks/cancel": answer})
 
     def store(self) -> PreviewStore:
         if self._store is None:
@@ -194,6 +200,13 @@ class Tasks:
                 store, record, tool, action.task, poll, as_result
             )
         return {**_task(record, action.task), "resultType": "complete"}
+
+    async def cancel(self, task_id: Any, subject: str) -> dict[str, Any]:
+        """tasks/cancel, acknowledged: the API's job has no cancel this server knows of, so it runs
+        on, and tasks/get goes on reporting what the API says (cancellation is the server's to
+        honour or not, in the extension's words)."""
+        await self._own(self.store(), task_id, subject)
+        return {"resultType": "complete"}
 
     async def _own(self, store: PreviewStore, task_id: Any, subject: str) -> TaskRecord:
         parts = task_id.split(".") if isinstance(task_id, str) else []

@@ -44,6 +44,19 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def located_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """specs/exports without the mapping's task: the spec's 202-only answer with a Location makes
+    startExport a job all the same, its status read where Location points."""
+    root = tmp_path_factory.mktemp("exports-located")
+    mapping = (SPECS / "exports" / "mapping.yaml").read_text(encoding="utf-8")
+    declared = "        task:\n          status: get\n          poll_interval_s: 2\n"
+    assert declared in mapping
+    (root / "mapping.yaml").write_text(mapping.replace(declared, ""), encoding="utf-8")
+    write_package(SPECS / "exports" / "exports.openapi.yaml", root / "mapping.yaml", root / "out")
+    return root / "out"
+
+
 @pytest.fixture
 def upstream() -> Iterator[ExportsUpstream]:
     with ExportsUpstream(token=TOKEN) as stand_in:
@@ -118,6 +131,19 @@ def test_a_declaring_client_gets_a_task_that_walks_to_completed(env: dict[str, s
     ]  # one start, one read a poll
 
 
+def test_a_job_the_spec_shows_is_followed_at_its_location(
+    env: dict[str, str], located_package: Path, upstream
+) -> None:
+    with processes.http_server(COMMAND, {**env, "PYTHONPATH": str(located_package)}) as url:
+        created = start_task(url)
+        seen = walk([url], created["taskId"])
+        without_extension = rpc(url, "tools/call", {"name": TOOL, "arguments": START}, tasks=False)["result"]
+    assert created["pollIntervalMs"] == 5000  # the default
+    assert [s["status"] for s in seen] == ["working", "working", "completed"]
+    assert [r.path for r in upstream.requests[:4]] == ["/exports"] + ["/exports/exp_1"] * 3
+    assert "its status is at /exports/exp_2 on the API" in without_extension["structuredContent"]["next_step"]
+
+
 @pytest.mark.parametrize("store", ["sqlite", "redis"])
 def test_two_servers_sharing_the_store_answer_for_one_task(
     store: str, env: dict[str, str], upstream, tmp_path: Path
@@ -143,10 +169,14 @@ def test_a_task_handle_is_the_callers_own_and_needs_the_extension(env: dict[str,
         nonce = task_id.split(".")[1]
         forged = rpc(url, "tasks/get", {"taskId": f"tk.{nonce}.AAAAAAAAAAAAAAAAAAAAAAAA"})
         undeclared = rpc(url, "tasks/get", {"taskId": task_id}, tasks=False)
+        cancelled = rpc(url, "tasks/cancel", {"taskId": task_id})
+        forged_cancel = rpc(url, "tasks/cancel", {"taskId": f"tk.{nonce}.AAAAAAAAAAAAAAAAAAAAAAAA"})
     assert forged["error"]["code"] == -32602
     assert "taskId" in forged["error"]["message"]
     assert undeclared["error"]["code"] == -32021
     assert undeclared["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    assert cancelled["result"]["resultType"] == "complete"  # acknowledged; the API's job runs on
+    assert forged_cancel["error"]["code"] == -32602
 
 
 # The official client does not ship the Tasks extension: these few models and one ClientExtension

@@ -87,8 +87,12 @@ class TaskFlow(Protocol):
         as_result: Callable[[dict[str, Any], bool], dict[str, Any]],
     ) -> dict[str, Any]: ...
 
+    async def cancel(self, task_id: Any, subject: str) -> dict[str, Any]: ...
+
     def serve(
-        self, server: Server[Any], status: Callable[[str], Awaitable[dict[str, Any]]]
+        self,
+        server: Server[Any],
+        answer: Callable[[str, str], Awaitable[dict[str, Any]]],
     ) -> None: ...
 
 
@@ -360,14 +364,19 @@ class Dispatcher:
             action, answer, location, self.config.upstream.base_url_for(action)
         )
 
-    async def task_status(self, task_id: Any, caller: Caller | None) -> dict[str, Any]:
-        """tasks/get: the task's state, read from the API's status endpoint (tasks.py)."""
+    async def task_request(
+        self, method: str, task_id: Any, caller: Caller | None
+    ) -> dict[str, Any]:
+        """tasks/get: the task's state, read from the API's status endpoint; tasks/cancel: its
+        acknowledgement (tasks.py). A taskId not the caller's is invalid params."""
         if self.tasks is None:
             raise MCPError(
                 code=types.INVALID_PARAMS, message="this server has no tasks"
             )
         subject = caller.subject if caller is not None else ""
         try:
+            if method == "tasks/cancel":
+                return await self.tasks.cancel(task_id, subject)
             return await self.tasks.get(
                 task_id, subject, self.tools, self._poll, self._task_result
             )
@@ -537,7 +546,10 @@ def build_server(
     )
     if dispatcher.tasks is not None:
         dispatcher.tasks.serve(
-            server, lambda task_id: dispatcher.task_status(task_id, current_caller())
+            server,
+            lambda method, task_id: dispatcher.task_request(
+                method, task_id, current_caller()
+            ),
         )
     return server
 
