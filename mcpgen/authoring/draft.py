@@ -771,9 +771,7 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
         if name in others:
             where = "body" if param.location == "body_whole" else param.location
             name, why = f"{where}_{name}", f"another parameter of this operation is also '{name}' (M206)"
-        # The build's `page` and `limit` in the query are whole numbers whatever the spec types them (results.py).
-        counted = role in (PAGE_ARG, LIMIT_ARG) and param.location == "query"
-        type_ = "integer" if counted else json_type_of(param.schema)
+        type_ = json_type_of(param.schema)
         # An unnamed limit is called 'limit' by the build; page and cursor always are, whatever the draft says.
         seen_as = role if role is not None and (name == base or role != LIMIT_ARG) else name
         if seen_as in tool_types and tool_types[seen_as] != type_ and role in (None, LIMIT_ARG):

@@ -890,7 +890,7 @@ def _required_read_only(operation: Operation, schema: Located, spec: Spec) -> li
             f"the request body of {operation.key} requires {', '.join(dropped)}, which its schema marks readOnly; "
             "readOnly fields are never sent in a request, so the tool does not take them and the body goes out "
             "without them",
-            schema.child("properties", dropped[0], "readOnly").source,
+            spec.resolver.deref(schema.child("properties", dropped[0])).source,
             hint="if the API needs them, the spec's readOnly is wrong: correct it in your copy of the spec; "
             "otherwise leave the action out of the mapping",
         )

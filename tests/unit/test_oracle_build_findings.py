@@ -328,6 +328,6 @@ def test_required_fields_a_body_marks_read_only_are_a_located_warning(tmp_path: 
     assert not has_errors(built.diagnostics) and built.server is not None
     (found,) = [d for d in built.diagnostics if d.code == "M244"]
     assert "amount, description, reference, return_url" in found.message and "readOnly" in found.message
-    assert found.source.pointer == "/components/schemas/CreateCardPaymentRequest/properties/amount/readOnly"
+    assert found.source.pointer == "/components/schemas/CreateCardPaymentRequest/properties/amount"
     (create,) = [a for t in built.server.tools for a in t.actions]
     assert [p.arg_name for p in create.params] == ["email"]
