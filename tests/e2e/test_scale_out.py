@@ -11,6 +11,8 @@ loopback Ads API behind them, and official MCP clients driving it all through th
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import signal
 import subprocess
@@ -27,7 +29,7 @@ from mcp import Client
 from mcpgen.render.deploy import haproxy_config
 from tests.e2e.conftest import InstalledServer, server_env
 from tests.support.mcp_client import result_text
-from tests.support.processes import free_port, redis_server, wait_for_port
+from tests.support.processes import free_port, http_server, redis_server, wait_for_port
 from tests.upstreams.ads import AdsUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -208,3 +210,21 @@ def _outcome(answer: Any) -> str:
     if isinstance(answer, str):
         return "transport error"
     return "unknown outcome" if answer.is_error else "applied"
+
+
+async def test_json_logs_carry_the_request_id(
+    ads_server: InstalledServer, ads_upstream: AdsUpstream, tmp_path: Path
+) -> None:
+    """`--log-format json`: one JSON object a log line; a call's line names the HTTP request's id, the
+    one the answer carries in X-Request-Id (a balancer's own id when it sends one)."""
+    log = tmp_path / "server.log"
+    command = [*ads_server.command, "--log-format", "json"]
+    with http_server(command, server_env(ads_upstream), stderr_file=log) as url:
+        probe = httpx.post(url, headers={"X-Request-Id": "lb-42"}, json={}, timeout=10)
+        assert probe.headers["x-request-id"] == "lb-42"
+        async with Client(url) as client:
+            found = await client.call_tool("ads_campaigns_find", {"action": "get", "campaign_id": "cmp_009"})
+            assert not found.is_error
+    entries = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    [call] = [e for e in entries if e["message"].startswith("ads_campaigns_find action=get")]
+    assert call["level"] == "INFO" and re.fullmatch(r"[0-9a-f]{32}", call["request_id"])

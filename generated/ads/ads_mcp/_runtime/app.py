@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextvars
 import functools
 import json
 import logging
 import re
 import sys
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -593,13 +595,50 @@ def _serve_http(
     )
 
 
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "request_id", default=None
+)
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object a line (for log collectors), with the HTTP request's id when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        request_id = _request_id.get()
+        if request_id is not None:
+            entry["request_id"] = request_id
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def use_json_logs() -> None:
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(JsonLogFormatter())
+
+
+def _request_id_of(scope: Any) -> str:
+    """The caller's X-Request-Id when it is a plain token (a balancer's), else a new one."""
+    for key, value in scope.get("headers", ()):
+        if key == b"x-request-id":
+            given = str(value.decode("latin-1"))
+            if re.fullmatch(r"[A-Za-z0-9._:-]{1,128}", given):
+                return given
+    return uuid.uuid4().hex
+
+
 HEALTH_PATH = "/healthz"
 
 
 def with_health_check(app: Any) -> Any:
     """`app` plus `GET /healthz`, answered 200 before any Host check or token: what a load balancer
     asks each replica before sending it traffic. The replica holds no state of its own (previews live
-    in the shared store), so serving requests is all it has to say."""
+    in the shared store), so serving requests is all it has to say. Every other HTTP request gets an
+    id (the caller's X-Request-Id, or a new one): in the JSON logs and in the answer's X-Request-Id."""
     body = b'{"status": "ok"}'
 
     async def serve(scope: Any, receive: Any, send: Any) -> None:
@@ -619,7 +658,25 @@ def with_health_check(app: Any) -> Any:
                 }
             )
             return
-        await app(scope, receive, send)
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        request_id = _request_id_of(scope)
+        token = _request_id.set(request_id)
+
+        async def send_with_id(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    *message.get("headers", ()),
+                    (b"x-request-id", request_id.encode()),
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await app(scope, receive, send_with_id)
+        finally:
+            _request_id.reset(token)
 
     return serve
 
@@ -643,6 +700,12 @@ def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Nam
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="json: one JSON object a line, with the request id over HTTP (X-Request-Id, or a new one)",
+    )
+    parser.add_argument(
         "--contract-poll-s",
         type=float,
         default=2.0,
@@ -660,6 +723,8 @@ def run(
         level=args.log_level,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.log_format == "json":
+        use_json_logs()
     # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
     server = build_server(
