@@ -640,6 +640,7 @@ def _param_set_changes(
         changes += _schema_contract_changes(
             tool, new_name, old_props[old_name], new_props[new_name], rename=True
         )
+        changes += _renamed_unit_changes(tool, old, new, old_name, new_name, renamed_actions)
     changes += [
         ContractChange(
             impact=Impact.BREAKING,
@@ -776,6 +777,32 @@ def _same_head(old_name: str, new_name: str) -> bool:
     """The last word names what the value is: `failure_url` and `refresh_url` are both URLs."""
     old_words, new_words = old_name.lower().split("_"), new_name.lower().split("_")
     return len(old_words) > 1 and len(new_words) > 1 and old_words[-1] == new_words[-1]
+
+
+def _renamed_unit_changes(
+    tool: str, old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str, renamed: dict[str, str]
+) -> list[ContractChange]:
+    """A rename that comes with a unit (`amount` -> `amount_cents`): the number an agent sends means
+    another amount, which the rename alone does not say (T5)."""
+    new_actions = _actions(new)
+    for name, action in _actions(old).items():
+        after = new_actions.get(renamed.get(name, name))
+        was = _action_params(action).get(old_name)
+        now = _action_params(after).get(new_name) if after else None
+        if was and now and was.get("unit") != now.get("unit"):
+            return [
+                ContractChange(
+                    impact=Impact.BEHAVIOUR,
+                    code="param-unit-changed",
+                    tool=tool,
+                    param=new_name,
+                    message=f"parameter `{new_name}` (was `{old_name}`) is in {_show_unit(now.get('unit'))} "
+                    f"(was {_show_unit(was.get('unit'))}): the same number means another amount",
+                    before=was.get("unit"),
+                    after=now.get("unit"),
+                )
+            ]
+    return []
 
 
 def _dropped_by_action(
