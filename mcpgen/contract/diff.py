@@ -293,20 +293,20 @@ def _moves(
             impact=Impact.BREAKING,
             code="tool-merged",
             tool=into,
-            message=f"tool `{name}` merged into `{into}`: call `{into}` with the same actions' new names",
+            message=f"tool `{name}` merged into `{into}`: its actions moved there (each move is listed)",
             before=name,
             after=into,
         )
         for name, into in sorted(merged_into.items())
     ]
-    for op, ((old_tool, old_action), (new_tool, new_action)) in sorted(moved.items()):
+    for (old_tool, old_action), (new_tool, new_action) in sorted(moved.values()):
         out.append(
             ContractChange(
                 impact=Impact.BREAKING,
                 code="action-moved",
                 tool=new_tool,
                 action=new_action,
-                message=f"action `{old_tool}.{old_action}` moved to `{new_tool}.{new_action}` ({op})",
+                message=f"moved from `{old_tool}.{old_action}`",
                 before=f"{old_tool}.{old_action}",
                 after=f"{new_tool}.{new_action}",
             )
@@ -433,7 +433,7 @@ def _action_set_changes(
             code="action-added",
             tool=tool,
             action=n,
-            message=f"new action `{n}` ({_op_key(new_actions[n])})",
+            message=f"new action, calls {_op_key(new_actions[n])}",  # the subject names it
             after=_op_key(new_actions[n]),
         )
         for n in added
@@ -461,7 +461,7 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
                 Impact.BREAKING,
                 "operation-id-rebound",
                 f"operationId `{new.get('operationId')}` now names {_op_key(new)} (was {_op_key(old)}): "
-                f"action `{action}` calls a different endpoint under the same name",
+                "another endpoint under the same name",
                 before=_op_key(old),
                 after=_op_key(new),
             )
@@ -565,8 +565,7 @@ def _deprecations(tool: str, action: str, old: dict[str, Any], new: dict[str, An
                     code="action-deprecated" if part == "deprecated" else "action-breaking-announced",
                     tool=tool,
                     action=action,
-                    message=f"the endpoint action `{action}` calls ({_op_key(new)}) {what} in the spec "
-                    f"(`{part}`)",
+                    message=f"{_op_key(new)} {what} in the spec",
                     after=after[part].get("pointer"),
                 )
             )
