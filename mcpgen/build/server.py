@@ -199,7 +199,7 @@ OPTIONAL_RUNTIME = {
 
 def _confirm_description(value: str, names: str, asked: list[str]) -> str:
     """What the confirm argument is for; with confirm: user it is only the fallback of a client
-    that cannot ask the user (P4 input the model cannot know), and the description says so."""
+    that cannot ask the user (P4 ask what the model cannot know), and the description says so."""
     said = f"Write {value} to confirm that you mean it: {names} cannot be undone."
     if not asked:
         return said
@@ -1247,7 +1247,7 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
     confirming = [a for a in actions if a.confirm_value]
     if confirming:
         # Last, so the model fills it after everything else (a reminder, not a protection).
-        value = confirming[0].confirm_value
+        value = confirming[0].confirm_value or ""  # set: confirming holds those with one
         names = ", ".join(a.name for a in confirming)
         properties["confirm"] = {
             "type": "string",

@@ -136,7 +136,9 @@ class ActionRule:
     pagination: PaginationRule | None = None
     preview: PreviewRule | None = None  # set when the action says confirm: preview
     confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
-    confirm_user: bool = False  # confirm: user (P4): the user confirms through elicitation
+    confirm_user: bool = (
+        False  # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation
+    )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
 
 

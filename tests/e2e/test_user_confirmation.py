@@ -1,4 +1,4 @@
-"""confirm: user (P4 input the model cannot know) on the ads example's delete: the generated server,
+"""confirm: user (P4 ask what the model cannot know) on the ads example's delete: the generated server,
 driven by the official client over stdio and streamable HTTP, asks the user through the 2026-07-28
 multi round-trip requests (input_required + elicitation/create + requestState).
 

@@ -1,4 +1,4 @@
-"""The user confirms, not the model (P4 input the model cannot know), through the 2026-07-28
+"""The user confirms, not the model (P4 ask what the model cannot know), through the 2026-07-28
 multi round-trip requests.
 
 A `tools/call` of an action whose mapping says `confirm: user`, from a client that declared

@@ -41,7 +41,7 @@ log = logging.getLogger("mcp_server")
 
 
 class UserConfirmFlow(Protocol):
-    """elicitation.py's `UserConfirmations` (P4 input the model cannot know), present only in a
+    """elicitation.py's `UserConfirmations` (P4 ask what the model cannot know), present only in a
     package with a `confirm: user` action; the rendered server.py hands it over as `ServerConfig.confirmations`."""
 
     def __init__(self, package: str) -> None: ...
@@ -372,9 +372,9 @@ def _user_confirmed_action(
 
 async def _user_confirmed_call(
     dispatcher: Dispatcher, ctx: Any, params: types.CallToolRequestParams
-) -> Any:
+) -> types.CallToolResult | types.InputRequiredResult:
     """A `confirm: user` action asks the user through elicitation when the client declared it
-    (P4 input the model cannot know): the first call returns `input_required`, the retry with the
+    (P4 ask what the model cannot know): the first call returns `input_required`, the retry with the
     user's yes runs the call. A client without elicitation keeps the confirm argument."""
     name, caller = params.name, current_caller()
     action = _user_confirmed_action(dispatcher, name, params.arguments)
@@ -449,7 +449,7 @@ def build_server(
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         if config.confirmations is not None:
             return await _user_confirmed_call(dispatcher, ctx, params)
         return await dispatcher.call(params.name, params.arguments, current_caller())
