@@ -208,6 +208,9 @@ class ActionSpec:
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
+    # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation when the
+    # client declared it; confirm_value stays the fallback for clients that cannot ask.
+    confirm_user: bool = False
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
 
     @property

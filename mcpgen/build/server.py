@@ -190,15 +190,42 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
 # Runtime modules only some packages use, each with the feature that needs it; every other module of
 # templates/runtime goes into every package. The runtime imports none of these itself: the rendered
 # server.py imports those the package carries and hands them to the runtime.
-OPTIONAL_RUNTIME = {"preview": "previews", "store": "store", "access": "access", "tasks": "tasks"}
+OPTIONAL_RUNTIME = {
+    "preview": ("previews",),
+    "store": (
+        "previews",
+        "tasks",
+        "user_confirm",
+    ),  # previews, jobs and user confirmations are recorded there
+    "access": ("access",),
+    "tasks": ("tasks",),
+    "elicitation": ("user_confirm",),
+}
+
+
+def _confirm_description(value: str, names: str, asked: list[str]) -> str:
+    """What the confirm argument is for; with confirm: user it is only the fallback of a client
+    that cannot ask the user (P4 ask what the model cannot know), and the description says so."""
+    said = f"Write {value} to confirm that you mean it: {names} cannot be undone."
+    if not asked:
+        return said
+    return (
+        f"{said} When your client can ask the user (elicitation), the server asks the user to confirm "
+        f"{', '.join(asked)} instead and ignores this; otherwise write it only after the user said yes."
+    )
 
 
 def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
     """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
-    tasks = any(a.task for t in tools for a in t.actions)
-    used = {"previews": any(t.preview for t in tools), "store": tasks or any(t.preview for t in tools)}
-    used |= {"access": access, "tasks": tasks}
-    return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
+    used = {
+        "previews": any(t.preview for t in tools),
+        "access": access,
+        "tasks": any(a.task for t in tools for a in t.actions),
+        "user_confirm": any(a.confirm_user for t in tools for a in t.actions),
+    }
+    return frozenset(
+        module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
+    )
 
 
 def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
@@ -554,7 +581,9 @@ def _build_action(
             shape=results.shape,
             paging=results.paging,
             server_params=results.server_params,
-            confirm_value=rule.confirm_param,
+            confirm_value=rule.confirm_param
+            or (f"CONFIRM_{rule.name.upper()}" if rule.confirm_user else None),
+            confirm_user=rule.confirm_user,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
@@ -1285,12 +1314,12 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
     confirming = [a for a in actions if a.confirm_value]
     if confirming:
         # Last, so the model fills it after everything else (a reminder, not a protection).
-        value = confirming[0].confirm_value
+        value = confirming[0].confirm_value or ""  # set: confirming holds those with one
         names = ", ".join(a.name for a in confirming)
         properties["confirm"] = {
             "type": "string",
             "enum": [value],
-            "description": f"Write {value} to confirm that you mean it: {names} cannot be undone.",
+            "description": _confirm_description(value, names, [a.name for a in confirming if a.confirm_user]),
         }
         needed.add("confirm")
     # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;

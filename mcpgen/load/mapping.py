@@ -146,6 +146,9 @@ class ActionRule:
     pagination: PaginationRule | None = None
     preview: PreviewRule | None = None  # set when the action says confirm: preview
     confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
+    confirm_user: bool = (
+        False  # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation
+    )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
     task: TaskRule | None = None  # the API runs it as a job
 
@@ -679,6 +682,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         else None,
         preview=_read_preview(action, pointer, document),
         confirm_param=action.get("confirm_param"),
+        confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
         task=_read_task(action.get("task")),
     )

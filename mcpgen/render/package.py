@@ -339,6 +339,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("preview", _preview_call(action.preview)))
     if action.confirm_value:
         kwargs.append(("confirm", action.confirm_value))
+    if action.confirm_user:
+        kwargs.append(("confirm_user", True))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
     if action.result_units:
@@ -487,6 +489,11 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
+            *(
+                [("confirmations", Code("UserConfirmations")), ("can_elicit", Code("client_can_elicit"))]
+                if _carries(server, "elicitation")
+                else []
+            ),
             *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
         ),
     )
@@ -495,6 +502,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "upstream_imports": Emitted("Auth, Upstream" if auth is not None else "Upstream"),
         "uses_access": _carries(server, "access"),
         "uses_previews": _carries(server, "preview"),
+        "uses_elicitation": _carries(server, "elicitation"),
         "uses_tasks": _carries(server, "tasks"),
     }
 

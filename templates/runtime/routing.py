@@ -116,6 +116,9 @@ class Action:
     )
     # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
     confirm: str | None = None
+    # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation when
+    # the client can ask; `confirm` stays the fallback for clients that cannot.
+    confirm_user: bool = False
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
     result_units: tuple[

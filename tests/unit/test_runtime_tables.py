@@ -131,6 +131,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "paging": "paging",
             "preview": "preview",
             "confirm_value": "confirm",
+            "confirm_user": "confirm_user",
             "idempotency_header": "idempotency_header",
             "idempotency_body": "idempotency_body",
             "accept": "accept",

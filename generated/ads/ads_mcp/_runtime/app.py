@@ -43,6 +43,27 @@ from .validation import ToolValidator
 log = logging.getLogger("mcp_server")
 
 
+class UserConfirmFlow(Protocol):
+    """elicitation.py's `UserConfirmations` (P4 ask what the model cannot know), present only in a
+    package with a `confirm: user` action; the rendered server.py hands it over as `ServerConfig.confirmations`."""
+
+    def __init__(self, package: str) -> None: ...
+
+    async def ask(
+        self, tool: str, action: Action, arguments: dict[str, Any], subject: str
+    ) -> dict[str, Any]: ...
+
+    async def answered(
+        self,
+        tool: str,
+        action: Action,
+        arguments: dict[str, Any],
+        subject: str,
+        state: Any,
+        responses: Any,
+    ) -> None: ...
+
+
 class PreviewFlow(Protocol):
     """preview.py's `Previews` (S1 preview, then apply), present only in a package with a previewed
     tool; the rendered server.py imports it and hands it over as `ServerConfig.previews`."""
@@ -113,6 +134,9 @@ class ServerConfig:
     )
     access: HttpAccess | None = None  # bearer tokens checked over HTTP (P3 credentials)
     previews: type[PreviewFlow] | None = None  # the package has a previewed tool
+    # The package has a `confirm: user` action, with elicitation.py's helpers to ask and check.
+    confirmations: type[UserConfirmFlow] | None = None
+    can_elicit: Any = None  # elicitation.client_can_elicit
     tasks: type[TaskFlow] | None = (
         None  # the package has an action the API runs as a job
     )
@@ -175,6 +199,9 @@ class Dispatcher:
             if config.previews is not None
             else None
         )
+        self.confirmations = (
+            config.confirmations(config.package) if config.confirmations else None
+        )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
         self.tools = {tool.name: tool for tool in tools}
@@ -193,6 +220,7 @@ class Dispatcher:
         )
         fresh._client = self._client
         fresh.previews = self.previews
+        fresh.confirmations = self.confirmations
         fresh.tasks = self.tasks or fresh.tasks
         return fresh
 
@@ -462,6 +490,70 @@ def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
     return arguments["preview_id"]  # type: ignore[index]
 
 
+def _user_confirmed_action(
+    dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
+) -> Action | None:
+    """The action of this call that the user confirms (`confirm: user`), if it is one."""
+    validator = dispatcher.validators.get(name)
+    wanted = (arguments or {}).get("action")
+    if validator is None or validator.tool.preview is not None:
+        return None
+    return next(
+        (a for a in validator.tool.actions if a.name == wanted and a.confirm_user),
+        None,
+    )
+
+
+async def _user_confirmed_call(
+    dispatcher: Dispatcher,
+    ctx: Any,
+    params: types.CallToolRequestParams,
+    tasks_ok: bool,
+) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+    """A `confirm: user` action asks the user through elicitation when the client declared it
+    (P4 ask what the model cannot know): the first call returns `input_required`, the retry with the
+    user's yes runs the call. A client without elicitation keeps the confirm argument."""
+    name, caller = params.name, current_caller()
+    action = _user_confirmed_action(dispatcher, name, params.arguments)
+    flow = dispatcher.confirmations
+    capabilities = getattr(getattr(ctx, "session", None), "client_capabilities", None)
+    can_elicit = dispatcher.config.can_elicit
+    if (
+        action is None
+        or flow is None
+        or can_elicit is None
+        or not can_elicit(capabilities)
+    ):
+        return await dispatcher.call(name, params.arguments, caller, tasks_ok)
+    asked = {k: v for k, v in (params.arguments or {}).items() if k != "confirm"}
+    confirmed = {**asked, "confirm": action.confirm}
+    subject = caller.subject if caller is not None else ""
+    try:
+        dispatcher.scopes.check(name, caller)
+        dispatcher.validators[name].check(
+            confirmed
+        )  # never ask about a call that cannot run
+        if params.request_state is None:
+            asking = await flow.ask(name, action, asked, subject)
+            return types.InputRequiredResult.model_validate(asking)
+        await flow.answered(
+            name, action, asked, subject, params.request_state, _responses(params)
+        )
+    except ToolError as exc:
+        return error_result(exc, secrets=dispatcher.config.upstream.secret_forms())
+    return await dispatcher.call(name, confirmed, caller, tasks_ok)
+
+
+def _responses(params: types.CallToolRequestParams) -> dict[str, Any]:
+    responses = params.input_responses or {}
+    return {
+        key: value.model_dump(by_alias=True, exclude_none=True)
+        if hasattr(value, "model_dump")
+        else value
+        for key, value in responses.items()
+    }
+
+
 def build_server(
     config: ServerConfig,
     tools: Sequence[Tool],
@@ -494,9 +586,11 @@ def build_server(
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult | dict[str, Any]:
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         tasks = dispatcher.tasks
         tasks_ok = tasks is not None and tasks.declared(ctx.session.client_capabilities)
+        if config.confirmations is not None:
+            return await _user_confirmed_call(dispatcher, ctx, params, tasks_ok)
         return await dispatcher.call(
             params.name, params.arguments, current_caller(), tasks_ok
         )
