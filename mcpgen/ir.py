@@ -157,6 +157,16 @@ class ResultUnitSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSpec:
+    """The API runs an action as a job (202 Accepted): how the server follows it (runtime tasks.py)."""
+
+    status: str | None  # the tool's action that reads the job's status; None: the 202's Location
+    job_id: str = "id"
+    state: str = "status"
+    poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -198,6 +208,7 @@ class ActionSpec:
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
+    task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from mcpgen.ir import (
     RenderedFile,
     ResultShape,
     ServerSpec,
+    TaskSpec,
     ToolSpec,
     UnitSpec,
 )
@@ -229,6 +230,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         *(["Param"] if uses_params else []),
         *(["Preview"] if preview else []),
         *(["ResultUnit"] if any(a.result_units for a in actions) else []),
+        *(["TaskPoll"] if any(a.task for a in actions) else []),
         "Tool",
         *(["Unit"] if uses_units else []),
         *(["Variant"] if any(a.variants for a in actions) else []),
@@ -250,6 +252,12 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         "imports": Emitted("\n".join(imports)),
         "tool_table": Emitted(assignment("TOOL", table)),
     }
+
+
+def _task_call(task: TaskSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("status", task.status)] if task.status else []
+    kwargs += [("job_id", task.job_id), ("state", task.state), ("poll_interval_s", task.poll_interval_s)]
+    return Call("TaskPoll", tuple(kwargs))
 
 
 def _preview_call(preview: PreviewSpec) -> Call:
@@ -348,6 +356,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.task is not None:
+        kwargs.append(("task", _task_call(action.task)))
     if action.variants:
         kwargs.append(
             (
@@ -472,6 +482,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
+            *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
         ),
     )
     return {
@@ -479,6 +490,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "upstream_imports": Emitted("Auth, Upstream" if auth is not None else "Upstream"),
         "uses_access": _carries(server, "access"),
         "uses_previews": _carries(server, "preview"),
+        "uses_tasks": _carries(server, "tasks"),
     }
 
 

@@ -138,6 +138,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url": "default_base_url",
             "body_requires": "body_requires",
             "variants": "variants",
+            "task": "task",
         },
         {
             "description": "goes to tools.json",
@@ -149,6 +150,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_id": "README's table of operations",
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
         },
+    ),
+    ir.TaskSpec: (
+        "TaskPoll",
+        {"status": "status", "job_id": "job_id", "state": "state", "poll_interval_s": "poll_interval_s"},
+        {},
     ),
     ir.ToolSpec: (
         "Tool",

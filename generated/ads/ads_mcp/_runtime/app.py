@@ -9,7 +9,7 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from .callers import Caller, HttpAccess, ScopeCheck, current_caller
 from .conversion import convert_results
+from .disconnect import CancelOnDisconnect
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
@@ -55,6 +56,46 @@ class PreviewFlow(Protocol):
     ) -> dict[str, Any]: ...
 
 
+class TaskFlow(Protocol):
+    """tasks.py's `Tasks` (jobs the API runs as tasks of the MCP Tasks extension), present only in a
+    package with such an action; the rendered server.py hands it over as `ServerConfig.tasks`."""
+
+    def __init__(self, package: str) -> None: ...
+
+    def declared(self, capabilities: Any) -> bool: ...
+
+    def job_of(
+        self,
+        action: Action,
+        answer: dict[str, Any],
+        location: str | None,
+        base_url: str,
+    ) -> dict[str, Any] | None: ...
+
+    def next_step(self, tool: Tool, action: Action, job: dict[str, Any]) -> str: ...
+
+    async def create(
+        self, tool: Tool, action: Action, job: dict[str, Any], subject: str
+    ) -> dict[str, Any]: ...
+
+    async def get(
+        self,
+        task_id: Any,
+        subject: str,
+        tools: dict[str, Tool],
+        poll: Callable[[Action | None, dict[str, Any], str], Awaitable[dict[str, Any]]],
+        as_result: Callable[[dict[str, Any], bool], dict[str, Any]],
+    ) -> dict[str, Any]: ...
+
+    async def cancel(self, task_id: Any, subject: str) -> dict[str, Any]: ...
+
+    def serve(
+        self,
+        server: Server[Any],
+        answer: Callable[[str, str], Awaitable[dict[str, Any]]],
+    ) -> None: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
     name: str
@@ -70,6 +111,9 @@ class ServerConfig:
     )
     access: HttpAccess | None = None  # bearer tokens checked over HTTP (P3 credentials)
     previews: type[PreviewFlow] | None = None  # the package has a previewed tool
+    tasks: type[TaskFlow] | None = (
+        None  # the package has an action the API runs as a job
+    )
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -131,6 +175,9 @@ class Dispatcher:
         )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
+        self.tools = {tool.name: tool for tool in tools}
+        # Jobs the API runs (202 Accepted) become tasks for clients with the Tasks extension.
+        self.tasks = config.tasks(config.package) if config.tasks is not None else None
 
     def reloaded(
         self,
@@ -144,6 +191,7 @@ class Dispatcher:
         )
         fresh._client = self._client
         fresh.previews = self.previews
+        fresh.tasks = self.tasks or fresh.tasks
         return fresh
 
     def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
@@ -163,15 +211,23 @@ class Dispatcher:
         return self._client
 
     async def call(
-        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
-    ) -> types.CallToolResult:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None = None,
+        tasks_ok: bool = False,
+    ) -> types.CallToolResult | dict[str, Any]:
         """Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
         was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
-            result, outcome = await self._dispatch(name, arguments, caller)
+            result, outcome = await self._dispatch(name, arguments, caller, tasks_ok)
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled or hung up; the upstream request went down with it.
+            _log_call(name, action, "cancelled by the client", started)
+            raise
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
             outcome = f"error ({exc.recovery.name.lower()})"
@@ -182,14 +238,16 @@ class Dispatcher:
                 unexpected(exc, name, action), secrets=self._secrets()
             )
             outcome = f"unexpected {type(exc).__name__} at {origin(exc)}"
-        shown = f" action={_loggable(action)}" if action is not None else ""
-        elapsed_ms = (time.monotonic() - started) * 1000
-        log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
+        _log_call(name, action, outcome, started)
         return result
 
     async def _dispatch(
-        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None
-    ) -> tuple[types.CallToolResult, str]:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None,
+        tasks_ok: bool = False,
+    ) -> tuple[types.CallToolResult | dict[str, Any], str]:
         """The call's result and how it went, for the log; raises ToolError."""
         cap = (
             self.config.max_result_tokens
@@ -226,7 +284,17 @@ class Dispatcher:
         budget = Budget(
             max_tokens=config.max_result_tokens, tool=name, action=action, values=values
         )
-        return success_result(answer, budget), f"HTTP {response.status_code}"
+        outcome = f"HTTP {response.status_code}"
+        job = self._job(action, answer, response)
+        if job is not None and tasks_ok and self.tasks is not None:
+            subject = caller.subject if caller is not None else ""
+            created = await self.tasks.create(self.tools[name], action, job, subject)
+            return created, f"{outcome}, task {created['taskId'][:12]}..."
+        if job is not None and self.tasks is not None:
+            # A client without the Tasks extension follows the job itself.
+            step = self.tasks.next_step(self.tools[name], action, job)
+            answer = {**answer, "next_step": step}
+        return success_result(answer, budget), outcome
 
     async def _confirmed_call(
         self,
@@ -285,8 +353,72 @@ class Dispatcher:
         answer = await self.hooks.after(tool_name, action.name, shown)
         return answer, response
 
+    def _job(
+        self, action: Action, answer: dict[str, Any], response: httpx.Response
+    ) -> dict[str, Any] | None:
+        """The job a 202 answer of an action the API runs as a job names (tasks.py), or None."""
+        if self.tasks is None or action.task is None or response.status_code != 202:
+            return None
+        location = response.headers.get("location")
+        return self.tasks.job_of(
+            action, answer, location, self.config.upstream.base_url_for(action)
+        )
+
+    async def task_request(
+        self, method: str, task_id: Any, caller: Caller | None
+    ) -> dict[str, Any]:
+        """tasks/get: the task's state, read from the API's status endpoint; tasks/cancel: its
+        acknowledgement (tasks.py). A taskId not the caller's is invalid params."""
+        if self.tasks is None:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message="this server has no tasks"
+            )
+        subject = caller.subject if caller is not None else ""
+        try:
+            if method == "tasks/cancel":
+                return await self.tasks.cancel(task_id, subject)
+            return await self.tasks.get(
+                task_id, subject, self.tools, self._poll, self._task_result
+            )
+        except ToolError as exc:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"{exc.what} {exc.how}"
+            ) from None
+
+    async def _poll(
+        self, status: Action | None, values: dict[str, Any], path: str
+    ) -> dict[str, Any]:
+        upstream = self.config.upstream
+        if status is not None:
+            request = build_request(upstream, status, values)
+            return interpret(
+                await send(self.client(), upstream, request, status), status
+            )
+        where, _, query = path.partition("?")
+        reader = Action(name="status", method="GET", path=where, idempotent=True)
+        built = build_request(upstream, reader, {})
+        request = httpx.Request(
+            "GET", built.url.copy_merge_params(query), headers=built.headers
+        )
+        return interpret(await send(self.client(), upstream, request, reader), reader)
+
+    def _task_result(self, body: dict[str, Any], is_error: bool) -> dict[str, Any]:
+        result = success_result(body, max_tokens=self.config.max_result_tokens)
+        result.is_error = is_error
+        dumped: dict[str, Any] = result.model_dump(
+            mode="json", by_alias=True, exclude_none=True
+        )
+        return dumped
+
     def _secrets(self) -> tuple[str, ...]:
         return self.config.upstream.secret_forms()
+
+
+def _log_call(name: str, action: Any, outcome: str, started: float) -> None:
+    """One line per call: the tool, its action, how it went and how long it ran."""
+    shown = f" action={_loggable(action)}" if action is not None else ""
+    elapsed_ms = (time.monotonic() - started) * 1000
+    log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
 
 
 def _loggable(value: Any) -> str:
@@ -360,8 +492,12 @@ def build_server(
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        return await dispatcher.call(params.name, params.arguments, current_caller())
+    ) -> types.CallToolResult | dict[str, Any]:
+        tasks = dispatcher.tasks
+        tasks_ok = tasks is not None and tasks.declared(ctx.session.client_capabilities)
+        return await dispatcher.call(
+            params.name, params.arguments, current_caller(), tasks_ok
+        )
 
     # A tools-only server still answers the other list requests, with nothing: clients that ask
     # every server for prompts and resources get an empty list instead of "method not found".
@@ -382,13 +518,15 @@ def build_server(
 
     unchanging = CacheHint(ttl_ms=300_000, scope="public")
 
-    return Server(
+    server: Server[Any] = Server(
         config.name,
         version=config.version,
         title=config.title,
         instructions=config.instructions,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        # A CreateTaskResult (tasks.py) is a dict the runner sends as it is; the SDK's type
+        # for this handler knows only the core results.
+        on_call_tool=call_tool,  # type: ignore[arg-type]
         on_list_prompts=list_prompts,
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
@@ -406,6 +544,14 @@ def build_server(
             "resources/templates/list": unchanging,
         },
     )
+    if dispatcher.tasks is not None:
+        dispatcher.tasks.serve(
+            server,
+            lambda method, task_id: dispatcher.task_request(
+                method, task_id, current_caller()
+            ),
+        )
+    return server
 
 
 async def _serve_stdio(server: Server[Any]) -> None:
@@ -438,7 +584,8 @@ def _serve_http(
         **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # JSON answers, and a client that hangs up cancels its call (disconnect.py).
+    uvicorn.run(CancelOnDisconnect(app), host=host, port=port, log_level="warning")
 
 
 def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:

@@ -80,6 +80,18 @@ class Fixed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TaskPoll:
+    """How to follow a job the API runs for an action (tasks.py): the action of the same tool that
+    reads its status, or None to read the URL its 202 answer's Location names; where the job's id and
+    its state are in the answers; how often to look."""
+
+    status: str | None = None
+    job_id: str = "id"
+    state: str = "status"
+    poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Action:
     name: str
     method: str
@@ -125,6 +137,8 @@ class Action:
     variants: tuple[
         Variant, ...
     ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
+    # The API runs this action as a job (202 Accepted and a status URL or a job id): tasks.py follows it.
+    task: TaskPoll | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:
