@@ -2,9 +2,9 @@
 
     benchmarks/.venv/bin/python benchmarks/run_all.py [--quick] [--write-readme] [--out FILE]
 
-Full run (~15 min on the 2-core machine): GitHub and Stripe init/generate vs FastMCP build+list,
+Full run (21.5 min on the 2-core machine at load 2-11; less when quiet): GitHub and Stripe init/generate vs FastMCP build+list,
 definition tokens on GitHub, Asana, Jira and Stripe, 7 interleaved cold starts, 500 interleaved calls,
-the task-cost benchmark, two profiles. --quick (~4 min): GitHub only, 3 cold starts, 200 calls.
+the task-cost benchmark, two profiles. --quick (9.7 min at load 8): GitHub only, 3 cold starts, 200 calls.
 --write-readme rewrites benchmarks/README.md above its hand-written marker; what is below stays.
 
 Fairness, as issue 15 asks: `init` is reported with `generate`; FastMCP's clock stops when its client
@@ -591,7 +591,7 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one table after another
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test,lint]'  # once: mcpgen itself (its console script is timed)"
     )
     add(
-        "benchmarks/.venv/bin/python benchmarks/run_all.py --write-readme  # full: ~15 min quiet; --quick: ~5 min quiet, ~10 min at load 8"
+        "benchmarks/.venv/bin/python benchmarks/run_all.py --write-readme  # full: 21.5 min at load 2-11; --quick: 9.7 min at load 8"
     )
     add("```")
     add("")
@@ -702,6 +702,9 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one table after another
     k = r["calls"]
     add(f"## Per call (load {k['load']})")
     add("")
+    if k.get("note"):
+        add(k["note"])
+        add("")
     add(
         f"`GET /campaigns/cmp_001` on the ads stand-in, {k['calls']} timed calls a side after 20 warm-ups, the three"
     )
@@ -937,9 +940,17 @@ def main() -> None:
     p.add_argument(
         "--from-json", type=Path, help="render the README from an earlier run's JSON, measure nothing"
     )
+    p.add_argument(
+        "--redo-calls", action="store_true", help="with --from-json: measure the per-call section again"
+    )
     a = p.parse_args()
     if a.from_json:
         r = json.loads(a.from_json.read_text(encoding="utf-8"))
+        if a.redo_calls:
+            r["calls"] = call_section(QUICK if r["mode"] == "quick" else FULL)
+            r["calls"]["note"] = f"Measured again at {time.strftime('%H:%M %Z')}, after the rest of the run."
+            r["targets"] = targets(r)
+            a.from_json.write_text(json.dumps(r, indent=2, default=str) + "\n", encoding="utf-8")
     else:
         mode = QUICK if a.quick else FULL
         t0 = time.monotonic()
