@@ -3,10 +3,15 @@
     python fastmcp_server.py SPEC                  serve over stdio (for cold-start runs)
     python fastmcp_server.py SPEC --list-to OUT    build, tools/list once in memory, write the
                                                    tools to OUT and one JSON stats line to stdout
+    python fastmcp_server.py SPEC --upstream URL [--header NAME:VALUE]
+                                                   serve over stdio against a live upstream (the
+                                                   task-cost and per-call benchmarks; SPEC may be YAML)
 
 The --list-to mode is the child side of baseline.fastmcp_build_and_list: it does nothing but
 import, build and list, so the parent's clock (started before this process) and this
-process's peak RSS cover exactly that. Token counting happens in the parent.
+process's peak RSS cover exactly that. The clock stops when FastMCP's client has the list
+(its own work); turning the tools into wire dicts for the output file is the harness's work
+and happens after the mark. Token counting happens in the parent.
 """
 
 # No imports above the timing marks except the stdlib bits needed to take them.
@@ -20,8 +25,10 @@ import os  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
 
-# Quiet the per-start INFO line on stderr; it's noise in benchmark output.
-os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
+# Quiet the per-start INFO line on stderr in the build+list mode; served over stdio, FastMCP keeps
+# its default log level, as the generated server does in the per-call benchmark.
+if "--list-to" in sys.argv:
+    os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
 import httpx2  # noqa: E402
 from fastmcp import Client, FastMCP  # noqa: E402
@@ -32,17 +39,26 @@ T_IMPORTED = time.monotonic()
 UPSTREAM = "http://127.0.0.1:9"
 
 
-def build(spec_path: str) -> FastMCP:
+def load_spec(spec_path: str) -> dict:
     with open(spec_path, encoding="utf-8") as f:
-        spec = json.load(f)
-    return FastMCP.from_openapi(spec, client=httpx2.AsyncClient(base_url=UPSTREAM), name="baseline")
+        if spec_path.endswith((".yaml", ".yml")):
+            import yaml  # only the small YAML specs of the task-cost benchmark
+
+            return yaml.safe_load(f)
+        return json.load(f)
 
 
-async def list_once(server: FastMCP) -> list[dict]:
+def build(spec_path: str, upstream: str = UPSTREAM, headers: dict[str, str] | None = None) -> FastMCP:
+    client = httpx2.AsyncClient(base_url=upstream, headers=headers or {})
+    return FastMCP.from_openapi(load_spec(spec_path), client=client, name="baseline")
+
+
+async def list_once(server: FastMCP) -> tuple[list, float]:
+    """The tools and the moment FastMCP's client had them (before any harness work)."""
     async with Client(server) as client:
         tools = await client.list_tools()  # follows nextCursor if the server paginates
-    # The dicts as sent on the wire.
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+        listed_at = time.monotonic()
+    return tools, listed_at
 
 
 def peak_rss_kb() -> int:
@@ -61,17 +77,20 @@ def peak_rss_kb() -> int:
 def main(argv: list[str]) -> None:
     spec_path = argv[0]
     if "--list-to" not in argv:
-        build(spec_path).run(transport="stdio", show_banner=False)
+        upstream = argv[argv.index("--upstream") + 1] if "--upstream" in argv else UPSTREAM
+        headers = dict(argv[i + 1].split(":", 1) for i, a in enumerate(argv) if a == "--header")
+        build(spec_path, upstream, headers).run(transport="stdio", show_banner=False)
         return
     out_path = argv[argv.index("--list-to") + 1]
     server = build(spec_path)
     t_built = time.monotonic()
-    tools = asyncio.run(list_once(server))
-    t_listed = time.monotonic()
-    # Taken before writing the output so that doesn't count.
+    tools, t_listed = asyncio.run(list_once(server))
+    # Taken before the harness's own work (wire dicts, writing the output) so that doesn't count.
     rss_kb = peak_rss_kb()
+    # The dicts as sent on the wire.
+    wire = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
     with open(out_path, "w", encoding="utf-8") as f:
-        json.dump(tools, f)
+        json.dump(wire, f)
     stats = {
         "listed_at": t_listed,
         "tools": len(tools),

@@ -157,6 +157,16 @@ class ResultUnitSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSpec:
+    """The API runs an action as a job (202 Accepted): how the server follows it (runtime tasks.py)."""
+
+    status: str | None  # the tool's action that reads the job's status; None: the 202's Location
+    job_id: str = "id"
+    state: str = "status"
+    poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -201,6 +211,10 @@ class ActionSpec:
     # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
     # outputSchema names; for a change, which of the result's fields could share a paging field's name.
     result_fields: tuple[str, ...] = ()
+    # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation when the
+    # client declared it; confirm_value stays the fallback for clients that cannot ask.
+    confirm_user: bool = False
+    task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcpgen.authoring.credential_params import inferred_auth, uncovered_credential
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
 from mcpgen.build.request_parts import non_json_answers
@@ -111,10 +112,14 @@ def draft_mapping(
         if progress is not None:
             progress(done, total)
 
+    auths, auth_note, chosen = _auth(spec, server_name)
+    if not auths:
+        auths, auth_note, infos, unmapped = _auth_from_params(spec, server_name, infos, unmapped, auth_note)
+    elif chosen:
+        infos, unmapped = _served_by(spec, chosen, infos, unmapped)
     limit = min(NAME_MAX, TOOL_NAME_COMFORT_LENGTH - len(server_name) - 1)
     groups = _split_groups(_group(infos))
     tools = _tools(groups, spec, server_name, limit, path_naming, tag_descriptions=_tag_descriptions(spec))
-    auths, auth_note = _auth(spec, server_name)
     return Draft(
         spec_label=spec_label,
         operation_count=total,
@@ -173,7 +178,7 @@ def _analyse(
         return None, Unmapped(operation=_shown(op), reason=exc.diagnostics[0].message)
     if problems:
         return None, Unmapped(operation=_shown(op), reason=f"{problems[0].message} ({problems[0].code})")
-    unreadable = non_json_answers(op)
+    unreadable = non_json_answers(spec, op)
     if unreadable:
         return None, Unmapped(
             operation=_shown(op),
@@ -898,11 +903,38 @@ def _base_url(spec: Spec) -> str | None:
     return None
 
 
-def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None]:
+def _served_by(
+    spec: Spec, chosen: tuple[str, ...], infos: list[_OpInfo], unmapped: list[Unmapped]
+) -> tuple[list[_OpInfo], list[Unmapped]]:
+    """Operations whose security the drafted auth meets; the others stay unmapped, with why: the server
+    sends one set of credentials to every operation (obono.at.json GET /auth takes basicAuth alone,
+    every other operation jwt)."""
+    schemes = spec.security_schemes()
+    kept: list[_OpInfo] = []
+    for info in infos:
+        wanted = _requirements(spec, info.op)
+        # An OAuth2 requirement stays drafted: the draft leaves it to the user which token to set
+        # (the petstore's petstore_auth beside its api_key).
+        oauth = any(_scheme_rank(schemes.get(n)) == 3 for r in wanted for n in r)
+        if not wanted or oauth or any(set(r) <= set(chosen) for r in wanted):
+            kept.append(info)
+            continue
+        needs = " or ".join(" and ".join(f"securitySchemes.{n}" for n in r) for r in wanted)
+        sends = " and ".join(f"securitySchemes.{n}" for n in chosen)
+        reason = (
+            f"needs {needs}, and the server sends {sends} to every operation; map it in a server of its "
+            f"own whose auth sends that ({rule_name('P3')})"
+        )
+        unmapped = [*unmapped, Unmapped(operation=_shown(info.op), reason=reason)]
+    return kept, unmapped
+
+
+def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None, tuple[str, ...]]:
     """The credentials the server sends: of the security requirements whose schemes the server can all
     send (several schemes in one requirement are needed together: a key and a client id), one without
     OAuth2 if there is one, then the one most operations accept, ties going to bearer, then api key, then
-    basic. Without any requirement in the spec, the best-ranked scheme."""
+    basic. Without any requirement in the spec, the best-ranked scheme. Also the chosen requirement's
+    scheme names (none when the spec states no requirement to choose from)."""
     schemes = spec.security_schemes()
     ranks = {name: rank for name, scheme in schemes.items() if (rank := _scheme_rank(scheme)) is not None}
     if not ranks:
@@ -910,8 +942,9 @@ def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None]:
             return (
                 (),
                 f"the spec's security schemes ({', '.join(sorted(schemes))}) are not ones the server can send",
+                (),
             )
-        return (), "the spec declares no security schemes; add `auth:` if the API needs credentials"
+        return (), "the spec declares no security schemes; add `auth:` if the API needs credentials", ()
     coverage: Counter[tuple[str, ...]] = Counter()
     for operation in spec.operations:
         for requirement in _requirements(spec, operation):
@@ -937,7 +970,25 @@ def _auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None]:
     if together:
         both = " and ".join(f"securitySchemes.{n}" for n in chosen)
         drafted = [replace(d, why=f"{d.why}; the spec needs {both} together") for d in drafted]
-    return tuple(drafted), None
+    return tuple(drafted), None, tuple(chosen) if coverage else ()
+
+
+def _auth_from_params(
+    spec: Spec, server: str, infos: list[_OpInfo], unmapped: list[Unmapped], note: str | None
+) -> tuple[tuple[DraftAuth, ...], str | None, list[_OpInfo], list[Unmapped]]:
+    """No scheme the server can send: the credential parameters most operations take become `auth`
+    (credential_params.py), and operations needing another credential stay unmapped, with why."""
+    auths = inferred_auth(spec, [i.op for i in infos], server)
+    if not auths:
+        return (), note, infos, unmapped
+    kept: list[_OpInfo] = []
+    for info in infos:
+        why = uncovered_credential(spec, info.op, auths)
+        if why is None:
+            kept.append(info)
+        else:
+            unmapped = [*unmapped, Unmapped(operation=_shown(info.op), reason=why)]
+    return auths, None, kept, unmapped
 
 
 def _scheme_rank(scheme: Any) -> int | None:

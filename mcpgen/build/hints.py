@@ -27,7 +27,7 @@ def action_hints(method: str, rule: ActionRule) -> ToolHints:
     if said.destructive is not None:
         destructive = said.destructive
     else:
-        guarded = rule.confirm_param is not None or rule.preview is not None
+        guarded = rule.confirm_param is not None or rule.confirm_user or rule.preview is not None
         destructive = not read_only and (method == "DELETE" or guarded)
     # A read is safe to repeat whatever its method; a GET that changes state (sends a message) is not.
     idempotent = read_only or (method in IDEMPOTENT_METHODS and method not in READ_METHODS)

@@ -45,6 +45,8 @@ _CREDENTIAL_NAMES = frozenset(
         "ocpapimsubscriptionkey",
     }
 )
+# A vendor's prefix on one of these still names a credential (ExaVault's `ev-api-key`, `ev-access-token`).
+_CREDENTIAL_SUFFIXES = ("apikey", "accesstoken", "authtoken", "apitoken", "apisecret", "clientsecret")
 # Names that carry a credential only when the description says so: GitHub's cache `key` and Jira's
 # preference `key` are data; Google's `key` is "API key", Slack's `token` an "Authentication token".
 _AMBIGUOUS_NAMES = frozenset({"key", "token", "auth", "secret", "signature"})
@@ -64,7 +66,7 @@ def is_credential(spec: Spec, name: str, location: str, description: str = "") -
     bare = re.sub(r"[-_.\s]", "", name.lower())
     if bare in _AMBIGUOUS_NAMES:
         return _CREDENTIAL_WORDS.search(description) is not None
-    return bare in _CREDENTIAL_NAMES
+    return bare in _CREDENTIAL_NAMES or bare.endswith(_CREDENTIAL_SUFFIXES)
 
 
 def is_global(spec: Spec, name: str, location: str) -> bool:
@@ -89,7 +91,10 @@ def constant(location: str, required: bool, schema: dict[str, Any]) -> Any:
     return single_value(schema)
 
 
-def accept_for(operation: Operation) -> str | None:
+_ANY_MEDIA = "*/*"
+
+
+def accept_for(spec: Spec, operation: Operation) -> str | None:
     """The Accept header the operation's success answers call for; None means application/json."""
     declared = [
         value.get("default") or (value.get("enum") or [None])[0]
@@ -100,39 +105,68 @@ def accept_for(operation: Operation) -> str | None:
         )
         if isinstance(value, dict)
     ]
-    types = _success_media_types(operation)
-    if any(t == "application/json" for t in types) or not types:
+    types = _success_media_types(spec, operation)
+    specific = [t for t in types if t != _ANY_MEDIA]
+    if any(t == "application/json" for t in specific) or not types:
         return None if not declared or declared[0] == "application/json" else str(declared[0])
-    own_json = [t for t in types if _is_json(t)]
+    if not specific:
+        # `*/*` only (quicksold.co.uk/location.json, apideck's downloads): JSON first, anything else
+        # after it; a lone application/json is not among what the operation declares (Prism: 406).
+        return str(declared[0]) if declared and declared[0] else f"application/json, {_ANY_MEDIA};q=0.8"
+    own_json = [t for t in specific if _is_json(t)]
     if own_json:
         return own_json[0]
-    return str(declared[0]) if declared and declared[0] else ", ".join(types)
+    return str(declared[0]) if declared and declared[0] else ", ".join(specific)
 
 
-def non_json_answers(operation: Operation) -> list[str]:
+def non_json_answers(spec: Spec, operation: Operation) -> list[str]:
     """The media types of the operation's success answers when none of them is JSON (a PDF, a PNG, an
-    HTML page): a generated server cannot read such an answer. [] when it answers JSON or says nothing."""
-    types = _success_media_types(operation)
-    return [] if not types or any(_is_json(t) for t in types) else types
+    HTML page): a generated server cannot read such an answer. [] when it answers JSON, may answer
+    anything (`*/*`), or says nothing."""
+    types = _success_media_types(spec, operation)
+    if types == [_ANY_MEDIA] and _binary_any(spec, operation):
+        return [
+            f"{_ANY_MEDIA} (binary)"
+        ]  # apideck.com/file-storage.json GET /file-storage/files/{id}/download
+    if not types or _ANY_MEDIA in types or any(_is_json(t) for t in types):
+        return []
+    return types
+
+
+def _binary_any(spec: Spec, operation: Operation) -> bool:
+    """Every `*/*` success answer is a string of format binary: a file, never JSON."""
+    responses = operation.located.value.get("responses")
+    schemas = []
+    for status in responses if isinstance(responses, dict) else ():
+        if str(status).startswith("2"):
+            response = spec.resolver.deref(operation.located.child("responses", status)).value
+            content = response.get("content") if isinstance(response, dict) else None
+            if isinstance(content, dict) and isinstance(content.get(_ANY_MEDIA), dict):
+                schemas.append(content[_ANY_MEDIA].get("schema"))
+    return bool(schemas) and all(isinstance(s, dict) and s.get("format") == "binary" for s in schemas)
 
 
 def _is_json(media: str) -> bool:
     return media.endswith("+json") or media.endswith("/json")
 
 
-def _success_media_types(operation: Operation) -> list[str]:
-    """The media types of the 2xx answers, or of the `default` one when the spec lists no 2xx."""
+def _success_media_types(spec: Spec, operation: Operation) -> list[str]:
+    """The media types of the 2xx answers, else of the `default` one, else of every answer the spec
+    lists (adobe.com/aem.json GET /crx/packmgr/service/script.html documents 404 and 405 only, both
+    text/html). Answers given as `$ref`s are followed (apideck.com/connector.json
+    /components/responses/GetConnectorDocResponse is text/markdown)."""
     responses = operation.located.value.get("responses")
     if not isinstance(responses, dict):
         return []
-    success = [r for status, r in responses.items() if str(status).startswith("2")]
-    if not success and isinstance(responses.get("default"), dict):
-        success = [responses["default"]]
+    statuses = [status for status in responses if str(status).startswith("2")]
+    if not statuses:
+        statuses = ["default"] if isinstance(responses.get("default"), dict) else list(responses)
     found: list[str] = []
-    for response in success:
+    for status in statuses:
+        response = spec.resolver.deref(operation.located.child("responses", status)).value
         content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):
-            found += [str(m).split(";")[0].strip().lower() for m in content if str(m).strip() != "*/*"]
+            found += [str(m).split(";")[0].strip().lower() for m in content]
     return list(dict.fromkeys(found))
 
 

@@ -60,6 +60,9 @@ _ENVELOPE_WORDS = frozenset(
 _ENVELOPE_FIRST = frozenset("next prev previous total has num".split())
 _ENVELOPE_LAST = frozenset("count total token cursor link marker".split())
 _ENVELOPE_NAMES = frozenset(("order", "sort", "status", "success", "message", "code", "has_more"))
+# 'pageNumber', 'page_size', 'pageIndex': which page this is (unicourt.com.json
+# /components/schemas/PartyAttorneyAssociationList beside its ...Array); a lone 'number' is a record's own.
+_PAGE_POSITION = frozenset("number index size no num".split())
 # Names a list of records goes by, beside the path's own last word.
 _LIST_WORDS = frozenset(
     "items data results values value records entries list elements content hits rows objects resources "
@@ -323,7 +326,10 @@ def is_envelope_field(name: str) -> bool:
         return False
     # Every word, not any: 'metadataImports' is a list of records, 'metadata' an envelope.
     return (
-        all(w in _ENVELOPE_WORDS for w in words) or words[0] in _ENVELOPE_FIRST or words[-1] in _ENVELOPE_LAST
+        all(w in _ENVELOPE_WORDS for w in words)
+        or words[0] in _ENVELOPE_FIRST
+        or words[-1] in _ENVELOPE_LAST
+        or (len(words) == 2 and words[0] == "page" and words[1] in _PAGE_POSITION)
     )
 
 
@@ -465,7 +471,10 @@ def _paging(
             defaults = [(n, v) for n, v in defaults if n not in (before, param.arg_name)]
             defaults.append((param.arg_name, default))
         elif param is page and style == "page":
-            param = _renamed(param, PAGE_ARG, _page_schema(param.schema))
+            # In the query a page number reads the same whatever type the spec gives it ("2" or 2), so
+            # the server's `page` is one whole number in every action of a tool (M207; vtex's
+            # GET /api/oms/user/orders types it a string, GET /api/oms/pvt/orders an integer).
+            param = _renamed(param, PAGE_ARG, _page_schema({} if param.location == "query" else param.schema))
         elif param is cursor and style == "cursor":
             param = _renamed(param, CURSOR_ARG, _cursor_schema())
         out.append(param)
@@ -653,8 +662,13 @@ def _limit_param(
         rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
     )
     default = min(default or DEFAULT_LIMIT, most)
+    own = param.schema
+    if param.location == "query":
+        # A count reads the same in a query whatever type the spec gives it: a whole number, as the
+        # server pages by it (azure.com/automation-softwareUpdateConfigurationMachineRun.json types `$top` a string).
+        own = {k: v for k, v in own.items() if k not in _STRING_KEYWORDS} | {"type": "integer"}
     schema = {
-        **param.schema,
+        **own,
         "minimum": max(int(param.schema.get("minimum", 1)), 1),
         "maximum": most,
         "default": default,
@@ -663,6 +677,9 @@ def _limit_param(
     if param.wire_name in named and param.arg_name != LIMIT_ARG:
         return replace(param, schema=schema), default
     return replace(param, arg_name=LIMIT_ARG, schema=schema), default
+
+
+_STRING_KEYWORDS = ("pattern", "minLength", "maxLength", "format", "enum", "example", "examples")
 
 
 def _page_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -9,18 +9,14 @@ there; what is cut, or cannot be checked, is reported with the schema's location
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from mcpgen.diagnostics import Diagnostic, info, rule_name, warning
 from mcpgen.load.refs import Located, RefResolver
+from mcpgen.runtime_source import runtime_module
 
 # Object levels inside one argument (T6): `start.dateTime` is 1, `reminders.overrides[].minutes` 2.
 # An array adds no level: its items sit where the array is, so a list of objects keeps its fields.
@@ -444,22 +440,9 @@ def lean_text(text: str, limit: int) -> str:
     return short_text(" ".join(kept) or clean, limit)  # a description that is only a pointer stays
 
 
-@cache
-def _runtime_patterns() -> ModuleType:
-    """The generated server's own pattern translator (templates/runtime/patterns.py, stdlib only), so
-    the generator warns about exactly the patterns the server will not check."""
-    packaged = resources.files("mcpgen").joinpath("templates", "runtime", "patterns.py")
-    path = Path(str(packaged))
-    if not path.is_file():  # a source checkout: templates/ sits beside mcpgen/
-        path = Path(__file__).resolve().parents[2] / "templates" / "runtime" / "patterns.py"
-    spec = importlib.util.spec_from_file_location("mcpgen_runtime_patterns", path)
-    assert spec is not None and spec.loader is not None, path
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def python_pattern(pattern: str) -> str | None:
     """The pattern as the generated server compiles it; None when the server cannot check it."""
-    translated: str | None = _runtime_patterns().python_pattern(pattern)
+    # the generated server's own translator (stdlib only), so the generator warns about exactly the
+    # patterns the server will not check
+    translated: str | None = runtime_module("patterns").python_pattern(pattern)
     return translated

@@ -30,6 +30,7 @@ from mcpgen.build.schemas import (
     short_text,
 )
 from mcpgen.build.server_info import check_server_info_name
+from mcpgen.build.tasks import task_spec
 from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import (
     in_agent_units,
@@ -190,13 +191,42 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
 # Runtime modules only some packages use, each with the feature that needs it; every other module of
 # templates/runtime goes into every package. The runtime imports none of these itself: the rendered
 # server.py imports those the package carries and hands them to the runtime.
-OPTIONAL_RUNTIME = {"preview": "previews", "store": "previews", "access": "access"}
+OPTIONAL_RUNTIME = {
+    "preview": ("previews",),
+    "store": (
+        "previews",
+        "tasks",
+        "user_confirm",
+    ),  # previews, jobs and user confirmations are recorded there
+    "access": ("access",),
+    "tasks": ("tasks",),
+    "elicitation": ("user_confirm",),
+}
+
+
+def _confirm_description(value: str, names: str, asked: list[str]) -> str:
+    """What the confirm argument is for; with confirm: user it is only the fallback of a client
+    that cannot ask the user (P4 ask what the model cannot know), and the description says so."""
+    said = f"Write {value} to confirm that you mean it: {names} cannot be undone."
+    if not asked:
+        return said
+    return (
+        f"{said} When your client can ask the user (elicitation), the server asks the user to confirm "
+        f"{', '.join(asked)} instead and ignores this; otherwise write it only after the user said yes."
+    )
 
 
 def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
     """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
-    used = {"previews": any(t.preview for t in tools), "access": access}
-    return frozenset(module for module, feature in OPTIONAL_RUNTIME.items() if not used[feature])
+    used = {
+        "previews": any(t.preview for t in tools),
+        "access": access,
+        "tasks": any(a.task for t in tools for a in t.actions),
+        "user_confirm": any(a.confirm_user for t in tools for a in t.actions),
+    }
+    return frozenset(
+        module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
+    )
 
 
 def _build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec | None, list[Diagnostic]]:
@@ -279,6 +309,7 @@ def _previewed(
     # The preview compares whole records, so its read has no concise view and no paging (S1). Its
     # parameters are filled from the action's, under the names the mapping gave them (M231).
     read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
+    diagnostics += _read_types_differ(read, action)
     if read.method not in READ_METHODS:
         diagnostics.append(
             error(
@@ -339,6 +370,31 @@ def _previewed(
         guards=tuple(guards),
     )
     return replace(action, preview=preview), diagnostics
+
+
+def _read_types_differ(read: ActionSpec, action: ActionSpec) -> list[Diagnostic]:
+    """A read parameter the spec types other than the action parameter feeding it (hetzner.cloud.json:
+    DELETE /volumes/{id} takes `id` as a string, GET /volumes/{id} as an integer): each operation is
+    sent the agent's one value, which only a value both types allow fits."""
+    feeding = {p.arg_name: p for p in action.params}
+    found = []
+    for param in read.params:
+        source = feeding.get(param.arg_name)
+        if source is None or json_type_of(source.schema) == json_type_of(param.schema):
+            continue
+        found.append(
+            warning(
+                "M243",
+                f"preview.read {read.method} {read.path} types '{param.wire_name}' {json_type_of(param.schema)} "
+                f"(at {param.source.pointer or param.source}), and action '{action.name}' types it "
+                f"{json_type_of(source.schema)} (at {source.source.pointer or source.source}); the read is sent the "
+                "agent's value as the action takes it",
+                param.source,
+                hint=f"describe '{param.arg_name}' so an agent passes a value both take (an id that is a whole "
+                "number fits a string and an integer path parameter alike)",
+            )
+        )
+    return found
 
 
 def _read_params(read: ActionSpec, action: ActionSpec) -> tuple[ParamSpec, ...]:
@@ -435,8 +491,10 @@ def _build_action(
     operation_params = _with_lifted(operation_params, lifted)
     rules_by_param, found = _match_rules(operation, operation_params, rule)
     diagnostics += found
+    task, found = task_spec(operation, rule, tool)
+    diagnostics += found
     sent = _credentials_sent(auths)
-    unreadable = non_json_answers(operation)
+    unreadable = non_json_answers(spec, operation)
     if unreadable:
         diagnostics.append(
             warning(
@@ -524,14 +582,17 @@ def _build_action(
             shape=results.shape,
             paging=results.paging,
             server_params=results.server_params,
-            confirm_value=rule.confirm_param,
+            confirm_value=rule.confirm_param
+            or (f"CONFIRM_{rule.name.upper()}" if rule.confirm_user else None),
+            confirm_user=rule.confirm_user,
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
-            accept=accept_for(operation),
+            accept=accept_for(spec, operation),
             body_requires=tuple(p.arg_name for p in params if p.arg_name in with_body),
             variants=variants,
             result_fields=results.result_fields,
+            task=task,
         ),
         diagnostics,
     )
@@ -786,7 +847,7 @@ def _body_params(
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
     schema_located = spec.resolver.deref(media_located.child("schema"))
-    notes: list[Diagnostic] = []
+    notes: list[Diagnostic] = _required_read_only(operation, schema_located, spec)
     schema = input_schema(schema_located, spec.resolver, depth=BODY_DEPTH, notes=notes)
     # OpenAPI: `requestBody.required` defaults to false, so the body may be left out; a body that is
     # sent still has the fields its schema requires (the server checks them then: body_requires).
@@ -834,6 +895,37 @@ def _body_params(
         source=body.source,
     )
     return [whole], encoding, notes
+
+
+def _required_read_only(operation: Operation, schema: Located, spec: Spec) -> list[Diagnostic]:
+    """Fields the request body's schema both requires and marks readOnly: OpenAPI keeps readOnly fields out
+    of requests, so the body is sent without them. payments.service.gov.uk/payments.json
+    #/components/schemas/CreateCardPaymentRequest requires amount, description, reference and return_url,
+    every one readOnly: POST /v1/payments lost them without a word."""
+    raw = schema.value
+    properties = raw.get("properties") if isinstance(raw, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    dropped = [
+        name
+        for name in raw.get("required") or ()
+        if name in properties
+        and isinstance(properties[name], dict)
+        and spec.resolver.deref(schema.child("properties", name)).value.get("readOnly") is True
+    ]
+    if not dropped:
+        return []
+    return [
+        warning(
+            "M244",
+            f"the request body of {operation.key} requires {', '.join(dropped)}, which its schema marks readOnly; "
+            "readOnly fields are never sent in a request, so the tool does not take them and the body goes out "
+            "without them",
+            spec.resolver.deref(schema.child("properties", dropped[0])).source,
+            hint="if the API needs them, the spec's readOnly is wrong: correct it in your copy of the spec; "
+            "otherwise leave the action out of the mapping",
+        )
+    ]
 
 
 def _has_object_type(schema: JsonSchema) -> bool:
@@ -1224,12 +1316,12 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
     confirming = [a for a in actions if a.confirm_value]
     if confirming:
         # Last, so the model fills it after everything else (a reminder, not a protection).
-        value = confirming[0].confirm_value
+        value = confirming[0].confirm_value or ""  # set: confirming holds those with one
         names = ", ".join(a.name for a in confirming)
         properties["confirm"] = {
             "type": "string",
             "enum": [value],
-            "description": f"Write {value} to confirm that you mean it: {names} cannot be undone.",
+            "description": _confirm_description(value, names, [a.name for a in confirming if a.confirm_user]),
         }
         needed.add("confirm")
     # Which action needs which parameter is in the tool description ("Needs: ..."), once per action;

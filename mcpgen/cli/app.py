@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import shlex
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,6 +35,13 @@ from mcpgen.diagnostics import (
 from mcpgen.load.mapping import schema_path
 from mcpgen.pipeline import generate, load_inputs
 from mcpgen.profiles import Profile, get_profile
+from mcpgen.render.clients import (
+    CLIENT_TITLES,
+    CLIENTS,
+    DEFAULT_HTTP_URL,
+    client_config,
+    http_start_command,
+)
 from mcpgen.version import __version__
 from mcpgen.write.plan import WritePlan, apply_write, plan_write
 
@@ -155,7 +163,60 @@ def generate_command(
             say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
         if chosen is not None:
             say(profile_summary(server, chosen))
-        say(f"run it:  pip install {out} && {server.distribution_name}")
+        say(f"run it:  pip install {pip_target(out)} && {server.distribution_name}")
+        claude_code = client_config(server, "claude-code", "stdio")
+        say(f"connect Claude Code:  {claude_code.text}")
+        say(
+            f"other clients (Claude Desktop, VS Code, Cursor; stdio or HTTP): see {out / 'README.md'}, "
+            "or `mcpgen config CLIENT SPEC -m MAPPING`"
+        )
+
+
+@app.command("config")
+def config_command(
+    client: Annotated[str, typer.Argument(help=f"The MCP client: {', '.join(CLIENTS)}.", show_default=False)],
+    spec: SpecArg,
+    mapping: MappingOpt,
+    http: Annotated[
+        bool, typer.Option("--http", help="Connect to a server already running over streamable HTTP.")
+    ] = False,
+    url: Annotated[
+        str, typer.Option("--url", help="With --http: the server's MCP endpoint.")
+    ] = DEFAULT_HTTP_URL,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command",
+            help="The command that starts the server over stdio (default: its console script), e.g. a full "
+            "path when the client's PATH lacks the venv.",
+        ),
+    ] = None,
+    allow_ref_root: RefRootsOpt = None,
+) -> None:
+    """Print CLIENT's configuration for the server SPEC and MAPPING generate: the command that launches it
+    (or its URL) and the environment variables it needs, with placeholders for credentials.
+    The text goes to stdout; where it belongs goes to stderr."""
+    if client not in CLIENTS:
+        raise typer.BadParameter(f"use one of {', '.join(CLIENTS)}", param_hint="CLIENT")
+    result = generate(spec, mapping, None, ref_roots=allow_ref_root or ())
+    _report(result.diagnostics, quiet=True)
+    if not result.ok or result.server is None:
+        raise typer.Exit(1)
+    launch = tuple(shlex.split(command)) if command else None
+    config = client_config(result.server, client, "http" if http else "stdio", command=launch, url=url)
+    say(f"{CLIENT_TITLES[client]}: put this in {config.where}", err=True)
+    if http:
+        say(f"start the server first: {http_start_command(result.server)}", err=True)
+    say(config.text)
+
+
+def pip_target(out: Path) -> str:
+    """OUT as pip reads it as a directory, never as a package name on the index: `my_server` is a
+    project on PyPI, `./my_server` is this directory. Quoted for the shell when it needs it."""
+    text = out.as_posix()
+    if not out.is_absolute() and not text.startswith(("./", "../")):
+        text = f"./{text}"
+    return shlex.quote(text)
 
 
 hooks_app = typer.Typer(help="Start custom code around one action in the package's hooks.py.")

@@ -5,6 +5,8 @@ Every change of names, descriptions, schemas or annotations is a contract change
   narrowed, an enum value removed, an annotation became less safe (readOnly true -> false, ...);
 - behaviour-affecting: a description, title or default changed (agents read them), an action calls
   another endpoint, a hidden fixed value changed, an annotation became safer;
+- deprecation: an operation an action calls, or a parameter it takes, is newly marked deprecated
+  (`deprecated: true`, GitHub's `x-github-breaking-changes`);
 - additive: a new tool, action or optional parameter, an enum value added, a constraint relaxed.
 
 Each change is traced to the input changes that caused it: a spec operation (and JSON pointer) whose
@@ -33,12 +35,13 @@ from mcpgen.load.sources import join_pointer, split_pointer
 
 class Impact(enum.IntEnum):
     ADDITIVE = 1
-    BEHAVIOUR = 2
-    BREAKING = 3
+    DEPRECATION = 2  # nothing breaks yet; agents and reviewers should move off it (its own class)
+    BEHAVIOUR = 3
+    BREAKING = 4
 
     @property
     def label(self) -> str:
-        return {1: "additive", 2: "behaviour-affecting", 3: "breaking"}[self.value]
+        return {1: "additive", 2: "deprecation", 3: "behaviour-affecting", 4: "breaking"}[self.value]
 
 
 Bump = Literal["major", "minor", "patch", "none"]
@@ -115,7 +118,7 @@ def diff_contracts(
 ) -> ContractDiff:
     both = (old_sources, new_sources) if old_sources and new_sources else None
     inputs = _input_changes(old, new, both)
-    changes = _server_changes(old, new) + _tool_set_changes(old, new)
+    changes = _server_changes(old, new) + _tool_set_changes(old, new) + _param_deprecations(inputs, new)
     traced, used = _trace(changes, inputs, old, new)
     other = tuple(i for index, i in enumerate(inputs) if index not in used)
     impact = max((c.impact for c in traced), default=None)
@@ -240,7 +243,75 @@ def _tool_set_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Contract
     ]
     for name in sorted(old_tools.keys() & new_tools.keys()):
         changes += _tool_changes(old_tools[name], new_tools[name])
-    return changes
+    return _moves(changes, old_tools, new_tools)
+
+
+def _moves(
+    changes: list[ContractChange], old_tools: dict[str, dict[str, Any]], new_tools: dict[str, dict[str, Any]]
+) -> list[ContractChange]:
+    """An endpoint whose action left one tool and joined another is one change, moved, with both places;
+    a removed tool all of whose actions went to one other tool was merged into it (issue 13)."""
+    gone: dict[str, tuple[str, str]] = {}  # operation -> (old tool, old action)
+    came: dict[str, tuple[str, str]] = {}
+    for change in changes:
+        if change.code == "action-removed" and change.action:
+            action = _actions(old_tools[change.tool]).get(change.action)
+            if action is not None:
+                gone.setdefault(_op_key(action), (change.tool, change.action))
+        elif change.code == "tool-removed":
+            for action in old_tools[change.tool].get("actions", []):
+                gone.setdefault(_op_key(action), (change.tool, action["name"]))
+        elif change.code == "action-added" and change.action:
+            came.setdefault(str(change.after), (change.tool, change.action))
+        elif change.code == "tool-added":
+            for action in new_tools[change.tool].get("actions", []):
+                came.setdefault(_op_key(action), (change.tool, action["name"]))
+    moved = {op: (gone[op], came[op]) for op in gone.keys() & came.keys() if gone[op][0] != came[op][0]}
+    if not moved:
+        return changes
+    moved_from = {place for place, _ in moved.values()}
+    moved_to = {place for _, place in moved.values()}
+    merged_into: dict[str, str] = {}
+    for change in changes:
+        if change.code == "tool-removed":
+            targets = {
+                moved[_op_key(a)][1][0]
+                for a in old_tools[change.tool].get("actions", [])
+                if _op_key(a) in moved
+            }
+            if len(targets) == 1 and all(_op_key(a) in moved for a in old_tools[change.tool]["actions"]):
+                merged_into[change.tool] = targets.pop()
+    out = [
+        c
+        for c in changes
+        if not (c.code == "action-removed" and (c.tool, c.action) in moved_from)
+        and not (c.code == "action-added" and (c.tool, c.action) in moved_to)
+        and not (c.code == "tool-removed" and c.tool in merged_into)
+    ]
+    out += [
+        ContractChange(
+            impact=Impact.BREAKING,
+            code="tool-merged",
+            tool=into,
+            message=f"tool `{name}` merged into `{into}`: its actions moved there (each move is listed)",
+            before=name,
+            after=into,
+        )
+        for name, into in sorted(merged_into.items())
+    ]
+    for (old_tool, old_action), (new_tool, new_action) in sorted(moved.values()):
+        out.append(
+            ContractChange(
+                impact=Impact.BREAKING,
+                code="action-moved",
+                tool=new_tool,
+                action=new_action,
+                message=f"moved from `{old_tool}.{old_action}`",
+                before=f"{old_tool}.{old_action}",
+                after=f"{new_tool}.{new_action}",
+            )
+        )
+    return out
 
 
 def _tool_operations(tool: dict[str, Any]) -> frozenset[str]:
@@ -362,7 +433,7 @@ def _action_set_changes(
             code="action-added",
             tool=tool,
             action=n,
-            message=f"new action `{n}` ({_op_key(new_actions[n])})",
+            message=f"new action, calls {_op_key(new_actions[n])}",  # the subject names it
             after=_op_key(new_actions[n]),
         )
         for n in added
@@ -382,8 +453,20 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
 
     changes = []
     if _op_key(old) != _op_key(new):
+        rebound = old.get("operationId") is not None and old.get("operationId") == new.get("operationId")
+        # The spec reused the operationId for another endpoint (GitHub's projects/list-for-org, classic
+        # projects -> projectsV2): same name, different call; a mapping that names the id follows it.
         changes.append(
             change(
+                Impact.BREAKING,
+                "operation-id-rebound",
+                f"operationId `{new.get('operationId')}` now names {_op_key(new)} (was {_op_key(old)}): "
+                "another endpoint under the same name",
+                before=_op_key(old),
+                after=_op_key(new),
+            )
+            if rebound
+            else change(
                 Impact.BEHAVIOUR,
                 "action-endpoint-changed",
                 f"action `{action}` now calls {_op_key(new)} (was {_op_key(old)})",
@@ -391,6 +474,7 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
                 after=_op_key(new),
             )
         )
+    changes += _deprecations(tool, action, old, new)
     if old.get("description") != new.get("description"):
         changes.append(
             change(
@@ -437,6 +521,18 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
                     after=False,
                 )
             )
+        if was and was.get("unit") != param.get("unit"):
+            changes.append(
+                change(
+                    Impact.BEHAVIOUR,
+                    "param-unit-changed",
+                    f"parameter `{arg}` of action `{action}` is now in {_show_unit(param.get('unit'))} "
+                    f"(was {_show_unit(was.get('unit'))}): the same number means another amount",
+                    param=arg,
+                    before=was.get("unit"),
+                    after=param.get("unit"),
+                )
+            )
         if was and (was.get("wire"), was.get("in")) != (param.get("wire"), param.get("in")):
             changes.append(
                 change(
@@ -448,6 +544,73 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
                 )
             )
     return changes
+
+
+# Operation parts that mark an operation as going away: present now, absent before, is a deprecation.
+_DEPRECATION_PARTS = ("deprecated", "x-github-breaking-changes")
+
+
+def _deprecations(tool: str, action: str, old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    """The operation an action calls became deprecated (a lock records `deprecated` as a part of the
+    operation only when the spec writes it, which is `deprecated: true` in practice)."""
+    before = (old.get("operation") or {}).get("parts", {})
+    after = (new.get("operation") or {}).get("parts", {})
+    changes = []
+    for part in _DEPRECATION_PARTS:
+        if part in after and part not in before:
+            what = "is now deprecated" if part == "deprecated" else "has breaking changes announced"
+            changes.append(
+                ContractChange(
+                    impact=Impact.DEPRECATION,
+                    code="action-deprecated" if part == "deprecated" else "action-breaking-announced",
+                    tool=tool,
+                    action=action,
+                    message=f"{_op_key(new)} {what} in the spec",
+                    after=after[part].get("pointer"),
+                )
+            )
+    return changes
+
+
+def _param_deprecations(inputs: list[InputChange], new: dict[str, Any]) -> list[ContractChange]:
+    """A parameter an action sends that the spec now marks `deprecated: true`. Only a value-by-value
+    comparison of the specs sees it (a lock keeps one fingerprint per parameter)."""
+    marked = {
+        (i.operation, i.part)
+        for i in inputs
+        if i.origin == "spec"
+        and i.part
+        and i.pointer.endswith("/deprecated")
+        and i.change in ("added", "changed")
+        and i.detail.endswith("true")
+    }
+    if not marked:
+        return []
+    changes = []
+    for tool in new.get("tools", []):
+        for action in tool.get("actions", []):
+            for param in action.get("params", []):
+                where, wire = param.get("in"), param.get("wire")
+                labels = {f"parameter {where}.{wire}"} | ({f"body.{wire}"} if where == "body" else set())
+                if any((_op_key(action), label) in marked for label in labels):
+                    changes.append(
+                        ContractChange(
+                            impact=Impact.DEPRECATION,
+                            code="param-deprecated",
+                            tool=tool["name"],
+                            action=action["name"],
+                            param=param["arg"],
+                            message=f"parameter `{param['arg']}` of action `{action['name']}` is now "
+                            "deprecated in the spec",
+                        )
+                    )
+    return changes
+
+
+def _show_unit(unit: Any) -> str:
+    if not isinstance(unit, dict):
+        return "the API's own unit"
+    return f"{unit.get('agent')} (sent as {unit.get('upstream')}, x{unit.get('factor')})"
 
 
 def _param_set_changes(
@@ -476,6 +639,7 @@ def _param_set_changes(
         changes += _schema_contract_changes(
             tool, new_name, old_props[old_name], new_props[new_name], rename=True
         )
+        changes += _renamed_unit_changes(tool, old, new, old_name, new_name, renamed_actions)
     changes += [
         ContractChange(
             impact=Impact.BREAKING,
@@ -518,24 +682,126 @@ def _param_set_changes(
 def _looks_renamed(
     old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str, renamed_actions: dict[str, str]
 ) -> bool:
-    """One action took `old_name` before and `new_name` now, at the same place and with the same type."""
+    """One action took `old_name` before and `new_name` now, with evidence that it is one parameter
+    (issue 13: unrelated pairs such as Stripe's `trial_end` -> `name` are removed + added):
+    - the same wire name at the same place: only the agent's name changed (a mapping `params:`
+      rename, a unit suffix such as `amount` -> `amount_cents`);
+    - the same path segment of the same endpoint (`/v1/exchange_rates/{currency}` -> `{rate_id}`);
+    - the same place and type, and either the same distinctive shape (an enum, members) or the same
+      head noun (`failure_url` -> `refresh_url`)."""
     new_actions = _actions(new)
+    old_schema, new_schema = _properties(old)[old_name], _properties(new)[new_name]
     for action_name, action in _actions(old).items():
         after = new_actions.get(renamed_actions.get(action_name, action_name))
         if after is None:
             continue
         was = _action_params(action).get(old_name)
         now = _action_params(after).get(new_name)
-        if (
+        if not (
             was
             and now
             and old_name not in _action_params(after)
             and new_name not in _action_params(action)
             and was.get("in") == now.get("in")
-            and _types(_properties(old)[old_name]) == _types(_properties(new)[new_name])
+        ):
+            continue
+        if was.get("wire") == now.get("wire") or _same_path_segment(action, after, was, now):
+            return True
+        if _types(old_schema) == _types(new_schema) and (
+            _same_distinctive_shape(old_schema, new_schema)
+            or _same_head(old_name, new_name)
+            or _same_slot(action, after, was, now)
         ):
             return True
     return False
+
+
+def _same_path_segment(
+    old_action: dict[str, Any], new_action: dict[str, Any], was: dict[str, Any], now: dict[str, Any]
+) -> bool:
+    if was.get("in") != "path" or old_action.get("method") != new_action.get("method"):
+        return False
+    before = str(old_action.get("path", "")).split("/")
+    after = str(new_action.get("path", "")).split("/")
+    if len(before) != len(after):
+        return False
+    segment = "{" + str(was.get("wire")) + "}"
+    if segment not in before:
+        return False
+    differ = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if b != a]
+    return differ == [before.index(segment)]
+
+
+def _same_slot(
+    old_action: dict[str, Any], new_action: dict[str, Any], was: dict[str, Any], now: dict[str, Any]
+) -> bool:
+    """The spec's parameter list has the new name where the old one was (`parameters/6`), and neither
+    name is in the other version of the operation."""
+    if was.get("in") not in ("query", "header", "path", "cookie"):
+        return False
+    before = (old_action.get("operation") or {}).get("parts", {})
+    after = (new_action.get("operation") or {}).get("parts", {})
+    old_label, new_label = (
+        f"parameter {was.get('in')}.{was.get('wire')}",
+        f"parameter {now.get('in')}.{now.get('wire')}",
+    )
+    if old_label not in before or new_label not in after or old_label in after or new_label in before:
+        return False
+    slot = before[old_label].get("pointer")
+    if slot != after[new_label].get("pointer"):
+        return False
+    # Every other parameter keeps its place too: in a sorted list (Stripe's) a removal and an addition
+    # land in one slot by chance only if nothing moves.
+    return _parameter_slots(before) - {(slot, old_label)} == _parameter_slots(after) - {(slot, new_label)}
+
+
+def _parameter_slots(parts: dict[str, Any]) -> set[tuple[Any, str]]:
+    return {(part.get("pointer"), label) for label, part in parts.items() if label.startswith("parameter ")}
+
+
+_WORDING = ("description", "title", "default", "examples", "example")
+
+
+def _same_distinctive_shape(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Equal apart from wording, and more than a bare type: Stripe's `billing` -> `collection_method`
+    keep their enum `charge_automatically`, `send_invoice`."""
+    if not any(key in old for key in ("enum", "properties")):
+        return False
+    return {k: v for k, v in old.items() if k not in _WORDING} == {
+        k: v for k, v in new.items() if k not in _WORDING
+    }
+
+
+def _same_head(old_name: str, new_name: str) -> bool:
+    """The last word names what the value is: `failure_url` and `refresh_url` are both URLs."""
+    old_words, new_words = old_name.lower().split("_"), new_name.lower().split("_")
+    return len(old_words) > 1 and len(new_words) > 1 and old_words[-1] == new_words[-1]
+
+
+def _renamed_unit_changes(
+    tool: str, old: dict[str, Any], new: dict[str, Any], old_name: str, new_name: str, renamed: dict[str, str]
+) -> list[ContractChange]:
+    """A rename that comes with a unit (`amount` -> `amount_cents`): the number an agent sends means
+    another amount, which the rename alone does not say (T5)."""
+    new_actions = _actions(new)
+    for name, action in _actions(old).items():
+        after = new_actions.get(renamed.get(name, name))
+        was = _action_params(action).get(old_name)
+        now = _action_params(after).get(new_name) if after else None
+        if was and now and was.get("unit") != now.get("unit"):
+            return [
+                ContractChange(
+                    impact=Impact.BEHAVIOUR,
+                    code="param-unit-changed",
+                    tool=tool,
+                    param=new_name,
+                    message=f"parameter `{new_name}` (was `{old_name}`) is in {_show_unit(now.get('unit'))} "
+                    f"(was {_show_unit(was.get('unit'))}): the same number means another amount",
+                    before=was.get("unit"),
+                    after=now.get("unit"),
+                )
+            ]
+    return []
 
 
 def _dropped_by_action(

@@ -14,7 +14,8 @@ from typing import Any
 
 from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange
 
-_COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.ADDITIVE: "32"}  # red, yellow, green
+# red, yellow, magenta, green
+_COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.DEPRECATION: "35", Impact.ADDITIVE: "32"}
 _SHOWN_OPERATIONS = 3
 
 

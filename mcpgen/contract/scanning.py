@@ -28,8 +28,18 @@ class Place:
 
 Places = Callable[[ContractChange], Place | None]
 
-_COMMAND = {Impact.BREAKING: "error", Impact.BEHAVIOUR: "warning", Impact.ADDITIVE: "notice"}
-_SARIF_LEVEL = {Impact.BREAKING: "error", Impact.BEHAVIOUR: "warning", Impact.ADDITIVE: "note"}
+_COMMAND = {
+    Impact.BREAKING: "error",
+    Impact.BEHAVIOUR: "warning",
+    Impact.DEPRECATION: "warning",
+    Impact.ADDITIVE: "notice",
+}
+_SARIF_LEVEL = {
+    Impact.BREAKING: "error",
+    Impact.BEHAVIOUR: "warning",
+    Impact.DEPRECATION: "warning",
+    Impact.ADDITIVE: "note",
+}
 
 
 # --- GitHub Actions annotations -------------------------------------------------------------------

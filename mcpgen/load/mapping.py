@@ -125,6 +125,16 @@ class HintsRule:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TaskRule:
+    """`task:` on an action: the API runs it as a job (202 Accepted), followed by its status action."""
+
+    status: str | None = None
+    job_id: str = "id"
+    state: str = "status"
+    poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionRule:
     name: str
     operation: str
@@ -136,7 +146,11 @@ class ActionRule:
     pagination: PaginationRule | None = None
     preview: PreviewRule | None = None  # set when the action says confirm: preview
     confirm_param: str | None = None  # e.g. CONFIRM_DELETE: the value of its required 'confirm' argument
+    confirm_user: bool = (
+        False  # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation
+    )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
+    task: TaskRule | None = None  # the API runs it as a job
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -670,7 +684,20 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         else None,
         preview=_read_preview(action, pointer, document),
         confirm_param=action.get("confirm_param"),
+        confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
+        task=_read_task(action.get("task")),
+    )
+
+
+def _read_task(task: dict[str, Any] | None) -> TaskRule | None:
+    if task is None:
+        return None
+    return TaskRule(
+        status=task.get("status"),
+        job_id=task.get("job_id", "id"),
+        state=task.get("state", "status"),
+        poll_interval_s=float(task.get("poll_interval_s", 5.0)),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ServerSpec
+from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ServerSpec, UnitSpec
 
 LOCK_FILE = "tools.lock.json"
 LOCK_VERSION = 1
@@ -67,6 +67,7 @@ def _action(action: ActionSpec) -> dict[str, Any]:
         "operationId": action.operation_id,
         "params": [
             {"arg": p.arg_name, "wire": p.wire_name, "in": p.location, "required": p.required}
+            | ({"unit": _unit(p.unit)} if p.unit is not None else {})
             for p in action.params
         ]
         # confirm_param: required from the agent, never sent upstream.
@@ -77,6 +78,11 @@ def _action(action: ActionSpec) -> dict[str, Any]:
         "mapping": _fingerprint(action.mapping_fingerprint),
         "operation": _operation(action.operation_fingerprint),
     }
+
+
+def _unit(unit: UnitSpec) -> dict[str, Any]:
+    """The agent's unit and the factor to the API's: `mcpgen diff` flags a change as behaviour (T5)."""
+    return {"agent": unit.agent, "upstream": unit.upstream, "factor": unit.factor}
 
 
 def _fingerprint(fingerprint: Fingerprint | None) -> dict[str, str] | None:

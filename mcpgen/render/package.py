@@ -20,10 +20,13 @@ from mcpgen.ir import (
     RenderedFile,
     ResultShape,
     ServerSpec,
+    TaskSpec,
     ToolSpec,
     UnitSpec,
 )
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
+from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
+from mcpgen.render.deploy import deploy_files
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -150,6 +153,8 @@ def render_server(
                 "package/README.md.jinja",
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
+                clients=_client_sections(server),
+                http_start=http_start_command(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -182,6 +187,7 @@ def render_server(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
     files.extend(_runtime_files(pkg, server.runtime_left_out))
+    files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
     return tuple(files)
 
 
@@ -229,6 +235,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         *(["Param"] if uses_params else []),
         *(["Preview"] if preview else []),
         *(["ResultUnit"] if any(a.result_units for a in actions) else []),
+        *(["TaskPoll"] if any(a.task for a in actions) else []),
         "Tool",
         *(["Unit"] if uses_units else []),
         *(["Variant"] if any(a.variants for a in actions) else []),
@@ -250,6 +257,12 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
         "imports": Emitted("\n".join(imports)),
         "tool_table": Emitted(assignment("TOOL", table)),
     }
+
+
+def _task_call(task: TaskSpec) -> Call:
+    kwargs: list[tuple[str, Any]] = [("status", task.status)] if task.status else []
+    kwargs += [("job_id", task.job_id), ("state", task.state), ("poll_interval_s", task.poll_interval_s)]
+    return Call("TaskPoll", tuple(kwargs))
 
 
 def _preview_call(preview: PreviewSpec) -> Call:
@@ -326,6 +339,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("preview", _preview_call(action.preview)))
     if action.confirm_value:
         kwargs.append(("confirm", action.confirm_value))
+    if action.confirm_user:
+        kwargs.append(("confirm_user", True))
     if action.idempotency_header:
         kwargs.append(("idempotency_header", action.idempotency_header))
     if action.result_units:
@@ -348,6 +363,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.task is not None:
+        kwargs.append(("task", _task_call(action.task)))
     if action.variants:
         kwargs.append(
             (
@@ -472,6 +489,12 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
+            *(
+                [("confirmations", Code("UserConfirmations")), ("can_elicit", Code("client_can_elicit"))]
+                if _carries(server, "elicitation")
+                else []
+            ),
+            *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
         ),
     )
     return {
@@ -479,6 +502,8 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "upstream_imports": Emitted("Auth, Upstream" if auth is not None else "Upstream"),
         "uses_access": _carries(server, "access"),
         "uses_previews": _carries(server, "preview"),
+        "uses_elicitation": _carries(server, "elicitation"),
+        "uses_tasks": _carries(server, "tasks"),
     }
 
 
@@ -526,6 +551,20 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _client_sections(server: ServerSpec) -> list[dict[str, str]]:
+    """Each client's configuration for the README: title, transport, where it goes, the text and its fence."""
+    return [
+        {
+            "title": CLIENT_TITLES[config.client],
+            "transport": config.transport,
+            "where": config.where,
+            "text": config.text,
+            "fence": "bash" if config.client == "claude-code" else "json",
+        }
+        for config in all_client_configs(server)
+    ]
 
 
 def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:

@@ -7,7 +7,7 @@ and a verdict on every request and result (issue 12). See scripts/sweep/README.m
     .venv/bin/python -m scripts.sweep.oracle --pin                  # redraw the pinned sample (seeded)
 
 Each spec runs in a child process of its own with a time limit; its row is kept under
-.cache/oracle/rows/, so a stopped run goes on where it stopped (`--fresh` starts over). At most two
+.cache/oracle/rows/ (or $MCPGEN_ORACLE_ROWS), so a stopped run goes on where it stopped (`--fresh` starts over). At most two
 specs run at a time.
 """
 
@@ -36,7 +36,8 @@ HERE = Path(__file__).resolve().parent
 SAMPLE_FILE = HERE / "oracle-sample.json"
 RESULTS_FILE = HERE / "oracle-results.json"
 README = HERE / "README.md"
-ROWS = ROOT / ".cache" / "oracle" / "rows"
+# Kept rows; MCPGEN_ORACLE_ROWS moves them (a worktree whose .cache is another checkout's, read-only).
+ROWS = Path(os.environ.get("MCPGEN_ORACLE_ROWS") or ROOT / ".cache" / "oracle" / "rows")
 SEED = 20261203
 PINNED = 150  # candidates drawn; --sample N measures the first N that are not excluded
 DYNAMIC_EVERY = 4  # every 4th spec of the sample is served with `prism mock --dynamic`

@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from scripts.sweep.oracle_spec import Operation, SpecDoc, answer_kind, is_paging_field
 from scripts.sweep.oracle_upstream import Exchange
@@ -85,12 +86,18 @@ def judge(call: Call) -> list[Finding]:
                              "instead of a tool result (or the call never returned)")]  # fmt: skip
     if "failed unexpectedly" in call.text:
         found.append(call.finding("d", "unexpected-exception", call.text.splitlines()[0], _crash_cause(call)))
-    violated = False
+    violated = excused = False
     for exchange in call.exchanges:
         for finding in _request_findings(call, exchange):
             violated = violated or finding.category == "a"
+            excused = excused or (finding.category == "x" and exchange is call.exchanges[-1])
             found.append(finding)
     last = call.exchanges[-1] if call.exchanges else None
+    if call.is_error and excused and not violated and last is not None and 400 <= last.status < 500:
+        # Prism refused the request for what the judge does not count (a header parameter OpenAPI says
+        # to ignore, the oracle's own value): the tool error is that refusal, not mcpgen's doing.
+        return [*found, call.finding("x", "refused-for-uncounted", f"HTTP {last.status}",
+                                     "Prism refused the request for a reason counted as x above")]  # fmt: skip
     if call.is_error:
         found += _error_findings(call, last, violated)
     elif last is not None and 200 <= last.status < 300 and call.step not in ("preview", "apply"):
@@ -142,8 +149,15 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         return [call.finding("a", "content-type", f"{where}: content-type {exchange.headers.get('content-type')}",
                              "the body is sent in a media type the operation does not take")]  # fmt: skip
     out = []
+    # A oneOf/anyOf body that fails because of a value the oracle could not make valid also fails every
+    # other form (nexmo.com/voice.json POST /: `to` breaks 'With NCCO', so Prism also asks for answer_url).
+    root_from_oracle = _root_follows_unsure(call, exchange.violations())
     for violation in exchange.violations():
         location = [str(p) for p in violation.get("location") or []]
+        if root_from_oracle and location[-1:] == ["body"]:
+            out.append(call.finding("x", "oracle-input", f"{where}: {violation.get('message')}",
+                                    "a form of the body failed on the oracle's own value, so every form did"))  # fmt: skip
+            continue
         if location[:1] == ["response"] or str(violation.get("severity", "")).lower() != "error":
             continue
         message = str(violation.get("message") or "")
@@ -153,10 +167,33 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
             continue
         wire = _violated_name(location, message)
         detail = f"{where}: {'.'.join(location)}: {message}"
+        if "#" in call.op.path:
+            # '/restapis#mode=import' (amazonaws.com/apigateway.json): Prism drops the fragment and checks
+            # the request against the sibling operation at '/restapis', whose body is another.
+            out.append(call.finding("x", "prism-cannot-route", detail, "the spec names the operation "
+                                    "'<path>#<fragment>' (AWS); Prism checked it as another operation"))  # fmt: skip
+            continue
         if {u.lower() for u in call.unsure} & {str(n).lower() for n in (wire, *location) if n}:
             out.append(
                 call.finding("x", "oracle-input", detail, "the oracle found no value the spec allows here")
             )
+            continue
+        if "must be array" in message and _one_form_value(exchange, wire):
+            # A form body's one-item array is `Audiences=a` (style form, explode), which reads as a string
+            # to Prism (twilio.com/twilio_oauth_v1.json POST /v1/device/code, requestBody `Audiences`).
+            out.append(call.finding("x", "prism-form-one-item", detail, "Prism reads a form body's one-item "
+                                    "array (name=value, as OpenAPI's form style sends it) as a string"))  # fmt: skip
+            continue
+        if (
+            "required property" in message
+            and location[-1:] == ["body"]
+            and wire
+            and not _declared(call, wire)
+        ):
+            # dataflowkit.com.json /components/schemas/parserequest requires 'proxy', 'type' and 'url',
+            # fields of its `request` (fetchrequest), not its own: no request that names its fields fits.
+            out.append(call.finding("x", "spec-requires-undeclared", detail, "the spec's body schema requires a "
+                                    "field it does not declare (the spec contradicts itself)"))  # fmt: skip
             continue
         if (wire or "").lower() in ("content-type", "authorization") and location[-1:] != ["body"]:
             # OpenAPI: a header parameter named Content-Type or Authorization SHALL be ignored.
@@ -169,6 +206,42 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         out.append(call.finding("x", "prism-failed", f"{where}: Prism {kind}",
                                 "Prism could not make an answer from the spec"))  # fmt: skip
     return out
+
+
+def _one_form_value(exchange: Exchange, wire: str | None) -> bool:
+    """The form-encoded body carries `wire` exactly once."""
+    if (
+        not wire
+        or not isinstance(exchange.body, str)
+        or "form" not in exchange.headers.get("content-type", "")
+    ):
+        return False
+    return [k for k, _ in parse_qsl(exchange.body, keep_blank_values=True)].count(wire) == 1
+
+
+def _root_follows_unsure(call: Call, violations: list[dict[str, Any]]) -> bool:
+    """Prism says the body matches none of its forms, and a field below it is one the oracle was unsure of."""
+    unsure = {u.lower() for u in call.unsure}
+    root_forms = any(
+        [str(p) for p in v.get("location") or []][-1:] == ["body"] and v.get("code") in ("oneOf", "anyOf")
+        for v in violations
+    )
+    below = any(
+        {str(p).lower() for p in v.get("location") or []} & unsure
+        for v in violations
+        if [str(p) for p in v.get("location") or []][-1:] != ["body"]
+    )
+    return root_forms and below
+
+
+def _declared(call: Call, wire: str) -> bool:
+    """Does the operation's body schema (allOf parts, any oneOf/anyOf form) declare this top-level field?"""
+    _, schema = call.op.body_schema(call.action.body)
+    schema = call.doc.resolve(schema)
+    if not isinstance(schema, dict):
+        return True  # nothing to tell by: count it
+    forms = [schema, *(call.doc.resolve(f) for k in ("oneOf", "anyOf") for f in schema.get(k) or [])]
+    return any(wire in _merged_props(call.doc, f) for f in forms if isinstance(f, dict))
 
 
 def _security_cause(call: Call, exchange: Exchange) -> str:
@@ -315,7 +388,7 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
         elif set(data) == {"value"} and "value" not in body:
             out.append(call.finding("b", "record-wrapped", "the record came back as {'value': ...}",
                                     "the record was not recognised as an object", pointer))  # fmt: skip
-        elif not truncated and not set(data) <= set(body) | set(_unwrapped(body)) | {
+        elif not truncated and not set(data) <= set(body) | set(_unwrapped(body)) | _unit_names(call) | {
             "truncated",
             "note",
             "has_more",
@@ -345,6 +418,12 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
                     out.append(call.finding("b", "items-mismatch", f"{len(data['items'])} items, the answer has "
                                             f"{len(records)}", "the items are not the answer's records", pointer))  # fmt: skip
     return out
+
+
+def _unit_names(call: Call) -> set[str]:
+    """Result fields the mapping shows in the agent's unit under another name (GOV.UK Pay's `amount`
+    in pence, shown as `amount_gbp`): the record's own field, renamed, not an invented one."""
+    return {u.name for u in getattr(call.action, "result_units", ()) or () if "." not in u.field}
 
 
 def _unwrapped(body: dict[str, Any]) -> dict[str, Any]:
@@ -397,6 +476,10 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
             return [call.finding("x", "oracle-input", first, "the oracle had no spec-valid value for "
                                  f"{', '.join(sorted(call.unsure))}")]  # fmt: skip
         return [call.finding("c", "refused-valid-input", first, _refusal_cause(first))]
+    if 200 <= last.status < 300 and "the most this server reads of one answer" in call.text:
+        # P5: the server reads a bounded answer and says so; Prism's --dynamic bodies can be any size.
+        return [call.finding("x", "answer-past-size-bound", f"HTTP {last.status}: {first}",
+                             "the answer Prism made is past the server's documented size bound")]  # fmt: skip
     if 200 <= last.status < 300:
         return [call.finding("c", "failed-on-valid-answer", f"HTTP {last.status}: {first}",
                              "the server could not use a valid answer of the API")]  # fmt: skip

@@ -21,10 +21,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 
 from scripts.sweep import sweep
 from scripts.sweep.oracle_judge import Call, Finding, judge, message_strings, static_findings
-from scripts.sweep.oracle_spec import SpecDoc, Value, allowed, param_value, schema_value, valid_for
+from scripts.sweep.oracle_spec import (
+    SpecDoc,
+    Value,
+    allowed,
+    merge_schemas,
+    param_value,
+    schema_value,
+    valid_for,
+)
 from scripts.sweep.oracle_upstream import PrismRefused, Recorder, prism
 
 CREDENTIAL = "oracle-credential-7c1e"
@@ -136,6 +145,7 @@ def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list
         action = tool.actions[0]
         props = _properties(contract, f"{tool.name}_preview")
         args, unsure, notes = build_args(doc, tool, action, props, full=True)
+        _fit_read(doc, tool.preview.read, args, props)
         return [Plan(tool, action, "preview", args, unsure, notes, props)]
     props = _properties(contract, tool.name)
     plans = []
@@ -151,6 +161,32 @@ def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list
             last = plans[-1]
             plans.append(Plan(tool, action, "probe", dict(last.args), set(last.unsure), props=props))
     return plans
+
+
+def _fit_read(doc: SpecDoc, read: Any, args: dict[str, Any], props: dict[str, Any]) -> None:
+    """A value the preview's read takes too, where the action's own value would not fit it: an agent passes
+    the id a list gave it (hetzner.cloud.json types `id` a string in DELETE /volumes/{id} and an integer in
+    GET /volumes/{id}, the read: "1" fits both, "oracle" only the first)."""
+    op = doc.operation(read.method, read.path)
+    for param in read.params if op is not None else ():
+        spec_param = op.param(param.at, param.wire) if param.arg in args else None
+        schema = doc.resolve(spec_param.get("schema")) if spec_param else None
+        value = args.get(param.arg)
+        twin = _wire_twin(param, value)
+        if (
+            not isinstance(schema, dict)
+            or allowed(doc, schema, value)
+            or (twin is not None and allowed(doc, schema, twin))
+        ):
+            continue
+        made = schema_value(doc, schema, full=False)
+        if made is None:
+            continue
+        candidate = (
+            str(made.value) if isinstance(value, str) and not isinstance(made.value, str) else made.value
+        )
+        if valid_for(props.get(param.arg) or {}, candidate):
+            args[param.arg] = candidate
 
 
 def _properties(contract: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
@@ -170,8 +206,16 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
         return args, unsure, notes
     media, body_schema = op.body_schema(action.body)
     body_example = op.body_example(action.body)
+    # A oneOf/anyOf body: the arguments of one form (the first), as an agent reading which form needs
+    # each property would pass them; every argument at once fits no form (nexmo.com/voice.json POST /).
+    variants = tuple(getattr(action, "variants", ()) or ())
+    in_some_form = {arg for v in variants for arg in v.args}
+    form = variants[0] if variants else None
     for param in action.params:
-        if param.arg not in action.required and not full:
+        if form is not None and param.arg in in_some_form and param.arg not in form.args:
+            continue
+        needed = param.arg in action.required or (form is not None and param.arg in form.required)
+        if not needed and not full:
             continue
         spec_schema, value = _spec_value(doc, op, param, body_schema, body_example, full)
         prop = props.get(param.arg) or {}
@@ -185,9 +229,18 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
                 unsure.add(param.wire)
         spec_ok = spec_schema is None or allowed(doc, spec_schema, value.value)
         agent = _to_agent_units(param, value.value)
+        twin = _wire_twin(param, agent)
+        if not valid_for(prop, agent) and twin is not None and valid_for(prop, twin):
+            agent = twin  # "15" and 15 are one value in a query string: the inputSchema's type is no stricter
         if not valid_for(prop, agent):
             fallback = schema_value(PLAIN_JSON_SCHEMA, prop, full=full)
-            if spec_ok and value.source == "example":
+            if spec_ok and value.source == "example" and _only_undeclared_fields(prop, agent):
+                # dataflowkit.com.json /components/schemas/fetchrequest/example: an action `{"waitFor": ...}`
+                # that none of /components/schemas/action's forms declares; the inputSchema's objects are closed.
+                notes.append(Finding("x", "spec-example-undeclared-field", tool.name, action.name, op.key,
+                                     op.pointer(), f"{param.arg}={json.dumps(agent)[:80]} (the spec's example)",
+                                     "the spec's example has a field its schema does not declare"))  # fmt: skip
+            elif spec_ok and value.source == "example":
                 notes.append(Finding("c", "input-schema-refuses-spec-value", tool.name, action.name, op.key,
                                      op.pointer(), f"{param.arg}={json.dumps(agent)[:80]} (the spec's example) "
                                      "fails the tool's inputSchema", "the inputSchema is stricter than the spec "
@@ -202,6 +255,11 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
         elif not spec_ok:
             unsure.add(param.wire)
         args[param.arg] = agent
+    # An optional body's fields its schema requires: once any body argument is given, one the oracle had
+    # no value for leaves the body short (apptigent.com.json's ignoreCase: a string whose enum is booleans).
+    with_body = set(getattr(action, "body_requires", ()) or ())
+    if with_body & set(args):
+        unsure |= {p.wire for p in action.params if p.arg in with_body and p.arg not in args}
     if action.shape is not None and full:
         args["response_format"] = "detailed"
     if action.confirm:
@@ -224,11 +282,22 @@ def _spec_value(doc: SpecDoc, op: Any, param: Any, body_schema: Any, body_exampl
         return body_schema, schema_value(doc, body_schema, full=full)
     props = (body_schema or {}).get("properties") if isinstance(body_schema, dict) else None
     if not isinstance(props, dict) and isinstance(body_schema, dict):
-        props = _merged_properties(doc, body_schema)
+        props = _merged_properties(doc, body_schema) or _first_form_properties(doc, body_schema)
     schema = doc.resolve((props or {}).get(param.wire))
     if isinstance(body_example, dict) and body_example.get(param.wire) is not None:
         return schema, Value(body_example[param.wire], "example")
     return schema, schema_value(doc, schema, full=full) if schema is not None else None
+
+
+def _first_form_properties(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a oneOf/anyOf body's first form (allOf parts merged): the form build_args passes."""
+    for combiner in ("oneOf", "anyOf"):
+        forms = schema.get(combiner)
+        if isinstance(forms, list) and forms:
+            rest = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf")}
+            merged = merge_schemas(doc, rest, forms[0])
+            return dict(merged.get("properties") or {})
+    return {}
 
 
 def _merged_properties(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
@@ -238,6 +307,29 @@ def _merged_properties(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(part, dict):
             props.update(part.get("properties") or {})
     return props
+
+
+def _only_undeclared_fields(schema: dict[str, Any], value: Any) -> bool:
+    """True when every reason `schema` refuses `value` is a field no `properties` of it declares."""
+    try:
+        problems = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    except (jsonschema.SchemaError, RecursionError, TypeError):
+        return False
+    return bool(problems) and all(p.validator == "additionalProperties" for p in problems)
+
+
+def _wire_twin(param: Any, value: Any) -> Any:
+    """The number or boolean a path, query, header or cookie string spells ("15" -> 15): the same text on
+    the wire, so a tool typing it a number asks for nothing the spec does not allow. None if there is none."""
+    if param.at not in ("path", "query", "header", "cookie") or not isinstance(value, str):
+        return None
+    if value in ("true", "false"):
+        return value == "true"
+    try:
+        number = int(value)
+    except ValueError:
+        return None
+    return number if str(number) == value else None
 
 
 def _to_agent_units(param: Any, value: Any) -> Any:

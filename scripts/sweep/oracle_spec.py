@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -201,6 +202,11 @@ _FORMAT_VALUES = {
     "int32": "1",
     "int64": "1",
 }
+_DATE_TIMES = tuple(
+    f"2026-01-02T03:04:05{fraction}{zone}"
+    for fraction in ("", ".0", ".00", ".000", ".000000", ".000000000")
+    for zone in ("Z", "+00:00")
+)
 _PATTERN_TRIES = ("oracle", "abc", "1", "a1", "ABC", "a", "A1", "abc-123", "123456", "2026-01-02",
                   "2026-01-02T03:04:05Z", "3fa85f64-5717-4562-b3fc-2c963f66afa6", "user@example.com",
                   "https://example.com/oracle", "US", "en", "en-US", "USD", "0", "12", "ab", "AB12",
@@ -298,6 +304,11 @@ def _object_value(doc: SpecDoc, schema: dict[str, Any], *, full: bool, depth: in
     return Value(out, "generated")
 
 
+def merge_schemas(doc: SpecDoc, base: dict[str, Any], part: Any) -> dict[str, Any]:
+    """`part` (its allOf parts too) merged into `base`: properties and required joined."""
+    return _merge(doc, base, part)
+
+
 def _merge(doc: SpecDoc, base: dict[str, Any], part: Any) -> dict[str, Any]:
     part = doc.resolve(part)
     if not isinstance(part, dict):
@@ -322,11 +333,24 @@ def _string_value(schema: dict[str, Any]) -> Value | None:
     high = schema.get("maxLength")
     candidates = []
     fmt = schema.get("format")
-    if isinstance(fmt, str) and fmt in _FORMAT_VALUES:
+    if fmt == "date-time":
+        # Spellings of one instant, 20 to 32 characters: one fits a length the spec pins (unicourt.com.json
+        # /paths/~1callbacks/get/parameters/0: minLength = maxLength = 25), where padding would break the format.
+        fitting = [t for t in _DATE_TIMES if low <= len(t) and (not isinstance(high, int) or len(t) <= high)]
+        candidates += fitting[:1]
+    elif isinstance(fmt, str) and fmt in _FORMAT_VALUES:
         candidates.append(_FORMAT_VALUES[fmt])
     compiled = _python_pattern(pattern) if isinstance(pattern, str) else None
     if compiled is not None:
-        candidates.append(_from_pattern(compiled.pattern))
+        # A value the whole of which the pattern matches, long enough without padding: what an agent
+        # writes (`us-west-2`), and what mcpgen checks (a pattern is matched against the whole value,
+        # issue 11). Padding the short one after it is the last resort (`aa-a-0` -> `aa-a-000`).
+        grown = (_from_pattern(compiled.pattern, stretch) for stretch in range(_MAX_STRETCH))
+        whole = [t for t in grown if t is not None and compiled.fullmatch(t)]
+        candidates += [t for t in whole if len(t) >= low and (not isinstance(high, int) or len(t) <= high)][
+            :1
+        ]
+        candidates += whole[:1]
     candidates += list(_PATTERN_TRIES)
     for text in candidates:
         if text is None:
@@ -350,19 +374,23 @@ def _python_pattern(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def _from_pattern(pattern: str) -> str | None:
-    """A short string `pattern` matches, built from its parse tree (first branch, fewest repeats)."""
+_MAX_STRETCH = 12  # extra repeats tried per open quantifier when a pattern's shortest match is too short
+
+
+def _from_pattern(pattern: str, stretch: int = 0) -> str | None:
+    """A short string `pattern` matches, built from its parse tree (first branch, fewest repeats, plus
+    `stretch` more of each repeat that allows them)."""
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
     except ImportError:  # Python < 3.11
         import sre_parse  # type: ignore[no-redef]
     try:
-        return _emit(sre_parse.parse(pattern), sre_parse, 0)
+        return _emit(sre_parse.parse(pattern), sre_parse, 0, stretch)
     except (re.error, ValueError, TypeError, RecursionError, IndexError):
         return None
 
 
-def _emit(tree: Any, sp: Any, depth: int) -> str:
+def _emit(tree: Any, sp: Any, depth: int, stretch: int = 0) -> str:
     if depth > 20:
         return ""
     out = []
@@ -378,12 +406,13 @@ def _emit(tree: Any, sp: Any, depth: int) -> str:
         elif name == "IN":
             out.append(_class_char(arg))
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, _high, sub = arg
-            out.append(_emit(sub, consts, depth + 1) * max(low, 1))
+            low, high, sub = arg
+            times = max(low, 1) if not stretch else min(high, max(low, 1) + stretch)
+            out.append(_emit(sub, consts, depth + 1, stretch) * times)
         elif name == "SUBPATTERN":
-            out.append(_emit(arg[-1], consts, depth + 1))
+            out.append(_emit(arg[-1], consts, depth + 1, stretch))
         elif name == "BRANCH":
-            out.append(_emit(arg[1][0], consts, depth + 1))
+            out.append(_emit(arg[1][0], consts, depth + 1, stretch))
         elif name == "CATEGORY":
             out.append(_category_char(str(arg)))
         elif name in ("AT", "ASSERT", "ASSERT_NOT", "GROUPREF"):
@@ -470,11 +499,25 @@ def json_schema(doc: SpecDoc, schema: Any, depth: int = 0) -> Any:
     return out
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
+
+
+@functools.cache
+def format_checker() -> jsonschema.FormatChecker:
+    """jsonschema's checker, and `date-time` (RFC 3339 section 5.6), which it skips without an extra package:
+    the oracle's value for a date-time must be one (googleapis.com/books.json's `updatedMax` is
+    "RFC 3339 timestamp" in prose only, and the tool's inputSchema says date-time)."""
+    checker = jsonschema.FormatChecker()
+    checker.checks("date-time")(lambda v: not isinstance(v, str) or _RFC3339.fullmatch(v) is not None)
+    return checker
+
+
 def allowed(doc: SpecDoc, schema: Any, value: Any) -> bool:
     """True when `value` validates against the spec's schema (as the oracle reads it)."""
     try:
-        checker = jsonschema.FormatChecker()
-        jsonschema.Draft202012Validator(json_schema(doc, schema), format_checker=checker).validate(value)
+        jsonschema.Draft202012Validator(json_schema(doc, schema), format_checker=format_checker()).validate(
+            value
+        )
     except jsonschema.ValidationError:
         return False
     except (jsonschema.SchemaError, RecursionError, TypeError, re.error):
@@ -485,7 +528,7 @@ def allowed(doc: SpecDoc, schema: Any, value: Any) -> bool:
 def valid_for(schema: dict[str, Any], value: Any) -> bool:
     """True when `value` validates against a plain JSON Schema (a tool's inputSchema property)."""
     try:
-        jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(value)
+        jsonschema.Draft202012Validator(schema, format_checker=format_checker()).validate(value)
     except jsonschema.ValidationError:
         return False
     except (jsonschema.SchemaError, RecursionError, TypeError, re.error):

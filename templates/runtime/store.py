@@ -1,4 +1,5 @@
-"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1 preview, then apply; S3 handles).
+"""Where previews live between `<tool>_preview` and `<tool>_apply` (S1 preview, then apply; S3 handles),
+and the tasks that follow an API's jobs (tasks.py).
 
 SQLite by default: one file, nothing to set up. With `MCP_STORE_URL=redis://host:port/0` previews
 live in Redis, so several replicas of an HTTP server share them. `MCP_STORE_URL=sqlite:///path/file`
@@ -47,6 +48,28 @@ class PreviewRecord:
     owner: str = ""  # who made that claim (preview.OWNER of its process)
 
 
+# A task's state as the Tasks extension names it (tasks.py); the last three are terminal.
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskRecord:
+    """A job the API runs for one call, followed by tasks/get from any replica sharing the store."""
+
+    id: str
+    tool: str
+    subject: str  # who started it; '' without caller identity (stdio)
+    job: dict[
+        str, Any
+    ]  # how to read its status: {"url": ...} or {"action": ..., "args": {...}}
+    created_at: float  # epoch seconds
+    expires_at: float
+    status: TaskStatus = "working"
+    message: str = ""
+    result: dict[str, Any] | None = None  # the CallToolResult, once completed
+    updated_at: float = 0.0
+
+
 class PreviewStore(Protocol):
     async def signing_key(self) -> bytes: ...
     async def put(self, record: PreviewRecord) -> None: ...
@@ -56,6 +79,9 @@ class PreviewStore(Protocol):
     async def release(
         self, preview_id: str, error: str, status: Status = "pending"
     ) -> None: ...
+    async def put_task(self, record: TaskRecord) -> None: ...
+    async def get_task(self, task_id: str) -> TaskRecord | None: ...
+    async def update_task(self, record: TaskRecord) -> None: ...
 
 
 def open_store(package: str) -> PreviewStore:
@@ -207,6 +233,57 @@ class SqliteStore:
             )
         )
 
+    async def put_task(self, record: TaskRecord) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "DELETE FROM tasks WHERE json_extract(body, '$.expires_at') < ?",
+                (time.time(),),
+            )
+            db.execute(
+                "INSERT INTO tasks (id, body) VALUES (?, ?)",
+                (record.id, json.dumps(_task_fields(record))),
+            )
+
+        await self._run(work)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        def work(db: sqlite3.Connection) -> TaskRecord | None:
+            row = db.execute(
+                "SELECT body FROM tasks WHERE id = ?", (task_id,)
+            ).fetchone()
+            return _task_record(task_id, json.loads(row[0])) if row else None
+
+        return await self._run(work)
+
+    async def update_task(self, record: TaskRecord) -> None:
+        # A terminal state is never overwritten: the first replica to see the end records it.
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE tasks SET body = ? WHERE id = ? AND json_extract(body, '$.status') "
+                "NOT IN ('completed', 'failed', 'cancelled')",
+                (json.dumps(_task_fields(record)), record.id),
+            )
+
+        await self._run(work)
+
+
+def _task_fields(record: TaskRecord) -> dict[str, Any]:
+    return {
+        "tool": record.tool,
+        "subject": record.subject,
+        "job": record.job,
+        "created_at": record.created_at,
+        "expires_at": record.expires_at,
+        "status": record.status,
+        "message": record.message,
+        "result": record.result,
+        "updated_at": record.updated_at,
+    }
+
+
+def _task_record(task_id: str, fields: dict[str, Any]) -> TaskRecord:
+    return TaskRecord(id=task_id, **fields)
+
 
 def _add_missing_columns(db: sqlite3.Connection) -> None:
     present = {row[1] for row in db.execute("PRAGMA table_info(previews)")}
@@ -232,6 +309,7 @@ CREATE TABLE IF NOT EXISTS previews (
     error TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 """
 # Columns added after the first release: every file gets them here, older ones included.
 _ADDED_COLUMNS = {
@@ -255,6 +333,17 @@ return 1
 """
 
 
+# A task's record is replaced only while it is not terminal (as SqliteStore.update_task).
+_UPDATE_TASK_SCRIPT = """
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local status = cjson.decode(current)['status']
+if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EXAT', ARGV[2])
+return 1
+"""
+
+
 class RedisStore:
     def __init__(self, url: str, prefix: str):
         try:
@@ -273,6 +362,7 @@ class RedisStore:
         self._prefix = prefix
         self._claim = self._redis.register_script(_CLAIM_SCRIPT)
         self._settle = self._redis.register_script(_SETTLE_SCRIPT)
+        self._update_task = self._redis.register_script(_UPDATE_TASK_SCRIPT)
 
     def _key(self, preview_id: str) -> str:
         return f"{self._prefix}:{preview_id}"
@@ -348,4 +438,28 @@ class RedisStore:
     ) -> None:
         await self._guarded(
             self._settle(keys=[self._key(preview_id)], args=[status, "error", error])
+        )
+
+    def _task_key(self, task_id: str) -> str:
+        return f"{self._prefix}:task:{task_id}"
+
+    async def put_task(self, record: TaskRecord) -> None:
+        await self._guarded(
+            self._redis.set(
+                self._task_key(record.id),
+                json.dumps(_task_fields(record)),
+                exat=int(record.expires_at),
+            )
+        )
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        found = await self._guarded(self._redis.get(self._task_key(task_id)))
+        return _task_record(task_id, json.loads(found)) if found else None
+
+    async def update_task(self, record: TaskRecord) -> None:
+        await self._guarded(
+            self._update_task(
+                keys=[self._task_key(record.id)],
+                args=[json.dumps(_task_fields(record)), int(record.expires_at)],
+            )
         )

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import skips_fail
+from tests.support import prism
 from tests.support.paths import ROOT, SPECS
 from tests.support.shared import build_once
 from tests.support.venvs import fresh_venv, pip_install
@@ -106,3 +110,52 @@ def ads_upstream():
 
 def server_env(upstream: AdsUpstream, **extra: str) -> dict[str, str]:
     return {"ADS_BASE_URL": upstream.base_url, "ADS_API_TOKEN": TOKEN, **extra}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "prism_expects(*findings, why): Prism's findings (substrings) this test's requests are known to "
+        "have, each of which must appear; any other finding still fails the test",
+    )
+
+
+@pytest.fixture(scope="session")
+def prism_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[prism.PrismServers]:
+    """Prism's mock server for each real spec the tests use: one Node process per worker (tests/support/prism.py)."""
+    servers = prism.PrismServers(tmp_path_factory.mktemp("prism"))
+    yield servers
+    servers.close()
+
+
+@pytest.fixture(autouse=True)
+def prism_judges_real_spec_requests(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In a module that names PRISM_SPECS ({stand-in class: the real spec it answers for}), every request
+    those stand-ins receive during a test is replayed against Prism serving that spec when the test ends,
+    and any request Prism finds wrong fails the test (issue 17)."""
+    specs = getattr(request.module, "PRISM_SPECS", None)
+    if not specs:
+        yield
+        return
+    servers: prism.PrismServers = request.getfixturevalue("prism_servers")
+    try:
+        servers.start()
+    except prism.PrismUnavailable as missing:
+        if skips_fail():
+            pytest.fail(f"Prism must judge this test's requests, and cannot: {missing}")
+        warnings.warn(f"Prism does not judge this test's requests: {missing}", stacklevel=1)
+        yield
+        return
+    with prism.recording_requests() as seen:
+        yield
+    findings = prism.findings_of(servers, specs, seen)
+    prism.log_findings(request.node.nodeid, findings)
+    expected = request.node.get_closest_marker("prism_expects")
+    if expected is not None:
+        findings = prism.without_expected(findings, expected.args)
+    if findings:
+        pytest.fail(
+            f"Prism finds {len(findings)} thing(s) wrong with the requests this test sent:\n  "
+            + "\n  ".join(findings),
+            pytrace=False,
+        )

@@ -209,6 +209,10 @@ class RefusingUpstream(LoopbackUpstream):
         return REPLIES[request.path]
 
 
+# Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
+PRISM_SPECS = {RefusingUpstream: SPEC}
+
+
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("errs")

@@ -93,6 +93,10 @@ class Echoing(LoopbackUpstream):
         )
 
 
+# Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
+PRISM_SPECS = {Echoing: APISETU}
+
+
 async def test_two_schemes_required_together_are_both_sent_and_never_shown(tmp_path: Path) -> None:
     package, mapping = drafted(tmp_path, APISETU, "setu")
     server = mapping["server"]

@@ -133,6 +133,10 @@ def _message(line: str) -> dict:
     return message if isinstance(message, dict) else {}
 
 
+def _index(lines: list[str], prefix: str) -> int:
+    return next(n for n, line in enumerate(lines) if line.startswith(prefix))
+
+
 def _request(number: int, method: str, params: dict) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n"
 
@@ -180,6 +184,13 @@ def test_stdio_demo_writes_nothing_but_protocol_on_stdout(demo_dir: Path, demo_p
     for step in PROGRESS:
         assert any(line.startswith(step) for line in progress), (step, progress[-20:])
     assert any("generated ads_mcp" in line for line in progress)  # mcpgen's own summary went to stderr
+    # pip's progress while it installs, one line a package: the first install is never silent (issue 16).
+    installing = progress[
+        _index(progress, "demo: installing mcpgen") : _index(progress, "demo: generating the ads server")
+    ]
+    assert any(line.startswith(("demo:   Collecting", "demo:   Processing")) for line in installing), (
+        installing
+    )
     assert _released(upstream_port), "the stand-in Ads API still listens after the demo ended"
 
 

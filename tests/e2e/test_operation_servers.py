@@ -78,6 +78,10 @@ class Host(LoopbackUpstream):
         )
 
 
+# Prism judges every request either host receives against the spec (tests/support/prism.py).
+PRISM_SPECS = {Host: SPEC}
+
+
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("box")

@@ -29,6 +29,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 SHAPES = ROOT / "tests" / "fixtures" / "shapes"
 TOOL = "shapes_records_find"
 BUDGET = 1500  # max_result_tokens in tests/fixtures/shapes/mapping.yaml
+# Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
+PRISM_SPECS = {ShapesUpstream: SHAPES / "shapes.openapi.yaml"}
 
 
 def o200k_tokens(text: str) -> int:

@@ -155,6 +155,10 @@ class Recording(LoopbackUpstream):
         self.route("GET", "/open-banking/v2.2/branches", answer)
 
 
+# Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
+PRISM_SPECS = {Recording: SPEC}
+
+
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("parts")

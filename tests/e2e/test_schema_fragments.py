@@ -46,6 +46,10 @@ class FragmentsUpstream(LoopbackUpstream):
             self.route(method, pattern, lambda request, path: Reply(200, {}))
 
 
+# Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
+PRISM_SPECS = {FragmentsUpstream: FIXTURE / "realworld.openapi.json"}
+
+
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("frag") / "frag"
@@ -78,6 +82,14 @@ def _form(request: RecordedRequest) -> list[tuple[str, str]]:
     return parse_qsl(request.body.decode(), keep_blank_values=True)
 
 
+# Nexmo's `to` items are oneOf EndpointPhoneTo | EndpointSip | ...; EndpointSip requires only `type`, so a
+# phone endpoint also fits it and no phone `to` can match exactly one (the spec's oneOf, not the server).
+# (Prism then also finds the body fits neither form, for that reason alone.)
+@pytest.mark.prism_expects(
+    "body.to.0: Request body property to.0 must match exactly one schema in oneOf",
+    "body: Request body must have required property 'ncco'",
+    "body: Request body must match exactly one schema in oneOf",
+)
 async def test_a_oneof_body_is_one_flat_set_checked_per_form(
     package: Path, upstream: FragmentsUpstream
 ) -> None:
@@ -202,6 +214,14 @@ async def test_each_action_accepts_its_own_enum(package: Path, upstream: Fragmen
     assert [r.param("sort") for r in upstream.requests] == ["pushed", "comments"]
 
 
+# Prism reads an exploded form array (Scopes=a&Scopes=b, OpenAPI's default for a form body) as one string,
+# and splits a query array of objects (Box's mdfilters, sent as JSON as Box documents; OpenAPI defines no
+# serialization for it) at its commas: both are how Prism decodes, not what the server sent wrong.
+@pytest.mark.prism_expects(
+    "body.Scopes: Request body property Scopes must be array",
+    "query.mdfilters: Request query parameter mdfilters must NOT have more than 1 items",
+    "query.mdfilters.",  # each of the comma-cut pieces "must be object"
+)
 async def test_arrays_and_objects_are_serialized_as_the_spec_says(
     package: Path, upstream: FragmentsUpstream
 ) -> None:

@@ -1,4 +1,4 @@
-"""The ISO 4217 table (mcpgen/currencies.py) and its copy in the runtime agree with the data the
+"""The ISO 4217 table (templates/runtime/currencies.py, which the generator loads too) agrees with the data the
 maintenance agency publishes, and conversions follow each currency's decimals (issue 17 defect 1)."""
 
 from __future__ import annotations
@@ -21,18 +21,16 @@ from mcpgen.pipeline import generate
 from tests.support.paths import ROOT
 
 
-def _runtime_table() -> dict[str, int]:
-    """templates/runtime/conversion.py's MINOR_UNITS, read as the generated package would."""
-    source = (ROOT / "templates" / "runtime" / "conversion.py").read_text(encoding="utf-8")
-    start = source.index("MINOR_UNITS: dict[str, int] = {")
-    end = source.index("}", start)
-    namespace: dict[str, dict[str, int]] = {}
-    exec(source[start : end + 1].replace(": dict[str, int]", ""), namespace)  # a dict literal only
-    return namespace["MINOR_UNITS"]
-
-
-def test_the_runtime_copy_is_the_same_table() -> None:
-    assert _runtime_table() == MINOR_UNITS
+def test_the_generator_reads_the_servers_own_table() -> None:
+    """One table, no copy: mcpgen/currencies.py is the runtime's templates/runtime/currencies.py, loaded."""
+    path = ROOT / "templates" / "runtime" / "currencies.py"
+    spec = importlib.util.spec_from_file_location("runtime_currencies_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.MINOR_UNITS is not MINOR_UNITS and module.MINOR_UNITS == MINOR_UNITS
+    conversion = (ROOT / "templates" / "runtime" / "conversion.py").read_text(encoding="utf-8")
+    assert "from .currencies import MINOR_UNITS" in conversion and '"USD": 2' not in conversion
 
 
 def test_the_table_is_iso_4217_list_one_as_published() -> None:

@@ -20,7 +20,6 @@ from mcpgen.write.plan import apply_write, plan_write
 
 ROOT = Path(__file__).resolve().parents[2]
 PETSTORE = ROOT / "specs" / "petstore"
-SHARED_SPECS = (ROOT / ".." / "shared" / "specs").resolve()
 
 TOOL = {
     "name": "svc_orders",

@@ -131,6 +131,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "paging": "paging",
             "preview": "preview",
             "confirm_value": "confirm",
+            "confirm_user": "confirm_user",
             "idempotency_header": "idempotency_header",
             "idempotency_body": "idempotency_body",
             "accept": "accept",
@@ -138,6 +139,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url": "default_base_url",
             "body_requires": "body_requires",
             "variants": "variants",
+            "task": "task",
         },
         {
             "description": "goes to tools.json",
@@ -150,6 +152,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
             "result_fields": "goes to tools.json (the tool's outputSchema)",
         },
+    ),
+    ir.TaskSpec: (
+        "TaskPoll",
+        {"status": "status", "job_id": "job_id", "state": "state", "poll_interval_s": "poll_interval_s"},
+        {},
     ),
     ir.ToolSpec: (
         "Tool",

@@ -30,6 +30,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 LOOPBACK = "127.0.0.1"  # the only address these servers ever bind
 MAX_DELAY_S = 30.0  # a slow upstream, never a hung test
+# Called with (upstream, request) for every request any upstream here receives, before it is answered:
+# tests/support/prism.py has Prism judge what the stand-ins for real specs receive.
+OBSERVERS: list[Callable[[LoopbackUpstream, RecordedRequest], None]] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +206,8 @@ class LoopbackUpstream:
     # --- request handling ------------------------------------------------------------------------
 
     def _dispatch(self, request: RecordedRequest) -> Reply:
+        for observe in OBSERVERS:
+            observe(self, request)
         with self._lock:
             self.requests.append(request)
             scripted = self._scripted.popleft() if self._scripted else None

@@ -3,6 +3,7 @@
 """Ads campaigns: configuration and entry point."""
 
 from ._runtime.app import ServerConfig, run
+from ._runtime.elicitation import UserConfirmations, client_can_elicit
 from ._runtime.preview import Previews
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
@@ -22,6 +23,8 @@ CONFIG = ServerConfig(
     ),
     max_result_tokens=20000,
     previews=Previews,
+    confirmations=UserConfirmations,
+    can_elicit=client_can_elicit,
 )
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextvars
 import functools
 import json
 import logging
 import re
 import sys
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
@@ -27,6 +29,7 @@ from pydantic import ValidationError
 
 from .callers import Caller, HttpAccess, ScopeCheck, current_caller
 from .conversion import convert_results
+from .disconnect import CancelOnDisconnect
 from .discovery import Discovery
 from .errors import Recovery, ToolError, origin, quoted, unexpected
 from .hooks import Hooks
@@ -40,6 +43,27 @@ from .validation import ToolValidator
 
 # Logs go to stderr: on stdio, stdout carries protocol traffic only (R6 nothing on stdout).
 log = logging.getLogger("mcp_server")
+
+
+class UserConfirmFlow(Protocol):
+    """elicitation.py's `UserConfirmations` (P4 ask what the model cannot know), present only in a
+    package with a `confirm: user` action; the rendered server.py hands it over as `ServerConfig.confirmations`."""
+
+    def __init__(self, package: str) -> None: ...
+
+    async def ask(
+        self, tool: str, action: Action, arguments: dict[str, Any], subject: str
+    ) -> dict[str, Any]: ...
+
+    async def answered(
+        self,
+        tool: str,
+        action: Action,
+        arguments: dict[str, Any],
+        subject: str,
+        state: Any,
+        responses: Any,
+    ) -> None: ...
 
 
 class PreviewFlow(Protocol):
@@ -57,6 +81,46 @@ class PreviewFlow(Protocol):
     ) -> dict[str, Any]: ...
 
 
+class TaskFlow(Protocol):
+    """tasks.py's `Tasks` (jobs the API runs as tasks of the MCP Tasks extension), present only in a
+    package with such an action; the rendered server.py hands it over as `ServerConfig.tasks`."""
+
+    def __init__(self, package: str) -> None: ...
+
+    def declared(self, capabilities: Any) -> bool: ...
+
+    def job_of(
+        self,
+        action: Action,
+        answer: dict[str, Any],
+        location: str | None,
+        base_url: str,
+    ) -> dict[str, Any] | None: ...
+
+    def next_step(self, tool: Tool, action: Action, job: dict[str, Any]) -> str: ...
+
+    async def create(
+        self, tool: Tool, action: Action, job: dict[str, Any], subject: str
+    ) -> dict[str, Any]: ...
+
+    async def get(
+        self,
+        task_id: Any,
+        subject: str,
+        tools: dict[str, Tool],
+        poll: Callable[[Action | None, dict[str, Any], str], Awaitable[dict[str, Any]]],
+        as_result: Callable[[dict[str, Any], bool], dict[str, Any]],
+    ) -> dict[str, Any]: ...
+
+    async def cancel(self, task_id: Any, subject: str) -> dict[str, Any]: ...
+
+    def serve(
+        self,
+        server: Server[Any],
+        answer: Callable[[str, str], Awaitable[dict[str, Any]]],
+    ) -> None: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
     name: str
@@ -72,6 +136,12 @@ class ServerConfig:
     )
     access: HttpAccess | None = None  # bearer tokens checked over HTTP (P3 credentials)
     previews: type[PreviewFlow] | None = None  # the package has a previewed tool
+    # The package has a `confirm: user` action, with elicitation.py's helpers to ask and check.
+    confirmations: type[UserConfirmFlow] | None = None
+    can_elicit: Any = None  # elicitation.client_can_elicit
+    tasks: type[TaskFlow] | None = (
+        None  # the package has an action the API runs as a job
+    )
 
 
 def load_contract(package: str) -> list[dict[str, Any]]:
@@ -131,8 +201,14 @@ class Dispatcher:
             if config.previews is not None
             else None
         )
+        self.confirmations = (
+            config.confirmations(config.package) if config.confirmations else None
+        )
         self.hooks = Hooks.load(config.package, config.name)
         self._client: httpx.AsyncClient | None = None
+        self.tools = {tool.name: tool for tool in tools}
+        # Jobs the API runs (202 Accepted) become tasks for clients with the Tasks extension.
+        self.tasks = config.tasks(config.package) if config.tasks is not None else None
 
     def reloaded(
         self,
@@ -146,6 +222,8 @@ class Dispatcher:
         )
         fresh._client = self._client
         fresh.previews = self.previews
+        fresh.confirmations = self.confirmations
+        fresh.tasks = self.tasks or fresh.tasks
         return fresh
 
     def listing_for(self, caller: Caller | None) -> types.ListToolsResult:
@@ -165,15 +243,23 @@ class Dispatcher:
         return self._client
 
     async def call(
-        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None = None
-    ) -> types.CallToolResult:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None = None,
+        tasks_ok: bool = False,
+    ) -> types.CallToolResult | dict[str, Any]:
         """Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
         was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
-            result, outcome = await self._dispatch(name, arguments, caller)
+            result, outcome = await self._dispatch(name, arguments, caller, tasks_ok)
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled or hung up; the upstream request went down with it.
+            _log_call(name, action, "cancelled by the client", started)
+            raise
         except ToolError as exc:
             result = error_result(exc, secrets=self._secrets())
             outcome = f"error ({exc.recovery.name.lower()})"
@@ -184,14 +270,16 @@ class Dispatcher:
                 unexpected(exc, name, action), secrets=self._secrets()
             )
             outcome = f"unexpected {type(exc).__name__} at {origin(exc)}"
-        shown = f" action={_loggable(action)}" if action is not None else ""
-        elapsed_ms = (time.monotonic() - started) * 1000
-        log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
+        _log_call(name, action, outcome, started)
         return result
 
     async def _dispatch(
-        self, name: str, arguments: dict[str, Any] | None, caller: Caller | None
-    ) -> tuple[types.CallToolResult, str]:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        caller: Caller | None,
+        tasks_ok: bool = False,
+    ) -> tuple[types.CallToolResult | dict[str, Any], str]:
         """The call's result and how it went, for the log; raises ToolError."""
         cap = (
             self.config.max_result_tokens
@@ -228,7 +316,17 @@ class Dispatcher:
         budget = Budget(
             max_tokens=config.max_result_tokens, tool=name, action=action, values=values
         )
-        return success_result(answer, budget), f"HTTP {response.status_code}"
+        outcome = f"HTTP {response.status_code}"
+        job = self._job(action, answer, response)
+        if job is not None and tasks_ok and self.tasks is not None:
+            subject = caller.subject if caller is not None else ""
+            created = await self.tasks.create(self.tools[name], action, job, subject)
+            return created, f"{outcome}, task {created['taskId'][:12]}..."
+        if job is not None and self.tasks is not None:
+            # A client without the Tasks extension follows the job itself.
+            step = self.tasks.next_step(self.tools[name], action, job)
+            answer = {**answer, "next_step": step}
+        return success_result(answer, budget), outcome
 
     async def _confirmed_call(
         self,
@@ -287,8 +385,72 @@ class Dispatcher:
         answer = await self.hooks.after(tool_name, action.name, shown)
         return answer, response
 
+    def _job(
+        self, action: Action, answer: dict[str, Any], response: httpx.Response
+    ) -> dict[str, Any] | None:
+        """The job a 202 answer of an action the API runs as a job names (tasks.py), or None."""
+        if self.tasks is None or action.task is None or response.status_code != 202:
+            return None
+        location = response.headers.get("location")
+        return self.tasks.job_of(
+            action, answer, location, self.config.upstream.base_url_for(action)
+        )
+
+    async def task_request(
+        self, method: str, task_id: Any, caller: Caller | None
+    ) -> dict[str, Any]:
+        """tasks/get: the task's state, read from the API's status endpoint; tasks/cancel: its
+        acknowledgement (tasks.py). A taskId not the caller's is invalid params."""
+        if self.tasks is None:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message="this server has no tasks"
+            )
+        subject = caller.subject if caller is not None else ""
+        try:
+            if method == "tasks/cancel":
+                return await self.tasks.cancel(task_id, subject)
+            return await self.tasks.get(
+                task_id, subject, self.tools, self._poll, self._task_result
+            )
+        except ToolError as exc:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"{exc.what} {exc.how}"
+            ) from None
+
+    async def _poll(
+        self, status: Action | None, values: dict[str, Any], path: str
+    ) -> dict[str, Any]:
+        upstream = self.config.upstream
+        if status is not None:
+            request = build_request(upstream, status, values)
+            return interpret(
+                await send(self.client(), upstream, request, status), status
+            )
+        where, _, query = path.partition("?")
+        reader = Action(name="status", method="GET", path=where, idempotent=True)
+        built = build_request(upstream, reader, {})
+        request = httpx.Request(
+            "GET", built.url.copy_merge_params(query), headers=built.headers
+        )
+        return interpret(await send(self.client(), upstream, request, reader), reader)
+
+    def _task_result(self, body: dict[str, Any], is_error: bool) -> dict[str, Any]:
+        result = success_result(body, max_tokens=self.config.max_result_tokens)
+        result.is_error = is_error
+        dumped: dict[str, Any] = result.model_dump(
+            mode="json", by_alias=True, exclude_none=True
+        )
+        return dumped
+
     def _secrets(self) -> tuple[str, ...]:
         return self.config.upstream.secret_forms()
+
+
+def _log_call(name: str, action: Any, outcome: str, started: float) -> None:
+    """One line per call: the tool, its action, how it went and how long it ran."""
+    shown = f" action={_loggable(action)}" if action is not None else ""
+    elapsed_ms = (time.monotonic() - started) * 1000
+    log.info("%s%s -> %s in %.0f ms", _loggable(name), shown, outcome, elapsed_ms)
 
 
 def _loggable(value: Any) -> str:
@@ -330,6 +492,70 @@ def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
     return arguments["preview_id"]  # type: ignore[index]
 
 
+def _user_confirmed_action(
+    dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
+) -> Action | None:
+    """The action of this call that the user confirms (`confirm: user`), if it is one."""
+    validator = dispatcher.validators.get(name)
+    wanted = (arguments or {}).get("action")
+    if validator is None or validator.tool.preview is not None:
+        return None
+    return next(
+        (a for a in validator.tool.actions if a.name == wanted and a.confirm_user),
+        None,
+    )
+
+
+async def _user_confirmed_call(
+    dispatcher: Dispatcher,
+    ctx: Any,
+    params: types.CallToolRequestParams,
+    tasks_ok: bool,
+) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+    """A `confirm: user` action asks the user through elicitation when the client declared it
+    (P4 ask what the model cannot know): the first call returns `input_required`, the retry with the
+    user's yes runs the call. A client without elicitation keeps the confirm argument."""
+    name, caller = params.name, current_caller()
+    action = _user_confirmed_action(dispatcher, name, params.arguments)
+    flow = dispatcher.confirmations
+    capabilities = getattr(getattr(ctx, "session", None), "client_capabilities", None)
+    can_elicit = dispatcher.config.can_elicit
+    if (
+        action is None
+        or flow is None
+        or can_elicit is None
+        or not can_elicit(capabilities)
+    ):
+        return await dispatcher.call(name, params.arguments, caller, tasks_ok)
+    asked = {k: v for k, v in (params.arguments or {}).items() if k != "confirm"}
+    confirmed = {**asked, "confirm": action.confirm}
+    subject = caller.subject if caller is not None else ""
+    try:
+        dispatcher.scopes.check(name, caller)
+        dispatcher.validators[name].check(
+            confirmed
+        )  # never ask about a call that cannot run
+        if params.request_state is None:
+            asking = await flow.ask(name, action, asked, subject)
+            return types.InputRequiredResult.model_validate(asking)
+        await flow.answered(
+            name, action, asked, subject, params.request_state, _responses(params)
+        )
+    except ToolError as exc:
+        return error_result(exc, secrets=dispatcher.config.upstream.secret_forms())
+    return await dispatcher.call(name, confirmed, caller, tasks_ok)
+
+
+def _responses(params: types.CallToolRequestParams) -> dict[str, Any]:
+    responses = params.input_responses or {}
+    return {
+        key: value.model_dump(by_alias=True, exclude_none=True)
+        if hasattr(value, "model_dump")
+        else value
+        for key, value in responses.items()
+    }
+
+
 def build_server(
     config: ServerConfig,
     tools: Sequence[Tool],
@@ -362,8 +588,14 @@ def build_server(
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        return await dispatcher.call(params.name, params.arguments, current_caller())
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        tasks = dispatcher.tasks
+        tasks_ok = tasks is not None and tasks.declared(ctx.session.client_capabilities)
+        if config.confirmations is not None:
+            return await _user_confirmed_call(dispatcher, ctx, params, tasks_ok)
+        return await dispatcher.call(
+            params.name, params.arguments, current_caller(), tasks_ok
+        )
 
     # A tools-only server still answers the other list requests, with nothing: clients that ask
     # every server for prompts and resources get an empty list instead of "method not found".
@@ -384,13 +616,15 @@ def build_server(
 
     unchanging = CacheHint(ttl_ms=300_000, scope="public")
 
-    return HonestServer(
+    server: Server[Any] = HonestServer(
         config.name,
         version=config.version,
         title=config.title,
         instructions=config.instructions,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        # A CreateTaskResult (tasks.py) is a dict the runner sends as it is; the SDK's type
+        # for this handler knows only the core results.
+        on_call_tool=call_tool,  # type: ignore[arg-type]
         on_list_prompts=list_prompts,
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
@@ -408,6 +642,14 @@ def build_server(
             "resources/templates/list": unchanging,
         },
     )
+    if dispatcher.tasks is not None:
+        dispatcher.tasks.serve(
+            server,
+            lambda method, task_id: dispatcher.task_request(
+                method, task_id, current_caller()
+            ),
+        )
+    return server
 
 
 class HonestServer(Server[Any]):
@@ -548,7 +790,99 @@ def _serve_http(
         **(access.http_auth() if access is not None else {}),
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # JSON answers, and a client that hangs up cancels its call (disconnect.py); GET /healthz for balancers.
+    uvicorn.run(
+        with_health_check(CancelOnDisconnect(app)),
+        host=host,
+        port=port,
+        log_level="warning",
+    )
+
+
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "request_id", default=None
+)
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object a line (for log collectors), with the HTTP request's id when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        request_id = _request_id.get()
+        if request_id is not None:
+            entry["request_id"] = request_id
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def use_json_logs() -> None:
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(JsonLogFormatter())
+
+
+def _request_id_of(scope: Any) -> str:
+    """The caller's X-Request-Id when it is a plain token (a balancer's), else a new one."""
+    for key, value in scope.get("headers", ()):
+        if key == b"x-request-id":
+            given = str(value.decode("latin-1"))
+            if re.fullmatch(r"[A-Za-z0-9._:-]{1,128}", given):
+                return given
+    return uuid.uuid4().hex
+
+
+HEALTH_PATH = "/healthz"
+
+
+def with_health_check(app: Any) -> Any:
+    """`app` plus `GET /healthz`, answered 200 before any Host check or token: what a load balancer
+    asks each replica before sending it traffic. The replica holds no state of its own (previews live
+    in the shared store), so serving requests is all it has to say. Every other HTTP request gets an
+    id (the caller's X-Request-Id, or a new one): in the JSON logs and in the answer's X-Request-Id."""
+    body = b'{"status": "ok"}'
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
+            status = 200 if scope["method"] in ("GET", "HEAD") else 405
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
+            await send(
+                {"type": "http.response.start", "status": status, "headers": headers}
+            )
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": body if scope["method"] == "GET" else b"",
+                }
+            )
+            return
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        request_id = _request_id_of(scope)
+        token = _request_id.set(request_id)
+
+        async def send_with_id(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    *message.get("headers", ()),
+                    (b"x-request-id", request_id.encode()),
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await app(scope, receive, send_with_id)
+        finally:
+            _request_id.reset(token)
+
+    return serve
 
 
 def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -570,6 +904,12 @@ def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Nam
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="json: one JSON object a line, with the request id over HTTP (X-Request-Id, or a new one)",
+    )
+    parser.add_argument(
         "--contract-poll-s",
         type=float,
         default=2.0,
@@ -587,6 +927,8 @@ def run(
         level=args.log_level,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.log_format == "json":
+        use_json_logs()
     # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
     server = build_server(

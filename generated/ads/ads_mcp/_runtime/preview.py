@@ -174,13 +174,12 @@ class Previews:
                 "again once that is done."
             )
             raise
-        except BaseException:
+        except BaseException as exc:
             # Cut off mid-call (cancelled, or a failure of the server's own): the request may
-            # have reached the API, so it is never sent again (E4 unknown outcome is not retry).
+            # have reached the API, so it is never sent again, exactly as after a timeout
+            # (E4 unknown outcome is not retry).
             with anyio.CancelScope(shield=True):
-                await store.release(
-                    preview_id, "the apply was interrupted", status="unknown"
-                )
+                await store.release(preview_id, _cut_off(exc), status="unknown")
             raise
         await store.finish(preview_id, result)
         return result
@@ -230,9 +229,25 @@ def _owner_gone(owner: str) -> bool:
     return False
 
 
+# What an apply cut off mid-call records; `_outcome_unknown` tells the next apply.
+_CANCELLED = (
+    "was cancelled (the client stopped it, timed out or disconnected, or the server shut down) "
+    "after its request may have reached the API"
+)
+_INTERRUPTED = "was interrupted by a failure of the server's own after its request may have reached the API"
+
+
+def _cut_off(exc: BaseException) -> str:
+    return (
+        _CANCELLED if isinstance(exc, anyio.get_cancelled_exc_class()) else _INTERRUPTED
+    )
+
+
 def _outcome_unknown(tool: Tool, record: PreviewRecord) -> ToolError:
     why = (
-        f"got no answer in time ({record.error})"
+        record.error
+        if record.error in (_CANCELLED, _INTERRUPTED)
+        else f"got no answer in time ({record.error})"
         if record.status == "unknown"
         else "was cut off before the API's answer was recorded (the server running it stopped, "
         "or it is taking longer than an apply should)"

@@ -52,6 +52,7 @@ TOOL = Tool(
             finds="campaign_id",
             check_with="ads_campaigns_find (action get)",
             confirm="CONFIRM_DELETE",
+            confirm_user=True,
             idempotent=True,
         ),
     ),

