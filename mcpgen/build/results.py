@@ -830,7 +830,7 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
 def _read_output(action: ActionSpec) -> dict[str, JsonSchema]:
     """One read action's properties: its records' fields and the paging fields its results carry."""
     assert action.shape is not None
-    fields = {name: {} for name in _shown_fields(action)}
+    fields: dict[str, JsonSchema] = {name: {} for name in _shown_fields(action)}
     paging = _paging_output(action.paging)
     if action.shape.items is None:
         return {**paging, **fields}  # a field of the record beats a paging field of the same name
