@@ -23,8 +23,9 @@ from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
 _MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2 what, why, how; E5 no internals)
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
-# The fields of a page this server writes itself, typed in the tool's outputSchema (R5 structured and
-# text): an API's own field of the same name beside its list is never shown in their place.
+# The fields of a page this server writes itself, typed in the tool's outputSchema
+# (R5 structured and text): an API's own field of the same name beside its list is never shown in
+# their place.
 SERVER_FIELDS = frozenset(
     (
         "items",
