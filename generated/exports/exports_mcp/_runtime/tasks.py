@@ -16,6 +16,7 @@ the API's first answer as before, and a next step naming the action that reads t
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import secrets
@@ -270,19 +271,8 @@ async def _settle(
 
 
 def _with(record: TaskRecord, **changes: Any) -> TaskRecord:
-    fields = {
-        "id": record.id,
-        "tool": record.tool,
-        "subject": record.subject,
-        "job": record.job,
-        "created_at": record.created_at,
-        "expires_at": record.expires_at,
-        "status": record.status,
-        "message": record.message,
-        "result": record.result,
-        "updated_at": time.time(),
-    }
-    return TaskRecord(**{**fields, **changes})
+    """The record with these fields changed, stamped with the time of the change."""
+    return dataclasses.replace(record, updated_at=time.time(), **changes)
 
 
 def _task(record: TaskRecord, poll: TaskPoll) -> dict[str, Any]:
