@@ -105,9 +105,12 @@ def draft_mapping(
     unmapped: list[Unmapped] = []
     total = len(spec.operations)
     for done, op in enumerate(spec.operations, 1):
+        # Sign-in plumbing first: a token endpoint that also answers HTML is left out for what it is.
         plumbing = plumbing_reason(spec, op)
+        info: _OpInfo | None = None
+        problem: Unmapped | None = None
         if plumbing is not None:
-            info, problem = None, Unmapped(operation=_shown(op), reason=plumbing, deliberate=True)
+            problem = Unmapped(operation=_shown(op), reason=plumbing, deliberate=True)
         else:
             info, problem = _analyse(spec, op, grouping, tag_names, id_counts)
         if info is not None:

@@ -59,6 +59,8 @@ class Counted:
     actions: int
     raw: tuple[DraftAction, ...]
     left_out: int  # authentication plumbing, unmapped on purpose
+    deletes: int
+    confirmed_deletes: int  # DELETE actions drafted with a confirmation
 
     @property
     def raw_share(self) -> float:
@@ -128,6 +130,8 @@ def counted(label: str, draft: Draft) -> Counted:
         actions=len(actions),
         raw=tuple(a for a in actions if raw_reason(a) is not None),
         left_out=sum(1 for u in draft.unmapped if u.deliberate),
+        deletes=sum(1 for a in actions if a.method == "DELETE"),
+        confirmed_deletes=sum(1 for a in actions if a.method == "DELETE" and a.confirm),
     )
 
 
@@ -140,19 +144,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="list every raw name with its operation")
     args = parser.parse_args(argv)
     print(
-        "| spec | operations | tools | actions | raw method+path names | share | left out as auth plumbing |"
+        "| spec | operations | tools | actions | raw method+path names | share | left out as auth plumbing "
+        "| DELETEs confirmed |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     shown: list[str] = []
     for label, file_name, dirs in SPECS:
         path = find(file_name, dirs)
         if path is None:
-            print(f"| {label} | not found: {file_name} in {', '.join(map(str, dirs))} | | | | | |")
+            print(f"| {label} | not found: {file_name} in {', '.join(map(str, dirs))} | | | | | | |")
             continue
         c = counted(label, draft_mapping(load_spec(path), spec_label=file_name))
         print(
             f"| {label} (`{file_name}`) | {c.operations:,} | {c.tools} | {c.actions:,} | {len(c.raw)} | "
-            f"{c.raw_share:.1%} | {c.left_out} |"
+            f"{c.raw_share:.1%} | {c.left_out} | {c.confirmed_deletes} of {c.deletes} |"
         )
         shown += [f"{label}: {a.name}  <- {a.method} {a.path}: {raw_reason(a)}" for a in c.raw]
     if args.show:
