@@ -13,11 +13,11 @@ from typing import Any
 
 from mcpgen.load.openapi import Operation, Spec
 
-# The flow URLs OAuth2 security schemes name, and what a person would call each.
+# The flow URLs OAuth2 security schemes name: what a person would call each, and what it does.
 _FLOW_URLS = {
-    "authorizationUrl": "its sign-in page",
-    "tokenUrl": "its token endpoint",
-    "refreshUrl": "its token refresh endpoint",
+    "authorizationUrl": ("its sign-in page", "is the sign-in page a person opens in a browser"),
+    "tokenUrl": ("its token endpoint", "exchanges a sign-in grant or a refresh token for an access token"),
+    "refreshUrl": ("its token refresh endpoint", "refreshes an access token"),
 }
 _OAUTH_WORDS = frozenset({"oauth", "oauth2", "openid"})
 _AUTH_WORDS = _OAUTH_WORDS | {"auth"}
@@ -35,25 +35,15 @@ _DOES = {
 def plumbing_reason(spec: Spec, op: Operation) -> str | None:
     """Why `op` is left out of the draft, when it is authentication plumbing; None otherwise."""
     found = _flow_url(spec, op)
-    words = _path_words(op.path)
-    does = _what_it_does(words)
-    if found is None and does is None:
-        return None
-    if found is not None:
-        scheme, role = found
-        where = f"{role} in securitySchemes.{scheme}"
-        does = does or "is part of the OAuth sign-in"
-        detail = f"it {does} ({where})"
-    else:
-        detail = f"it {does}"
-    return (
-        f"authentication plumbing, not a task for an agent: {detail}. The generated server sends the "
-        "credentials set in its environment (server.auth); get the token outside the agent, once"
-    )
+    does = _what_it_does(_path_words(op.path))
+    if found is None:
+        return None if does is None else f"authentication plumbing: it {does}"
+    scheme, role, role_does = found
+    return f"authentication plumbing: it {does or role_does} ({role} in securitySchemes.{scheme})"
 
 
-def _flow_url(spec: Spec, op: Operation) -> tuple[str, str] | None:
-    """The security scheme and flow URL this operation's server + path is, if any."""
+def _flow_url(spec: Spec, op: Operation) -> tuple[str, str, str] | None:
+    """The security scheme and flow URL this operation's server + path is, if any, and what it does."""
     urls = {_without_query(u) for u in _operation_urls(spec, op)}
     for name, scheme in spec.security_schemes().items():
         if not isinstance(scheme, dict):
@@ -62,13 +52,13 @@ def _flow_url(spec: Spec, op: Operation) -> tuple[str, str] | None:
         for flow in flows.values() if isinstance(flows, dict) else ():
             if not isinstance(flow, dict):
                 continue
-            for key, role in _FLOW_URLS.items():
+            for key, (role, does) in _FLOW_URLS.items():
                 url = flow.get(key)
                 if isinstance(url, str) and _without_query(url) in urls:
-                    return name, role
+                    return name, role, does
         url = scheme.get("openIdConnectUrl")
         if isinstance(url, str) and _without_query(url) in urls:
-            return name, "its OpenID Connect discovery document"
+            return name, "its OpenID Connect discovery document", "tells clients how to sign in"
     return None
 
 

@@ -146,7 +146,13 @@ def _unmapped(draft: Draft) -> list[str]:
     left_out = [u for u in draft.unmapped if u.deliberate]
     cannot = [u for u in draft.unmapped if not u.deliberate]
     if left_out:
-        lines += ["", "# Left out on purpose: authentication plumbing, which is no task for an agent."]
+        lines.append("")
+        lines += _comment_block(
+            "Left out on purpose: these are how a client gets or gives up the credentials, no task for an "
+            "agent. The generated server sends the credentials set in its environment (server.auth above); "
+            "get a token outside the agent, once.",
+            "",
+        )
         for item in left_out:
             lines += _comment_block(f"- {item.operation}: {item.reason}", "", indent="  ")
     if cannot:

@@ -107,15 +107,14 @@ def test_sign_in_plumbing_is_left_out_with_its_reason(box) -> None:
     left_out = {u.operation: u.reason for u in draft.unmapped if u.deliberate}
     assert set(left_out) == plumbing
     for reason in left_out.values():
-        assert reason.startswith("authentication plumbing, not a task for an agent")
-        assert "server.auth" in reason and not BARE_RULE_ID.search(reason)
-    assert (
-        "token endpoint in securitySchemes.OAuth2Security"
-        in left_out["POST /oauth2/token (post_oauth2_token)"]
-    )
+        assert reason.startswith("authentication plumbing: it ") and not BARE_RULE_ID.search(reason)
+    token = left_out["POST /oauth2/token (post_oauth2_token)"]
+    assert "for an access token (its token endpoint in securitySchemes.OAuth2Security)" in token
     assert "revokes an access token" in left_out["POST /oauth2/revoke (post_oauth2_revoke)"]
-    # Listed in the draft under a heading of their own, and no tool calls them.
+    assert "sign-in page a person opens in a browser" in left_out["GET /authorize (get_authorize)"]
+    # Listed under a heading of their own that says what to do instead, and no tool calls them.
     section = text.split("# Left out on purpose", 1)[1].split("# Not mapped", 1)[0]
+    assert "server.auth" in section and not BARE_RULE_ID.search(section)
     assert all(op.split(" (")[0] in section for op in plumbing)
     assert not [
         a.path for t in server.tools for a in t.actions if "oauth2" in a.path or a.path == "/authorize"
