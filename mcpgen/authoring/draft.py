@@ -594,6 +594,8 @@ def _tool_description(
 
 def _change_verbs(actions: list[DraftAction]) -> str:
     kinds = {a.name.split("_", 1)[0] for a in actions}
+    if kinds & IRREVERSIBLE_WORDS:  # Box's "Remove webhook", DigitalOcean's "Destroy a Droplet"
+        kinds.add("delete")
     verbs: list[str] = [v for v in ("create", "update", "delete") if v in kinds]
     if not verbs:
         return "Change"
@@ -670,7 +672,10 @@ def _action_name(
     shape; from the method and path only when neither says anything more (T7)."""
     op = info.op
     id_words = _id_name(op, tool_words) if op.operation_id and not path_naming and not _raw_id(op) else []
-    if id_words and is_verb(id_words[0]) and id_words[0] not in HTTP_ONLY:
+    # 'post' names an action only where the API says it in the path (Slack's /chat.postMessage), not
+    # where it is the HTTP method (DigitalOcean's dropletActions_post, "Initiate a Droplet Action").
+    said = set(snake_case(re.sub(r"\{[^}]*\}", "/", op.path)).split("_"))
+    if id_words and is_verb(id_words[0]) and (id_words[0] not in HTTP_ONLY or id_words[0] in said):
         return "_".join(id_words), f"from operationId '{op.operation_id}'"
     from_summary = _summary_action(info, known)
     if from_summary:
@@ -681,9 +686,9 @@ def _action_name(
     if verb_at and id_words[verb_at + 1 : verb_at + 2] in ([], ["by"], ["for"], ["all"]):
         words = [id_words[verb_at], *id_words[:verb_at], *id_words[verb_at + 1 :]]
         return "_".join(words), f"from operationId '{op.operation_id}', its verb first"
-    if id_words and id_words[0] not in HTTP_ONLY:  # a name the author chose, with no verb this knows
+    if id_words and (id_words[0] not in HTTP_ONLY or id_words[0] in said):  # a name the author chose
         return "_".join(id_words), f"from operationId '{op.operation_id}'"
-    return _path_name(info, group), f"from {op.method} and the path: no operationId or summary names it"
+    return _path_name(info, group), f"from {op.method} and the path: neither operationId nor summary names it"
 
 
 def _summary_text(op: Operation) -> str:

@@ -47,24 +47,25 @@ VERBS = (
     | frozenset(VERB_SYNONYMS)
     | IRREVERSIBLE_WORDS
     | frozenset(
-        {"replace", "patch", "apply", "promote", "restore", "commit", "revert", "rollback", "retry", "resend",
-         "recycle", "resize", "upgrade", "downgrade", "migrate", "configure", "initiate", "trigger", "run",
-         "execute", "schedule", "submit", "publish", "unpublish", "import", "transfer", "attach", "detach",
-         "tag", "untag", "unassign", "share", "unshare", "subscribe", "unsubscribe", "follow", "unfollow",
-         "star", "unstar", "pin", "unpin", "like", "unlike", "mute", "unmute", "block", "unblock", "suspend",
-         "unsuspend", "resume", "pause", "stop", "restart", "reboot", "shutdown", "power", "rebuild",
-         "refresh", "rotate", "regenerate", "generate", "request", "confirm", "accept", "decline",
-         "dismiss", "acknowledge", "redeliver", "rerun", "sync", "force", "act", "propose", "release",
-         "capture", "refund", "pay", "finalize", "exchange", "link", "unlink", "register", "unregister",
-         "notify", "report", "review", "complete", "upsert", "duplicate", "clone", "reorder", "sort",
-         "convert", "translate", "authorize", "authenticate", "login", "logout", "sign", "grant", "cleanup",
-         "clear", "empty", "reopen", "reactivate", "activate", "deactivate", "provision", "deprovision",
-         "enroll", "unenroll", "announce", "bulk", "batch", "toggle", "hide", "unhide", "approve", "draft",
-         "transition", "map", "place", "rerequest", "preflight", "expand", "trash", "escalate", "snooze", "unsnooze", "replay", "redirect", "forward", "reply", "post",
-         "put", "modify", "change", "edit", "save", "store", "write", "insert", "append", "prepend",
-         "increment", "decrement", "reserve", "book", "order", "checkout", "track", "trace",
-         "archive", "deploy", "undeploy", "scale", "build", "test", "mount", "unmount", "connect",
-         "disconnect", "enqueue", "dequeue", "flush", "reindex", "index", "evict", "kill", "abort"}
+        {"replace", "patch", "apply", "promote", "restore", "commit", "revert", "rollback", "retry",
+         "resend", "recycle", "resize", "upgrade", "downgrade", "migrate", "configure", "initiate",
+         "trigger", "run", "execute", "schedule", "submit", "publish", "unpublish", "import", "transfer",
+         "attach", "detach", "tag", "untag", "unassign", "share", "unshare", "subscribe", "unsubscribe",
+         "follow", "unfollow", "star", "unstar", "pin", "unpin", "like", "unlike", "mute", "unmute",
+         "block", "unblock", "suspend", "unsuspend", "resume", "pause", "stop", "restart", "reboot",
+         "shutdown", "rebuild", "refresh", "rotate", "regenerate", "generate", "request", "confirm",
+         "accept", "decline", "dismiss", "acknowledge", "redeliver", "rerun", "sync", "force", "act",
+         "propose", "release", "capture", "refund", "pay", "finalize", "exchange", "link", "unlink",
+         "register", "unregister", "notify", "report", "review", "complete", "upsert", "duplicate",
+         "clone", "reorder", "sort", "convert", "translate", "authorize", "authenticate", "login",
+         "logout", "sign", "grant", "cleanup", "clear", "reopen", "reactivate", "activate", "deactivate",
+         "provision", "deprovision", "enroll", "unenroll", "announce", "toggle", "hide", "unhide",
+         "approve", "transition", "map", "place", "rerequest", "preflight", "expand", "trash", "escalate",
+         "snooze", "unsnooze", "replay", "redirect", "forward", "reply", "post", "put", "modify", "change",
+         "edit", "save", "write", "insert", "append", "prepend", "increment", "decrement", "reserve",
+         "checkout", "track", "trace", "archive", "deploy", "undeploy", "scale", "build", "test", "mount",
+         "unmount", "connect", "disconnect", "enqueue", "dequeue", "flush", "reindex", "evict", "kill",
+         "abort"}
     )
 )  # fmt: skip
 
