@@ -130,7 +130,9 @@ def generate_command(
     """Generate (or regenerate) the server package in OUT.
 
     Nothing is written unless the whole package renders; a failure leaves OUT as it was. Files mcpgen
-    did not write (a virtualenv, caches) are left alone.
+    did not write (a virtualenv, caches) are left alone. When OUT holds a package generated before, its
+    tools.lock.json tells which endpoint each action called: an operationId the new spec renamed is
+    reported with the endpoint and its new operationId, and one it reuses for another endpoint warns.
     """
     chosen = _profile(profile)
     previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds

@@ -16,7 +16,7 @@ from mcpgen.build.regeneration import PreviousLock, previous_lock
 from mcpgen.diagnostics import Diagnostic, Level
 from mcpgen.pipeline import GenerationResult, generate, read_previous_lock
 from mcpgen.render.lockfile import LOCK_FILE
-from tests.support.release_pair import OPERATION_LINES, write_release_pair
+from tests.support.release_pair import BEFORE, OPERATION_LINES, write_release_pair
 
 LOCK_SHOWN = "zoo/tools.lock.json"
 
@@ -174,3 +174,20 @@ def test_read_previous_lock_reads_the_out_directorys_lock_or_nothing(
     found = read_previous_lock(tmp_path)
     assert found is not None and found.file == str(tmp_path / LOCK_FILE)
     assert found.endpoints["projects/list-for-org"].key == "GET /orgs/{org}/projects"
+
+
+def test_a_reused_id_whose_old_endpoint_remains_says_how_to_keep_calling_it(
+    pair: tuple[Path, Path, Path], before_lock: dict[str, Any], tmp_path: Path
+) -> None:
+    # AFTER with GET /orgs/{org}/projects kept under a new id, as an API that adds a V2 beside the old.
+    _, after, mapping = pair
+    spec = json.loads(after.read_text(encoding="utf-8"))
+    spec["paths"]["/orgs/{org}/projects"] = {"get": dict(BEFORE["paths"]["/orgs/{org}/projects"]["get"])}
+    spec["paths"]["/orgs/{org}/projects"]["get"]["operationId"] = "projects/list-classic-for-org"
+    kept = tmp_path / "zoo-2-kept.json"
+    kept.write_text(json.dumps(spec), encoding="utf-8")
+    found = _at(generate(kept, mapping, previous=previous_lock(before_lock, LOCK_SHOWN)), "projects")
+    assert found.code == "M219" and found.hint is not None
+    assert "to keep calling GET /orgs/{org}/projects, write `operation: projects/list-classic-for-org`" in (
+        found.hint
+    )
