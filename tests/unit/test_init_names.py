@@ -18,6 +18,7 @@ import pytest
 
 from mcpgen.authoring.draft import init_mapping
 from mcpgen.authoring.model import Draft
+from mcpgen.authoring.words import looks_random, singular, summary_name
 from mcpgen.build.server import build_server
 from mcpgen.diagnostics import has_errors
 from mcpgen.ir import ActionSpec, ServerSpec
@@ -186,3 +187,51 @@ def test_a_404_names_only_finders_that_list_the_collection(box, digitalocean) ->
     )
     assert tags.finds == "repository_name"
     assert "garbage" not in (tags.find_with or "") and "list_repositories" in (tags.find_with or "")
+
+
+@pytest.mark.parametrize(
+    ("summary", "known", "expected"),
+    [
+        # box.com.json /paths/~1folders~1{folder_id}#add_shared_link/put, in the folders tool
+        ("Add shared link to folder", {"folder", "folders"}, ("add", ["shared", "link"])),
+        # box.com.json /paths/~1users~1{user_id}~1email_aliases/get: the owner's "user's" goes
+        ("List user's email aliases", {"user", "users"}, ("list", ["email", "aliases"])),
+        # digitalocean.com.json /paths/~1v2~1kubernetes~1clusters~1{cluster_id}/get: fillers go
+        ("Retrieve an Existing Kubernetes Cluster", {"kubernetes"}, ("get", ["cluster"])),
+        # box.com.json /paths/~1metadata_cascade_policies~1{metadata_cascade_policy_id}~1apply/post
+        (
+            "Force-apply metadata cascade policy to folder",
+            set(),
+            ("force_apply", ["metadata", "cascade", "policy"]),
+        ),
+        # github.json /paths/~1orgs~1{org}~1properties~1schema/get: the tool's word ends the object, so it stays
+        ("Get all custom properties for an organization", {"properties"}, ("get", ["custom", "properties"])),
+        # github.json /paths/~1repos~1{owner}~1{repo}~1actions~1runs~1{run_id}~1rerun/post
+        ("Re-run a workflow", set(), ("re_run", ["workflow"])),
+        ("Account information", set(), None),  # no verb: no name from it
+    ],
+)
+def test_a_summary_names_its_verb_and_object(summary: str, known: set[str], expected: object) -> None:
+    assert summary_name(summary, known) == expected
+
+
+@pytest.mark.parametrize(
+    ("plural_word", "singular_word"),
+    [("email_aliases", "email_alias"), ("aliases", "alias"), ("statuses", "status"), ("status", "status"),
+     ("policies", "policy"), ("boxes", "box"), ("databases", "database"), ("repos", "repo"),
+     ("addresses", "address"), ("kubernetes", "kubernetes")],
+)  # fmt: skip
+def test_plurals_are_cut_to_words(plural_word: str, singular_word: str) -> None:
+    # box.com.json /paths/~1users~1{user_id}~1email_aliases/post drafted `create_email_aliase` before
+    last = plural_word.rsplit("_", 1)[-1]
+    assert singular(last) == singular_word.rsplit("_", 1)[-1]
+
+
+@pytest.mark.parametrize(
+    ("part", "random"),
+    [("6VMVochwUWo", True), ("1a2b3c4d5e6f", True), ("securityClassification", False),
+     ("boxSkillsCards", False), ("repositoriesV2", False), ("S3Bucket", False)],
+)  # fmt: skip
+def test_identifiers_pasted_into_a_path_are_told_from_words(part: str, random: bool) -> None:
+    # box.com.json /paths/~1files~1{file_id}~1metadata~1enterprise~1securityClassification-6VMVochwUWo
+    assert looks_random(part) is random
