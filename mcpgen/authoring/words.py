@@ -193,6 +193,9 @@ def summary_name(summary: str, known: set[str], *, whole: bool = False) -> tuple
         verb = "_".join([*(p.lower() for p in parts[:-1] if p.isalpha()), verb])
     tokens.insert(0, first)
     words = [t.lower() for t in tokens[1:]]
+    second = base_verb(words[1]) if words[:1] in (["or"], ["and"]) and len(words) > 1 else None
+    if second is not None:  # "Create or update custom property values": both verbs are the action
+        verb, words = f"{verb}_{words[0]}_{second}", words[2:]
     if (
         verb == "get"
         and words[:3] in (["a", "list", "of"], ["the", "list", "of"])

@@ -208,6 +208,12 @@ def test_a_404_names_only_finders_that_list_the_collection(box, digitalocean) ->
         ("Get all custom properties for an organization", {"properties"}, ("get", ["custom", "properties"])),
         # github.json /paths/~1repos~1{owner}~1{repo}~1actions~1runs~1{run_id}~1rerun/post
         ("Re-run a workflow", set(), ("re_run", ["workflow"])),
+        # github.json /paths/~1repos~1{owner}~1{repo}~1properties~1values/patch
+        (
+            "Create or update custom property values",
+            set(),
+            ("create_or_update", ["custom", "property", "values"]),
+        ),
         ("Account information", set(), None),  # no verb: no name from it
     ],
 )
