@@ -4,6 +4,7 @@
 
 from ._runtime.access import Access
 from ._runtime.app import ServerConfig, run
+from ._runtime.elicitation import UserConfirmations, client_can_elicit
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 
@@ -31,6 +32,8 @@ CONFIG = ServerConfig(
         issuer="https://auth.example.com",
         audience="https://deploy-mcp.example.com/mcp",
     ),
+    confirmations=UserConfirmations,
+    can_elicit=client_can_elicit,
 )
 
 

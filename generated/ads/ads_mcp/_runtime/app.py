@@ -11,7 +11,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
@@ -63,7 +63,7 @@ class UserConfirmFlow(Protocol):
         subject: str,
         state: Any,
         responses: Any,
-    ) -> None: ...
+    ) -> dict[str, Any]: ...
 
 
 class PreviewFlow(Protocol):
@@ -248,14 +248,18 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None = None,
         tasks_ok: bool = False,
+        answers: Mapping[str, Any] | None = None,
     ) -> types.CallToolResult | dict[str, Any]:
-        """Every tool path runs inside this one guard: a ToolError is its result; anything the server
+        """`answers`: what the user gave for the action's asked parameters (ask_user), when the
+        server asked. Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
         was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
-            result, outcome = await self._dispatch(name, arguments, caller, tasks_ok)
+            result, outcome = await self._dispatch(
+                name, arguments, caller, tasks_ok, answers
+            )
         except anyio.get_cancelled_exc_class():
             # The client cancelled or hung up; the upstream request went down with it.
             _log_call(name, action, "cancelled by the client", started)
@@ -279,6 +283,7 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None,
         tasks_ok: bool = False,
+        answers: Mapping[str, Any] | None = None,
     ) -> tuple[types.CallToolResult | dict[str, Any], str]:
         """The call's result and how it went, for the log; raises ToolError."""
         cap = (
@@ -311,6 +316,12 @@ class Dispatcher:
                 code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
         action, values = validator.check(arguments)
+        if (
+            action.asked
+        ):  # the user's values, never the agent's (P4 ask what the model cannot know)
+            if answers is None:
+                raise _needs_a_user(name, action)
+            values = {**values, **validator.check_answers(action, answers)}
         values = await self.hooks.before(name, action.name, values, action.arg_names)
         answer, response = await self._run(name, action, values)
         budget = Budget(
@@ -492,18 +503,49 @@ def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
     return arguments["preview_id"]  # type: ignore[index]
 
 
+def _needs_a_user(name: str, action: Action) -> ToolError:
+    """What a call gets that the server cannot ask the user about: a client without elicitation
+    support, or a path that bypasses the asking (P4 ask what the model cannot know). Never a call
+    without the user's values."""
+    asked = ", ".join(p.arg for p in action.asked)
+    return ToolError(
+        f"{name} action '{action.name}' needs the user to give {asked}, and this call came from a "
+        "client that cannot ask the user (it did not declare elicitation support); nothing was done.",
+        f"Use a client that can ask the user (elicitation), or ask the user to do this themselves; "
+        f"{asked} cannot be passed as an argument, since the value must come from the user.",
+        Recovery.NEEDS_HUMAN,
+    )
+
+
 def _user_confirmed_action(
     dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
 ) -> Action | None:
-    """The action of this call that the user confirms (`confirm: user`), if it is one."""
+    """The action of this call that asks the user (`confirm: user`, `ask_user`), if it is one."""
     validator = dispatcher.validators.get(name)
     wanted = (arguments or {}).get("action")
     if validator is None or validator.tool.preview is not None:
         return None
     return next(
-        (a for a in validator.tool.actions if a.name == wanted and a.confirm_user),
+        (
+            a
+            for a in validator.tool.actions
+            if a.name == wanted and (a.confirm_user or a.asked)
+        ),
         None,
     )
+
+
+def _catalog_call(
+    dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
+) -> tuple[str, dict[str, Any] | None]:
+    """The catalog tool and arguments a discovery `<name>_call_tool` call runs, so that it asks the
+    user as a call by the tool's own name does; any other call as it is."""
+    if dispatcher.discovery.meta.get(name) != "call":
+        return name, arguments
+    try:
+        return dispatcher.discovery.unwrap(arguments)
+    except ToolError:
+        return name, arguments  # the dispatcher answers it with the same error
 
 
 async def _user_confirmed_call(
@@ -512,11 +554,13 @@ async def _user_confirmed_call(
     params: types.CallToolRequestParams,
     tasks_ok: bool,
 ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
-    """A `confirm: user` action asks the user through elicitation when the client declared it
-    (P4 ask what the model cannot know): the first call returns `input_required`, the retry with the
-    user's yes runs the call. A client without elicitation keeps the confirm argument."""
-    name, caller = params.name, current_caller()
-    action = _user_confirmed_action(dispatcher, name, params.arguments)
+    """A `confirm: user` action, or one with `ask_user` parameters, asks the user through
+    elicitation when the client declared it (P4 ask what the model cannot know): the first call
+    returns `input_required`, the retry with the user's answer runs the call with the user's values.
+    A client without elicitation keeps the confirm argument; an asked parameter it cannot give."""
+    caller = current_caller()
+    name, arguments = _catalog_call(dispatcher, params.name, params.arguments)
+    action = _user_confirmed_action(dispatcher, name, arguments)
     flow = dispatcher.confirmations
     capabilities = getattr(getattr(ctx, "session", None), "client_capabilities", None)
     can_elicit = dispatcher.config.can_elicit
@@ -526,9 +570,12 @@ async def _user_confirmed_call(
         or can_elicit is None
         or not can_elicit(capabilities)
     ):
-        return await dispatcher.call(name, params.arguments, caller, tasks_ok)
-    asked = {k: v for k, v in (params.arguments or {}).items() if k != "confirm"}
-    confirmed = {**asked, "confirm": action.confirm}
+        return await dispatcher.call(params.name, params.arguments, caller, tasks_ok)
+    asked = dict(arguments or {})
+    confirmed = asked
+    if action.confirm_user:  # the user's yes stands in for the confirm argument
+        asked = {k: v for k, v in asked.items() if k != "confirm"}
+        confirmed = {**asked, "confirm": action.confirm}
     subject = caller.subject if caller is not None else ""
     try:
         dispatcher.scopes.check(name, caller)
@@ -538,12 +585,12 @@ async def _user_confirmed_call(
         if params.request_state is None:
             asking = await flow.ask(name, action, asked, subject)
             return types.InputRequiredResult.model_validate(asking)
-        await flow.answered(
+        answers = await flow.answered(
             name, action, asked, subject, params.request_state, _responses(params)
         )
     except ToolError as exc:
         return error_result(exc, secrets=dispatcher.config.upstream.secret_forms())
-    return await dispatcher.call(name, confirmed, caller, tasks_ok)
+    return await dispatcher.call(name, confirmed, caller, tasks_ok, answers)
 
 
 def _responses(params: types.CallToolRequestParams) -> dict[str, Any]:
