@@ -740,13 +740,92 @@ def tools_only_listen(listen: Any) -> Any:
     return handler
 
 
-async def _serve_stdio(server: Server[Any]) -> None:
+async def _serve_stdio(server: Server[Any], drain_s: float) -> None:
     async with stdio_server() as (read_stream, write_stream):
+        pending = PendingRequests()
         await server.run(
-            RepliesToUnreadable(read_stream, write_stream),
-            write_stream,
+            RepliesToUnreadable(read_stream, write_stream, pending, drain_s),
+            pending.watching(write_stream),
             server.create_initialization_options(),
         )
+
+
+# A stream that stays open until the client leaves, answered only then: never waited for at EOF.
+_OPEN_ENDED = frozenset({"subscriptions/listen"})
+
+
+class PendingRequests:
+    """The client's requests not answered yet, so that stdin's end waits for their answers.
+
+    The SDK's loop cancels every request still running when its read stream ends, so a client
+    that writes its last request and closes stdin (`echo ... | server`) would get nothing for it.
+    The stdio transport's read stream holds its end back until these are answered (or cancelled
+    by the client), at most `drain_s` seconds: the upstream timeout bounds each call (P5 timeouts).
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[Any] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def received(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if (
+            isinstance(message, types.JSONRPCRequest)
+            and message.method not in _OPEN_ENDED
+        ):
+            if not self._ids:
+                self._idle = anyio.Event()
+            self._ids.add(message.id)
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+        ):
+            self._done((message.params or {}).get("requestId"))
+
+    def answered(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._done(message.id)
+
+    def _done(self, request_id: Any) -> None:
+        self._ids.discard(request_id)
+        if not self._ids:
+            self._idle.set()
+
+    async def drained(self, limit_s: float) -> None:
+        with anyio.move_on_after(limit_s):
+            await self._idle.wait()
+        if self._ids:
+            log.warning(
+                "stdin ended with %d request(s) still running after %.0f s; they are cancelled",
+                len(self._ids),
+                limit_s,
+            )
+
+    def watching(self, stream: Any) -> _WatchedWrites:
+        return _WatchedWrites(stream, self)
+
+
+class _WatchedWrites:
+    """The stdio write stream, telling PendingRequests which requests each message answers."""
+
+    def __init__(self, inner: Any, pending: PendingRequests) -> None:
+        self._inner = inner
+        self._pending = pending
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+        self._pending.answered(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedWrites:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 class RepliesToUnreadable:
@@ -757,9 +836,17 @@ class RepliesToUnreadable:
     null: parse error (-32700) for a line that is not JSON, invalid request (-32600) for JSON that
     is not one message (a wrong `jsonrpc` version, a batch array, which MCP does not have)."""
 
-    def __init__(self, inner: Any, replies: Any) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        replies: Any,
+        pending: PendingRequests | None = None,
+        drain_s: float = 0.0,
+    ) -> None:
         self._inner = inner
         self._replies = replies
+        self._pending = pending
+        self._drain_s = drain_s
 
     @property
     def last_context(self) -> Any:
@@ -767,8 +854,16 @@ class RepliesToUnreadable:
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                # stdin ended: the requests already read are answered first (PendingRequests).
+                if self._pending is not None:
+                    await self._pending.drained(self._drain_s)
+                raise
             if not isinstance(item, Exception):
+                if self._pending is not None:
+                    self._pending.received(item)
                 return item
             reply = unreadable_reply(item)
             if reply is not None:
@@ -987,4 +1082,5 @@ def run(
     if args.http:
         _serve_http(server, args.host, args.port, config.access)
     else:
-        anyio.run(_serve_stdio, server)
+        # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
+        anyio.run(_serve_stdio, server, 2 * config.upstream.timeout_s + 5)
