@@ -20,6 +20,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.conftest import InstalledServer
+from tests.hostile.runtime_servers import SECRET, command, example_env, generate
 from tests.support.mcp_client import result_text, stdio_client, tool_dicts
 from tests.support.paths import SPECS
 from tests.support.users import User, eliciting_client
@@ -152,3 +153,25 @@ async def test_a_client_that_cannot_ask_gets_an_error_naming_the_parameter(
     assert "cannot ask the user" in text and "nothing was done" in text and "(needs a human)" in text
     assert invented.is_error and "'reason' is not a parameter of deploy_rollback" in result_text(invented)
     assert _rollbacks(deploy_upstream) == []
+
+
+async def test_through_on_demand_discovery_the_user_is_asked_too(tmp_path: Path) -> None:
+    # specs/deploy/mapping.yaml with server.discovery: search_tools: tools/list serves deploy_search_tools
+    # and deploy_call_tool, which runs deploy_rollback; it asks the user as a call by its own name does.
+    out = generate(
+        "deploy",
+        tmp_path,
+        lambda mapping: mapping.replace("server:\n", "server:\n  discovery: search_tools\n", 1),
+    )
+    user = User(answer(REASON))
+    call = {"tool": TOOL, "arguments": ROLLBACK}
+    with DeployUpstream(key=SECRET) as upstream:
+        env = example_env("deploy", out, upstream, tmp_path / "s.db")
+        async with eliciting_client(command("deploy_mcp"), env, user) as client:
+            done = await client.call_tool("deploy_call_tool", call)
+        async with stdio_client(command("deploy_mcp"), env) as client:
+            refused = await client.call_tool("deploy_call_tool", call)
+        assert not done.is_error, result_text(done)
+        assert len(user.asked) == 1 and [r.json for r in _rollbacks(upstream)] == [{"reason": REASON}]
+        assert refused.is_error and "needs the user to give reason" in result_text(refused)
+        assert len(_rollbacks(upstream)) == 1
