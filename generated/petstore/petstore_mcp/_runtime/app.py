@@ -540,12 +540,17 @@ def _catalog_call(
 ) -> tuple[str, dict[str, Any] | None]:
     """The catalog tool and arguments a discovery `<name>_call_tool` call runs, so that it asks the
     user as a call by the tool's own name does; any other call as it is."""
-    if dispatcher.discovery.meta.get(name) != "call":
+    inner = (arguments or {}).get("tool")
+    validator = dispatcher.validators.get(inner) if isinstance(inner, str) else None
+    asks = validator is not None and any(
+        a.confirm_user or a.asked for a in validator.tool.actions
+    )
+    if dispatcher.discovery.meta.get(name) != "call" or not asks:
         return name, arguments
     try:
         return dispatcher.discovery.unwrap(arguments)
-    except ToolError:
-        return name, arguments  # the dispatcher answers it with the same error
+    except Exception:  # noqa: BLE001 - the dispatcher's guard reports it (E1 tool errors are results)
+        return name, arguments
 
 
 async def _user_confirmed_call(
