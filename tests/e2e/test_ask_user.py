@@ -89,19 +89,22 @@ async def test_the_users_reason_reaches_the_api_and_the_model_gives_none(
 async def test_a_declined_or_unusable_answer_sends_nothing(
     deploy_server: InstalledServer, deploy_upstream: DeployUpstream, tmp_path: Path
 ) -> None:
-    env = _env(deploy_upstream, tmp_path / "s.db")
-    for given, said in (
+    user = User(types.ElicitResult(action="decline"))
+    answers = (
         (types.ElicitResult(action="decline"), "the user did not give reason for start; nothing was done"),
         (types.ElicitResult(action="cancel"), "the user did not give reason for start; nothing was done"),
         # The server checks the user's answer against the spec's schema as it checks arguments.
         (answer("x" * 501), "has 501 characters; at most 500 are allowed"),
-    ):
-        user = User(given)
-        async with eliciting_client(deploy_server.command, env, user) as client:
+    )
+    async with eliciting_client(
+        deploy_server.command, _env(deploy_upstream, tmp_path / "s.db"), user
+    ) as client:
+        for given, said in answers:
+            user.answer = given
             result = await client.call_tool(TOOL, ROLLBACK)
-        text = result_text(result)
-        assert result.is_error and said in text and "othing was done" in text, text
-        assert len(user.asked) == 1
+            text = result_text(result)
+            assert result.is_error and said in text and "othing was done" in text, text
+    assert len(user.asked) == len(answers)  # one question a call
     assert _rollbacks(deploy_upstream) == [] and deploy_upstream.rollback_reasons == {}
 
 
