@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from mcpgen.build.asking import asked_param, asking_note
 from mcpgen.build.discovery import check_discovery_names
 from mcpgen.build.fingerprints import (
     Canonicalizer,
@@ -233,7 +234,7 @@ def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
         "previews": any(t.preview for t in tools),
         "access": access,
         "tasks": any(a.task for t in tools for a in t.actions),
-        "user_confirm": any(a.confirm_user for t in tools for a in t.actions),
+        "user_confirm": any(a.confirm_user or a.asked for t in tools for a in t.actions),
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
@@ -520,6 +521,7 @@ def _build_action(
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
     with_body: set[str] = set()
+    asked: list[ParamSpec] = []
     for param in operation_params:
         param_rule = rules_by_param.get((param.wire_name, param.location))
         if param_rule is not None and param_rule.fixed is not UNSET:
@@ -551,6 +553,11 @@ def _build_action(
             continue
         built, default, found = _param_spec(param, param_rule, operation)
         diagnostics += found
+        if param_rule is not None and param_rule.ask_user:  # the user's to give, not the agent's (P4)
+            asked_one, found = asked_param(built, param_rule, rule, operation.key)
+            diagnostics += found
+            asked += [asked_one] if asked_one is not None else []
+            continue
         params.append(built)
         if param.required_with_body and not built.required and default is UNSET:
             with_body.add(built.arg_name)
@@ -596,6 +603,7 @@ def _build_action(
             confirm_value=rule.confirm_param
             or (f"CONFIRM_{rule.name.upper()}" if rule.confirm_user else None),
             confirm_user=rule.confirm_user,
+            asked=tuple(asked),
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
@@ -1389,7 +1397,7 @@ def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dic
     Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
     over-trigger on.
     """
-    text = " ".join([rule.description.strip(), *_sections(rule)])
+    text = " ".join([rule.description.strip(), *_sections(rule), *filter(None, [asking_note(actions)])])
     if not rule.list_actions:
         return text
     lines = [text, "", "Actions:"]
