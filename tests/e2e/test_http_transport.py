@@ -8,8 +8,9 @@ import httpx
 import pytest
 from mcp import Client
 
-from tests.e2e.conftest import InstalledServer, server_env
+from tests.e2e.conftest import TOKEN, InstalledServer, server_env
 from tests.support import processes
+from tests.upstreams.ads import AdsUpstream
 
 pytestmark = [pytest.mark.e2e]
 
@@ -60,13 +61,15 @@ def test_a_balancers_name_is_refused_by_default(http_server: str) -> None:
         assert _list_tools_as(http_server, host).status_code == 421, host
 
 
-@pytest.fixture
-def balanced_server(ads_server: InstalledServer, ads_upstream):
-    """Started as a container behind a balancer would be: the name from the flag and another from the env."""
+@pytest.fixture(scope="module")
+def balanced_server(ads_server: InstalledServer):
+    """Started as a container behind a balancer would be: the name from the flag and another from the env.
+    One server for the module: the tests only list tools."""
     command = [*ads_server.command, "--allowed-host", BALANCER_NAME]
-    env = {**server_env(ads_upstream), "MCP_ALLOWED_HOSTS": "mcp.internal.test, other.example.test:8443"}
-    with processes.http_server(command, env) as url:
-        yield url
+    with AdsUpstream(token=TOKEN) as upstream:
+        env = {**server_env(upstream), "MCP_ALLOWED_HOSTS": "mcp.internal.test, other.example.test:8443"}
+        with processes.http_server(command, env) as url:
+            yield url
 
 
 @pytest.mark.parametrize(
