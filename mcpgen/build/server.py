@@ -19,6 +19,7 @@ from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, without_fields
+from mcpgen.build.regeneration import PreviousLock, regeneration_diagnostics
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import (
@@ -119,7 +120,16 @@ class _OperationParam:
     explode: bool | None = None
 
 
-def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
+def build_server(
+    spec: Spec,
+    mapping: Mapping,
+    *,
+    spec_file: str,
+    mapping_file: str,
+    previous: PreviousLock | None = None,
+) -> BuildResult:
+    """`previous`: the lock of the package generated last (regeneration), for rename hints and
+    warnings about operationIds bound to another endpoint."""
     diagnostics: list[Diagnostic] = []
     tools: list[ToolSpec] = []
     used: set[str] = set()
@@ -129,6 +139,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
     tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
