@@ -32,6 +32,9 @@ USER nobody
 EXPOSE {SERVER_PORT}
 # The balancer's check, also Docker's own.
 HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:{SERVER_PORT}/healthz')"
+# The server answers only requests whose Host header is a loopback name or its bind address (DNS-rebinding
+# protection). Behind a balancer reached by a real name, allow that name: MCP_ALLOWED_HOSTS=api.example.com
+# (comma-separated), or append "--allowed-host", "api.example.com" to the command.
 CMD ["{server.distribution_name}", "--http", "--host", "0.0.0.0", "--port", "{SERVER_PORT}"]
 """
 
@@ -39,6 +42,10 @@ CMD ["{server.distribution_name}", "--http", "--host", "0.0.0.0", "--port", "{SE
 def compose(server: ServerSpec, header: str, uses_store: bool) -> str:
     env = [f"      {v.name}: ${{{v.name}:?set {v.name}}}" for v in server_env(server) if v.secret]
     env += [f"      {v.name}: ${{{v.name}:-{v.value}}}" for v in server_env(server) if not v.secret]
+    env.append(
+        "      MCP_ALLOWED_HOSTS: ${MCP_ALLOWED_HOSTS:-}  # the names clients reach the balancer by, "
+        "comma-separated: others are refused"
+    )
     if uses_store:
         env.append("      MCP_STORE_URL: redis://redis:6379/0  # previews shared by every replica")
     redis = (
@@ -94,7 +101,9 @@ defaults
     retry-on conn-failure empty-response
     option http-buffer-request
 
-{resolvers}frontend mcp
+{resolvers}# haproxy passes the client's Host header on unchanged: each name clients use must be in the replicas'
+# MCP_ALLOWED_HOSTS (or --allowed-host), else they answer 421 Misdirected Request.
+frontend mcp
     bind {"*" if docker else "127.0.0.1"}:{port}
     default_backend replicas
 

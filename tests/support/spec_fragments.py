@@ -14,16 +14,58 @@ def fragment(spec: Path, operations: list[tuple[str, str]], **overrides: Any) ->
     paths: dict[str, Any] = {}
     for path, method in operations:
         paths.setdefault(path, {})[method] = source["paths"][path][method]
-    out: dict[str, Any] = {
+    return _with_components(source, _document(source, paths), overrides)
+
+
+def request_fragment(spec: Path, operations: list[tuple[str, str]], **overrides: Any) -> dict[str, Any]:
+    """What Prism needs to judge the requests of `operations`, and nothing more: each operation with its
+    parameters, request body and security as the spec has them, its responses cut to their status codes
+    and descriptions, the spec's top-level `security`, and the components those parts reach through `$ref`.
+
+    Every part kept is the spec's own text (a copy of the value at the same JSON pointer); only the
+    responses' `content` and `headers` are left out. Prism judges a request on its parameters, body and
+    credentials; its mock answer is thrown away. Left in, the response schemas of a spec like Stripe's
+    reach hundreds of cyclic components (its customer answer expands into invoices, subscriptions, ...),
+    which Prism dereferences whole and does not load within 100 s."""
+    source = json.loads(spec.read_text(encoding="utf-8"))
+    paths: dict[str, Any] = {}
+    for path, method in operations:
+        paths.setdefault(path, {})[method] = request_side(source["paths"][path][method], source)
+    document = _document(source, paths)
+    if "security" in source:
+        document["security"] = source["security"]
+    return _with_components(source, document, overrides)
+
+
+def request_side(operation: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:
+    """`operation` with each response reduced to its description (Prism answers it with no body); a
+    response given by `$ref` (#/components/responses/...) gives the description it points at."""
+    responses = {}
+    for status, response in operation.get("responses", {}).items():
+        ref = response.get("$ref", "")
+        if ref.startswith("#/components/responses/"):
+            response = source["components"]["responses"][ref.rsplit("/", 1)[1]]
+        responses[status] = {"description": response.get("description", "")}
+    return {**operation, "responses": responses}
+
+
+def _document(source: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
+    return {
         "openapi": source["openapi"],
         "info": source["info"],
         "servers": source.get("servers", []),
         "paths": paths,
         "components": {},
     }
+
+
+def _with_components(
+    source: dict[str, Any], out: dict[str, Any], overrides: dict[str, Any]
+) -> dict[str, Any]:
+    """`out` with the security schemes of `source` and every component its paths reach through `$ref`."""
     if "securitySchemes" in source.get("components", {}):
         out["components"]["securitySchemes"] = source["components"]["securitySchemes"]
-    pending = [paths]
+    pending = [out["paths"]]
     seen: set[str] = set()
     while pending:  # bounded: each component is copied once
         node = pending.pop()
