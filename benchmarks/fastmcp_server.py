@@ -6,6 +6,9 @@
     python fastmcp_server.py SPEC --upstream URL [--header NAME:VALUE]
                                                    serve over stdio against a live upstream (the
                                                    task-cost and per-call benchmarks; SPEC may be YAML)
+    python fastmcp_server.py SPEC --upstream URL --http PORT
+                                                   the same, served over streamable HTTP on
+                                                   127.0.0.1:PORT/mcp at FastMCP's defaults (http_load.py)
 
 The --list-to mode is the child side of baseline.fastmcp_build_and_list: it does nothing but
 import, build and list, so the parent's clock (started before this process) and this
@@ -79,7 +82,12 @@ def main(argv: list[str]) -> None:
     if "--list-to" not in argv:
         upstream = argv[argv.index("--upstream") + 1] if "--upstream" in argv else UPSTREAM
         headers = dict(argv[i + 1].split(":", 1) for i, a in enumerate(argv) if a == "--header")
-        build(spec_path, upstream, headers).run(transport="stdio", show_banner=False)
+        server = build(spec_path, upstream, headers)
+        if "--http" in argv:
+            port = int(argv[argv.index("--http") + 1])
+            server.run(transport="http", host="127.0.0.1", port=port, show_banner=False)
+        else:
+            server.run(transport="stdio", show_banner=False)
         return
     out_path = argv[argv.index("--list-to") + 1]
     server = build(spec_path)
