@@ -1424,29 +1424,63 @@ def _trace(
 ) -> tuple[list[ContractChange], set[int]]:
     """Each contract change with the input changes that explain it; and which inputs explained one.
 
-    Linear in changes + inputs: each change's scope (its actions, operations and rules) is worked out
-    once, and the inputs are looked up by operation and by rule instead of tested one by one."""
+    Linear in changes + inputs + causes: each change's scope (its actions, operations and rules) is
+    worked out once, the spec inputs are looked up by operation and part (one change of a widely shared
+    Stripe definition is an input of thousands of operations: testing them one by one per change was
+    quadratic), and only the few mapping inputs of the change's rules are tested one by one."""
     used: set[int] = set()
     traced = []
     scopes = _Scopes(old, new)
-    by_operation: dict[str, list[int]] = {}
-    by_rule: dict[str, list[int]] = {}
-    generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
-    for index, item in enumerate(inputs):
-        if item.origin == "spec" and item.operation is not None:
-            by_operation.setdefault(item.operation, []).append(index)
-        elif item.origin == "mapping" and item.rule is not None:
-            by_rule.setdefault(item.rule, []).append(index)
+    index = _InputIndex(inputs)
     for change in changes:
         scope = scopes.scope(change)
-        found = {i for operation in scope.operations for i in by_operation.get(operation, ())}
-        found |= {i for rule in scope.rules for i in by_rule.get(rule, ())}
-        candidates = sorted(found)
-        relevant = [i for i in candidates if _relevant(change, inputs[i], scope)]
-        chosen = relevant or candidates or generated
+        chosen = index.relevant(change, scope) or index.candidates(scope) or index.generated
         used.update(chosen)
         traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
     return traced, used
+
+
+class _InputIndex:
+    """The input changes by operation, by (operation, part) and by mapping rule, as indexes into the
+    list, each list in input order; the lists of one kind are disjoint (an input has one operation,
+    one part, one rule), so joining some of them and sorting gives each index once."""
+
+    def __init__(self, inputs: list[InputChange]):
+        self.inputs = inputs
+        self.by_operation: dict[str, list[int]] = {}
+        self.by_part: dict[tuple[str, str | None], list[int]] = {}
+        self.by_rule: dict[str, list[int]] = {}
+        self.generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        for i, item in enumerate(inputs):
+            if item.origin == "spec" and item.operation is not None:
+                self.by_operation.setdefault(item.operation, []).append(i)
+                self.by_part.setdefault((item.operation, item.part), []).append(i)
+            elif item.origin == "mapping" and item.rule is not None:
+                self.by_rule.setdefault(item.rule, []).append(i)
+
+    def candidates(self, scope: _Scope) -> list[int]:
+        """Every input of the scope's operations and rules."""
+        found = [i for operation in scope.operations for i in self.by_operation.get(operation, ())]
+        found += self._rule_inputs(scope)
+        return sorted(found)
+
+    def relevant(self, change: ContractChange, scope: _Scope) -> list[int]:
+        """The candidates that can explain this kind of change (see `_relevant`, which this answers
+        without testing every spec input of the scope)."""
+        parts = _relevant_parts(change, scope)
+        if parts is None:  # the test is not by part alone: each candidate is asked
+            return [i for i in self.candidates(scope) if _relevant(change, self.inputs[i], scope)]
+        found = [
+            i
+            for operation in scope.operations
+            for part in parts
+            for i in self.by_part.get((operation, part), ())
+        ]
+        found += [i for i in self._rule_inputs(scope) if _relevant(change, self.inputs[i], scope)]
+        return sorted(found)
+
+    def _rule_inputs(self, scope: _Scope) -> list[int]:
+        return [i for rule in scope.rules for i in self.by_rule.get(rule, ())]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1498,23 +1532,43 @@ def _takes(action: dict[str, Any], change: ContractChange) -> bool:
     return change.param in args or (change.code == "param-renamed" and change.before in args)
 
 
+def _param_wires(change: ContractChange, scope: _Scope) -> set[tuple[Any, Any]]:
+    """(place, wire name) of the parameter a change names, in the actions of its scope."""
+    return {
+        (p.get("in"), p.get("wire"))
+        for _, action in scope.actions
+        for p in action.get("params", [])
+        if p["arg"] in (change.param, change.before)
+    }
+
+
+def _param_parts(wires: set[tuple[Any, Any]]) -> set[str | None]:
+    """The spec operation parts a parameter's changes can be in."""
+    labels: set[str | None] = {f"parameter {where}.{wire}" for where, wire in wires}
+    # A body property's required flag lives in the body schema, outside the property.
+    labels |= {label for where, wire in wires if where == "body" for label in (f"body.{wire}", "requestBody")}
+    labels |= {"requestBody" for where, _ in wires if where == "body_whole"}
+    return labels
+
+
+def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | None:
+    """The parts a spec input must be in to explain this change, when `_relevant` decides spec inputs by
+    their part alone; None when it does not."""
+    if change.param:
+        return _param_parts(_param_wires(change, scope))
+    if change.code.endswith(("description-changed", "title-changed")):
+        return {"summary", "description"}
+    if change.code in ("action-added", "action-removed", "tool-added", "tool-removed"):
+        return {None}
+    return None
+
+
 def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.param:
-        wires = {
-            (p.get("in"), p.get("wire"))
-            for _, action in scope.actions
-            for p in action.get("params", [])
-            if p["arg"] in (change.param, change.before)
-        }
+        wires = _param_wires(change, scope)
         if item.origin == "spec":
-            labels = {f"parameter {where}.{wire}" for where, wire in wires}
-            # A body property's required flag lives in the body schema, outside the property.
-            labels |= {
-                label for where, wire in wires if where == "body" for label in (f"body.{wire}", "requestBody")
-            }
-            labels |= {"requestBody" for where, _ in wires if where == "body_whole"}
-            return item.part in labels
+            return item.part in _param_parts(wires)
         return any(
             f"/params/{wire}" in item.pointer or f"/params/{where}.{wire}" in item.pointer
             for where, wire in wires
