@@ -1072,11 +1072,7 @@ def _json(value: Any) -> str:
 def _input_changes(
     old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
 ) -> list[InputChange]:
-    used_by = _operations_used(old) | _operations_used(new)
     changes = _spec_changes(old, new, sources)
-    changes = [
-        replace(c, used_by=tuple(sorted(used_by.get(c.operation, ())))) if c.operation else c for c in changes
-    ]
     changes += _mapping_changes(old, new, sources)
     if old.get("generator") != new.get("generator"):
         changes.append(
@@ -1111,8 +1107,14 @@ def _operation_records(lock: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _spec_changes(
     old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
 ) -> list[InputChange]:
+    """Each changed operation's changes, with the actions built from it (the new lock's, else the old's).
+    Each InputChange is made once, complete: Stripe has a million before the duplicates of one operation
+    are dropped, and copying them with `dataclasses.replace` took most of a diff's time."""
     before, after = old.get("spec_operations", {}), new.get("spec_operations", {})
     old_records, new_records = _operation_records(old), _operation_records(new)
+    used = {
+        key: tuple(sorted(names)) for key, names in (_operations_used(old) | _operations_used(new)).items()
+    }
     walk = (
         _Walk(
             sources[0].spec,
@@ -1127,24 +1129,44 @@ def _spec_changes(
     for key in sorted(before.keys() | after.keys()):
         if before.get(key) == after.get(key):
             continue
+        used_by = used.get(key, ())
         if key not in after:
             pointer = old_records.get(key, {}).get("pointer") or operation_pointer(key)
-            changes.append(InputChange(origin="spec", change="removed", pointer=pointer, operation=key))
+            changes.append(_spec_change("removed", pointer, key, used_by))
         elif key not in before:
             pointer = new_records.get(key, {}).get("pointer") or operation_pointer(key)
-            changes.append(InputChange(origin="spec", change="added", pointer=pointer, operation=key))
+            changes.append(_spec_change("added", pointer, key, used_by))
         elif walk is not None:
-            changes += _compared_operation(key, walk)
+            changes += _compared_operation(key, walk, used_by)
         elif key in old_records and key in new_records:
-            changes += _part_changes(key, old_records[key], new_records[key])
+            changes += _part_changes(key, old_records[key], new_records[key], used_by)
         else:
-            changes.append(
-                InputChange(origin="spec", change="changed", pointer=operation_pointer(key), operation=key)
-            )
+            changes.append(_spec_change("changed", operation_pointer(key), key, used_by))
     return changes
 
 
-def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[InputChange]:
+def _spec_change(
+    change: Change,
+    pointer: str,
+    operation: str,
+    used_by: tuple[str, ...],
+    part: str | None = None,
+    detail: str = "",
+) -> InputChange:
+    return InputChange(
+        origin="spec",
+        change=change,
+        pointer=pointer,
+        operation=operation,
+        part=part,
+        detail=detail,
+        used_by=used_by,
+    )
+
+
+def _part_changes(
+    key: str, old: dict[str, Any], new: dict[str, Any], used_by: tuple[str, ...]
+) -> list[InputChange]:
     before, after = old.get("parts", {}), new.get("parts", {})
     changes = []
     for label in sorted(before.keys() | after.keys()):
@@ -1152,41 +1174,39 @@ def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[In
             continue
         change: Change = "removed" if label not in after else "added" if label not in before else "changed"
         pointer = (after.get(label) or before[label])["pointer"]
-        changes.append(InputChange(origin="spec", change=change, pointer=pointer, operation=key, part=label))
+        changes.append(_spec_change(change, pointer, key, used_by, label))
     if not changes:  # the operation changed outside every part: new parts of the format, say
-        changes.append(
-            InputChange(origin="spec", change="changed", pointer=new.get("pointer", ""), operation=key)
-        )
+        changes.append(_spec_change("changed", new.get("pointer", ""), key, used_by))
     return changes
 
 
-def _compared_operation(key: str, walk: _Walk) -> list[InputChange]:
+def _compared_operation(key: str, walk: _Walk, used_by: tuple[str, ...]) -> list[InputChange]:
     old_spec, new_spec = walk.old_spec, walk.new_spec
     old_op, new_op = find_operation(old_spec, key), find_operation(new_spec, key)
     assert old_op is not None and new_op is not None  # both fingerprints exist
     old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
     changes: list[InputChange] = []
-    # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told once,
-    # under the more specific part.
+    told: set[tuple[str, str, str]] = set()
+
+    def tell(change: Change, pointer: str, label: str, detail: str = "") -> None:
+        """A place seen through several parts (a definition both the body and a response use) is told
+        once, under the first part."""
+        if (pointer, change, detail) not in told:
+            told.add((pointer, change, detail))
+            changes.append(_spec_change(change, pointer, key, used_by, label, detail))
+
+    # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told under
+    # the more specific part.
     for label in sorted(old_parts.keys() | new_parts.keys()):
         if label not in new_parts:
-            place = _place(old_parts[label], old_spec)
-            changes.append(
-                InputChange(origin="spec", change="removed", pointer=place, operation=key, part=label)
-            )
+            tell("removed", _place(old_parts[label], old_spec), label)
         elif label not in old_parts:
-            place = _place(new_parts[label], new_spec)
-            changes.append(
-                InputChange(origin="spec", change="added", pointer=place, operation=key, part=label)
-            )
+            tell("added", _place(new_parts[label], new_spec), label)
         else:  # equal parts find nothing: the walk is the comparison (no fingerprint needed)
-            found = walk.compare(old_parts[label], new_parts[label])
-            changes += [replace(c, operation=key, part=label) for c in found]
-    changes = _unique(changes)
+            for found in walk.compare(old_parts[label], new_parts[label]):
+                tell(found.change, found.pointer, label, found.detail)
     if not changes:
-        changes.append(
-            InputChange(origin="spec", change="changed", pointer=new_op.located.pointer, operation=key)
-        )
+        changes.append(_spec_change("changed", new_op.located.pointer, key, used_by))
     return changes
 
 
@@ -1195,16 +1215,6 @@ def _place(located: Located, spec: Spec) -> str:
     if located.document is spec.document:
         return located.pointer
     return f"{located.document.display_path}#{located.pointer}"
-
-
-def _unique(changes: list[InputChange]) -> list[InputChange]:
-    seen, out = set(), []
-    for change in changes:
-        key = (change.pointer, change.change, change.detail)
-        if key not in seen:
-            seen.add(key)
-            out.append(change)
-    return out
 
 
 def _safe_deref(spec: Spec, located: Located) -> Located:
