@@ -120,6 +120,8 @@ def diff_contracts(
     inputs = _input_changes(old, new, both)
     changes = _server_changes(old, new) + _tool_set_changes(old, new) + _param_deprecations(inputs, new)
     traced, used = _trace(changes, inputs, old, new)
+    if both is not None:
+        traced = [_cite_param_rule(c, old, new, both) for c in traced]
     other = tuple(i for index, i in enumerate(inputs) if index not in used)
     impact = max((c.impact for c in traced), default=None)
     bump, version, reason = suggest_version(
@@ -860,16 +862,16 @@ def _output_changes(
         impact = Impact.ADDITIVE if old is None else Impact.BREAKING
         what = "now declares an output schema" if old is None else "no longer declares an output schema"
         return [ContractChange(impact=impact, code="output-schema", tool=tool, message=f"tool {what}")]
-    old_fields = set(old.get("properties", {}))
-    new_fields = set(new.get("properties", {}))
-    if old_fields - new_fields:
-        gone = ", ".join(f"`{f}`" for f in sorted(old_fields - new_fields))
+    gone = sorted(_output_fields(old) - _output_fields(new))
+    if gone:
+        # Agents read these fields (a concise list the mapping relies on, say): breaking for them.
         return [
             ContractChange(
                 impact=Impact.BREAKING,
                 code="output-field-removed",
                 tool=tool,
-                message=f"results no longer have {gone}",
+                message=f"results no longer have {', '.join(f'`{f}`' for f in gone)}",
+                before=gone,
             )
         ]
     return [
@@ -877,6 +879,22 @@ def _output_changes(
             impact=Impact.BEHAVIOUR, code="output-schema", tool=tool, message="output schema changed"
         )
     ]
+
+
+def _output_fields(schema: dict[str, Any], prefix: str = "") -> set[str]:
+    """The fields an output schema names, as paths: `total_count`, and `items[].color` for a field of
+    each record of a list (the records' fields are the concise or detailed view's)."""
+    found: set[str] = set()
+    members = schema.get("properties")
+    for name, member in (members if isinstance(members, dict) else {}).items():
+        if not isinstance(member, dict):
+            continue
+        path = f"{prefix}{name}"
+        found.add(path)
+        found |= _output_fields(member, f"{path}.")
+        if isinstance(member.get("items"), dict):
+            found |= _output_fields(member["items"], f"{path}[].")
+    return found
 
 
 # --- schemas --------------------------------------------------------------------------------------
@@ -1424,6 +1442,92 @@ def _data_changes(old: Any, new: Any, old_pointer: str, new_pointer: str) -> Ite
     yield InputChange(
         origin="mapping", change="changed", pointer=new_pointer, detail=f"{_brief(old)} -> {_brief(new)}"
     )
+
+
+# --- mapping renames ------------------------------------------------------------------------------
+
+_NAMED_PARAM_CODES = ("param-renamed", "param-added", "param-removed", "action-param-dropped")
+
+
+@dataclass(frozen=True, slots=True)
+class _ParamRule:
+    """A mapping `params:` entry that gives a parameter its agent name (`status: {name: item_status}`)."""
+
+    rule: str  # 'tool.action'
+    key: str  # as written: 'status' or 'query.status'
+    name: str
+    pointer: str  # of its `name`
+
+
+def _cite_param_rule(
+    change: ContractChange, old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources]
+) -> ContractChange:
+    """A parameter change that a `params:` rename in the new mapping made says so, with the rule's file
+    and line, and has that rule as its first cause: without it a rename reads as an unexplained
+    removal and addition (issue 13)."""
+    if change.code not in _NAMED_PARAM_CODES or not change.param:
+        return change
+    new_mapping, old_mapping = sources[1].mapping, sources[0].mapping
+    # The name the rule gives (a rename's new name, an added one) or takes away (removed, dropped).
+    arg = str(change.after) if change.code == "param-renamed" else change.param
+    gives = change.code in ("param-renamed", "param-added")
+    wires = _wire_of(new if gives else old, change.tool, arg, change.action)
+    found = _param_rule(new, new_mapping, change.tool, *wires)
+    if found is None or (found.name == arg) != gives:
+        return change
+    was = _param_rule(old, old_mapping, change.tool, *wires)
+    if was is not None and was.name == found.name:
+        return change  # the old mapping named it so already: the rule did not change
+    where = new_mapping.document.locate(found.pointer)
+    cause = InputChange(
+        origin="mapping",
+        change="changed" if was is not None else "added",
+        pointer=found.pointer,
+        detail=f"{_brief(was.name)} -> {_brief(found.name)}" if was is not None else _brief(found.name),
+        rule=found.rule,
+    )
+    return replace(
+        change,
+        message=f"{change.message}{', by' if change.code == 'param-renamed' else '; renamed by'} the mapping's "
+        f"params rule `{found.key}: {{name: {found.name}}}` ({where.file} line {where.line})",
+        causes=(cause, *(c for c in change.causes if c.pointer != found.pointer)),
+    )
+
+
+def _wire_of(
+    lock: dict[str, Any], tool: str, arg: str, action: str | None
+) -> tuple[tuple[str, Any, Any], ...]:
+    """(action, place, wire name) of each action of `tool` in `lock` that takes `arg` (only `action`
+    when the change names one)."""
+    found = []
+    for entry in _tools(lock).get(tool, {}).get("actions", []):
+        if action and entry["name"] != action:
+            continue
+        param = _action_params(entry).get(arg)
+        if param is not None:
+            found.append((entry["name"], param.get("in"), param.get("wire")))
+    return tuple(found)
+
+
+def _param_rule(
+    lock: dict[str, Any], mapping: Mapping, tool: str, *wires: tuple[str, Any, Any]
+) -> _ParamRule | None:
+    """The first `params:` entry with a `name`, for one of `wires`, in the mapping rules of the
+    actions `lock` builds from `mapping`."""
+    actions = _actions(_tools(lock).get(tool, {}))
+    for action, where, wire in wires:
+        rule = (actions.get(action) or {}).get("mapping") or {}
+        try:
+            data = _at(mapping.document.data, str(rule.get("pointer")))
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue  # an action from no rule of this mapping (the lock is another's)
+        params = data.get("params") if isinstance(data, dict) else None
+        for key in (f"{where}.{wire}", str(wire)):
+            entry = params.get(key) if isinstance(params, dict) else None
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                pointer = join_pointer(str(rule["pointer"]), "params", key, "name")
+                return _ParamRule(f"{tool}.{action}", key, entry["name"], pointer)
+    return None
 
 
 # --- tracing --------------------------------------------------------------------------------------
