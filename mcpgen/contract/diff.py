@@ -1205,6 +1205,7 @@ def _compared_operation(key: str, walk: _Walk, used_by: tuple[str, ...]) -> list
     old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
     changes: list[InputChange] = []
     told: set[tuple[str, str, str]] = set()
+    reached: set[_PairKey] = set()  # pairs of places walked for this operation
 
     def tell(change: Change, pointer: str, label: str, detail: str = "") -> None:
         """A place seen through several parts (a definition both the body and a response use) is told
@@ -1221,7 +1222,7 @@ def _compared_operation(key: str, walk: _Walk, used_by: tuple[str, ...]) -> list
         elif label not in old_parts:
             tell("added", _place(new_parts[label], new_spec), label)
         else:  # equal parts find nothing: the walk is the comparison (no fingerprint needed)
-            for found in walk.compare(old_parts[label], new_parts[label]):
+            for found in walk.compare(old_parts[label], new_parts[label], reached):
                 tell(found.change, found.pointer, label, found.detail)
     if not changes:
         changes.append(_spec_change("changed", new_op.located.pointer, key, used_by))
@@ -1262,9 +1263,12 @@ class _Walk:
     # the values are kept with their node, so the identities in the keys stay unique
     nodes: dict[_PairKey, tuple[tuple[_Item, ...], Any, Any]] = field(default_factory=dict)
 
-    def compare(self, old: Located, new: Located) -> list[InputChange]:
+    def compare(self, old: Located, new: Located, seen: set[_PairKey] | None = None) -> list[InputChange]:
+        """The changes below one pair of places, in walk order. `seen`, shared by the parts of one
+        operation, skips the pairs an earlier part reached: their changes were collected then (a
+        Stripe operation reaches one shared definition through many parts)."""
         found: list[InputChange] = []
-        seen: set[_PairKey] = set()
+        seen = set() if seen is None else seen
 
         def collect(key: _PairKey) -> None:
             seen.add(key)
@@ -1274,7 +1278,9 @@ class _Walk:
                 elif item not in seen:
                     collect(item)
 
-        collect(self._node(old, new))
+        root = self._node(old, new)
+        if root not in seen:
+            collect(root)
         return found
 
     def _node(self, old: Located, new: Located) -> _PairKey:
