@@ -862,7 +862,7 @@ def _output_changes(
         impact = Impact.ADDITIVE if old is None else Impact.BREAKING
         what = "now declares an output schema" if old is None else "no longer declares an output schema"
         return [ContractChange(impact=impact, code="output-schema", tool=tool, message=f"tool {what}")]
-    gone = sorted(_output_fields(old) - _output_fields(new))
+    gone = sorted(_removed_output_fields(old, new))
     if gone:
         # Agents read these fields (a concise list the mapping relies on, say): breaking for them.
         return [
@@ -881,20 +881,24 @@ def _output_changes(
     ]
 
 
-def _output_fields(schema: dict[str, Any], prefix: str = "") -> set[str]:
-    """The fields an output schema names, as paths: `total_count`, and `items[].color` for a field of
-    each record of a list (the records' fields are the concise or detailed view's)."""
-    found: set[str] = set()
-    members = schema.get("properties")
-    for name, member in (members if isinstance(members, dict) else {}).items():
-        if not isinstance(member, dict):
-            continue
-        path = f"{prefix}{name}"
-        found.add(path)
-        found |= _output_fields(member, f"{path}.")
-        if isinstance(member.get("items"), dict):
-            found |= _output_fields(member["items"], f"{path}[].")
-    return found
+def _removed_output_fields(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """The fields the old output schema names and the new one no longer has, as paths: `total_count`,
+    and `items[].color` for a field of each record of a list. A schema that no longer lists its
+    members at all (a tool whose actions' records differ has `items: {}`) says less, not that a field
+    went."""
+    old_members, new_members = old.get("properties"), new.get("properties")
+    if not isinstance(old_members, dict) or not isinstance(new_members, dict):
+        return []
+    removed = []
+    for name, member in old_members.items():
+        now = new_members.get(name)
+        if now is None:
+            removed.append(f"{prefix}{name}")
+        elif isinstance(member, dict) and isinstance(now, dict):
+            removed += _removed_output_fields(member, now, f"{prefix}{name}.")
+            if isinstance(member.get("items"), dict) and isinstance(now.get("items"), dict):
+                removed += _removed_output_fields(member["items"], now["items"], f"{prefix}{name}[].")
+    return removed
 
 
 # --- schemas --------------------------------------------------------------------------------------

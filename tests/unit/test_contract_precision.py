@@ -248,3 +248,20 @@ def test_a_paging_parameter_renamed_by_the_mapping_is_cited(tmp_path: Path) -> N
     (change,) = diff_operands(old, new).changes
     assert change.code == "param-renamed" and change.after == "page_size_items"
     assert "by the mapping's params rule `per_page: {name: page_size_items}`" in change.message
+
+
+def test_an_output_schema_that_stops_listing_record_fields_says_less_and_breaks_nothing() -> None:
+    def output(items: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": {"items": items, "has_more": {"type": "boolean"}}}
+
+    listed = output({"type": "array", "items": {"properties": {"id": {}, "color": {}}}})
+    # A tool whose actions' records differ declares `items: {}`: any records, none promised away.
+    diff = diff_contracts(lock(outputSchema=listed), lock(outputSchema=output({})))
+    assert [(c.code, c.impact) for c in diff.changes] == [("output-schema", Impact.BEHAVIOUR)]
+    fewer = output({"type": "array", "items": {"properties": {"id": {}}}})
+    (change,) = diff_contracts(lock(outputSchema=listed), lock(outputSchema=fewer)).changes
+    assert (change.code, change.impact, change.before) == (
+        "output-field-removed",
+        Impact.BREAKING,
+        ["items[].color"],
+    )
