@@ -860,6 +860,10 @@ def _shown_fields(action: ActionSpec, *, every: bool = False) -> list[str]:
     shape = action.shape
     if shape is not None and shape.concise and not every:
         names = list(dict.fromkeys(path.split(".")[0] for path in shape.concise))
+        # A concise field the records no longer have (M215) is not promised: `mcpgen diff` then
+        # reports it removed, breaking for agents that read it (issue 13).
+        known = set(action.result_fields)
+        names = [name for name in names if name in known] if known else names
     else:
         dropped = set(shape.drop) if shape is not None else set()
         names = [name for name in action.result_fields if name not in dropped]

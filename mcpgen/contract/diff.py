@@ -120,6 +120,8 @@ def diff_contracts(
     inputs = _input_changes(old, new, both)
     changes = _server_changes(old, new) + _tool_set_changes(old, new) + _param_deprecations(inputs, new)
     traced, used = _trace(changes, inputs, old, new)
+    if both is not None:
+        traced = [_cite_param_rule(c, old, new, both) for c in traced]
     other = tuple(i for index, i in enumerate(inputs) if index not in used)
     impact = max((c.impact for c in traced), default=None)
     bump, version, reason = suggest_version(
@@ -860,16 +862,16 @@ def _output_changes(
         impact = Impact.ADDITIVE if old is None else Impact.BREAKING
         what = "now declares an output schema" if old is None else "no longer declares an output schema"
         return [ContractChange(impact=impact, code="output-schema", tool=tool, message=f"tool {what}")]
-    old_fields = set(old.get("properties", {}))
-    new_fields = set(new.get("properties", {}))
-    if old_fields - new_fields:
-        gone = ", ".join(f"`{f}`" for f in sorted(old_fields - new_fields))
+    gone = sorted(_removed_output_fields(old, new))
+    if gone:
+        # Agents read these fields (a concise list the mapping relies on, say): breaking for them.
         return [
             ContractChange(
                 impact=Impact.BREAKING,
                 code="output-field-removed",
                 tool=tool,
-                message=f"results no longer have {gone}",
+                message=f"results no longer have {', '.join(f'`{f}`' for f in gone)}",
+                before=gone,
             )
         ]
     return [
@@ -877,6 +879,26 @@ def _output_changes(
             impact=Impact.BEHAVIOUR, code="output-schema", tool=tool, message="output schema changed"
         )
     ]
+
+
+def _removed_output_fields(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """The fields the old output schema names and the new one no longer has, as paths: `total_count`,
+    and `items[].color` for a field of each record of a list. A schema that no longer lists its
+    members at all (a tool whose actions' records differ has `items: {}`) says less, not that a field
+    went."""
+    old_members, new_members = old.get("properties"), new.get("properties")
+    if not isinstance(old_members, dict) or not isinstance(new_members, dict):
+        return []
+    removed = []
+    for name, member in old_members.items():
+        now = new_members.get(name)
+        if now is None:
+            removed.append(f"{prefix}{name}")
+        elif isinstance(member, dict) and isinstance(now, dict):
+            removed += _removed_output_fields(member, now, f"{prefix}{name}.")
+            if isinstance(member.get("items"), dict) and isinstance(now.get("items"), dict):
+                removed += _removed_output_fields(member["items"], now["items"], f"{prefix}{name}[].")
+    return removed
 
 
 # --- schemas --------------------------------------------------------------------------------------
@@ -1072,11 +1094,7 @@ def _json(value: Any) -> str:
 def _input_changes(
     old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
 ) -> list[InputChange]:
-    used_by = _operations_used(old) | _operations_used(new)
     changes = _spec_changes(old, new, sources)
-    changes = [
-        replace(c, used_by=tuple(sorted(used_by.get(c.operation, ())))) if c.operation else c for c in changes
-    ]
     changes += _mapping_changes(old, new, sources)
     if old.get("generator") != new.get("generator"):
         changes.append(
@@ -1111,8 +1129,14 @@ def _operation_records(lock: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _spec_changes(
     old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources] | None
 ) -> list[InputChange]:
+    """Each changed operation's changes, with the actions built from it (the new lock's, else the old's).
+    Each InputChange is made once, complete: Stripe has a million before the duplicates of one operation
+    are dropped, and copying them with `dataclasses.replace` took most of a diff's time."""
     before, after = old.get("spec_operations", {}), new.get("spec_operations", {})
     old_records, new_records = _operation_records(old), _operation_records(new)
+    used = {
+        key: tuple(sorted(names)) for key, names in (_operations_used(old) | _operations_used(new)).items()
+    }
     walk = (
         _Walk(
             sources[0].spec,
@@ -1127,24 +1151,44 @@ def _spec_changes(
     for key in sorted(before.keys() | after.keys()):
         if before.get(key) == after.get(key):
             continue
+        used_by = used.get(key, ())
         if key not in after:
             pointer = old_records.get(key, {}).get("pointer") or operation_pointer(key)
-            changes.append(InputChange(origin="spec", change="removed", pointer=pointer, operation=key))
+            changes.append(_spec_change("removed", pointer, key, used_by))
         elif key not in before:
             pointer = new_records.get(key, {}).get("pointer") or operation_pointer(key)
-            changes.append(InputChange(origin="spec", change="added", pointer=pointer, operation=key))
+            changes.append(_spec_change("added", pointer, key, used_by))
         elif walk is not None:
-            changes += _compared_operation(key, walk)
+            changes += _compared_operation(key, walk, used_by)
         elif key in old_records and key in new_records:
-            changes += _part_changes(key, old_records[key], new_records[key])
+            changes += _part_changes(key, old_records[key], new_records[key], used_by)
         else:
-            changes.append(
-                InputChange(origin="spec", change="changed", pointer=operation_pointer(key), operation=key)
-            )
+            changes.append(_spec_change("changed", operation_pointer(key), key, used_by))
     return changes
 
 
-def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[InputChange]:
+def _spec_change(
+    change: Change,
+    pointer: str,
+    operation: str,
+    used_by: tuple[str, ...],
+    part: str | None = None,
+    detail: str = "",
+) -> InputChange:
+    return InputChange(
+        origin="spec",
+        change=change,
+        pointer=pointer,
+        operation=operation,
+        part=part,
+        detail=detail,
+        used_by=used_by,
+    )
+
+
+def _part_changes(
+    key: str, old: dict[str, Any], new: dict[str, Any], used_by: tuple[str, ...]
+) -> list[InputChange]:
     before, after = old.get("parts", {}), new.get("parts", {})
     changes = []
     for label in sorted(before.keys() | after.keys()):
@@ -1152,41 +1196,40 @@ def _part_changes(key: str, old: dict[str, Any], new: dict[str, Any]) -> list[In
             continue
         change: Change = "removed" if label not in after else "added" if label not in before else "changed"
         pointer = (after.get(label) or before[label])["pointer"]
-        changes.append(InputChange(origin="spec", change=change, pointer=pointer, operation=key, part=label))
+        changes.append(_spec_change(change, pointer, key, used_by, label))
     if not changes:  # the operation changed outside every part: new parts of the format, say
-        changes.append(
-            InputChange(origin="spec", change="changed", pointer=new.get("pointer", ""), operation=key)
-        )
+        changes.append(_spec_change("changed", new.get("pointer", ""), key, used_by))
     return changes
 
 
-def _compared_operation(key: str, walk: _Walk) -> list[InputChange]:
+def _compared_operation(key: str, walk: _Walk, used_by: tuple[str, ...]) -> list[InputChange]:
     old_spec, new_spec = walk.old_spec, walk.new_spec
     old_op, new_op = find_operation(old_spec, key), find_operation(new_spec, key)
     assert old_op is not None and new_op is not None  # both fingerprints exist
     old_parts, new_parts = dict(operation_parts(old_spec, old_op)), dict(operation_parts(new_spec, new_op))
     changes: list[InputChange] = []
-    # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told once,
-    # under the more specific part.
+    told: set[tuple[str, str, str]] = set()
+    reached: set[_PairKey] = set()  # pairs of places walked for this operation
+
+    def tell(change: Change, pointer: str, label: str, detail: str = "") -> None:
+        """A place seen through several parts (a definition both the body and a response use) is told
+        once, under the first part."""
+        if (pointer, change, detail) not in told:
+            told.add((pointer, change, detail))
+            changes.append(_spec_change(change, pointer, key, used_by, label, detail))
+
+    # Sorted labels put 'body.title' before 'requestBody', so a place seen through both is told under
+    # the more specific part.
     for label in sorted(old_parts.keys() | new_parts.keys()):
         if label not in new_parts:
-            place = _place(old_parts[label], old_spec)
-            changes.append(
-                InputChange(origin="spec", change="removed", pointer=place, operation=key, part=label)
-            )
+            tell("removed", _place(old_parts[label], old_spec), label)
         elif label not in old_parts:
-            place = _place(new_parts[label], new_spec)
-            changes.append(
-                InputChange(origin="spec", change="added", pointer=place, operation=key, part=label)
-            )
+            tell("added", _place(new_parts[label], new_spec), label)
         else:  # equal parts find nothing: the walk is the comparison (no fingerprint needed)
-            found = walk.compare(old_parts[label], new_parts[label])
-            changes += [replace(c, operation=key, part=label) for c in found]
-    changes = _unique(changes)
+            for found in walk.compare(old_parts[label], new_parts[label], reached):
+                tell(found.change, found.pointer, label, found.detail)
     if not changes:
-        changes.append(
-            InputChange(origin="spec", change="changed", pointer=new_op.located.pointer, operation=key)
-        )
+        changes.append(_spec_change("changed", new_op.located.pointer, key, used_by))
     return changes
 
 
@@ -1195,16 +1238,6 @@ def _place(located: Located, spec: Spec) -> str:
     if located.document is spec.document:
         return located.pointer
     return f"{located.document.display_path}#{located.pointer}"
-
-
-def _unique(changes: list[InputChange]) -> list[InputChange]:
-    seen, out = set(), []
-    for change in changes:
-        key = (change.pointer, change.change, change.detail)
-        if key not in seen:
-            seen.add(key)
-            out.append(change)
-    return out
 
 
 def _safe_deref(spec: Spec, located: Located) -> Located:
@@ -1234,9 +1267,12 @@ class _Walk:
     # the values are kept with their node, so the identities in the keys stay unique
     nodes: dict[_PairKey, tuple[tuple[_Item, ...], Any, Any]] = field(default_factory=dict)
 
-    def compare(self, old: Located, new: Located) -> list[InputChange]:
+    def compare(self, old: Located, new: Located, seen: set[_PairKey] | None = None) -> list[InputChange]:
+        """The changes below one pair of places, in walk order. `seen`, shared by the parts of one
+        operation, skips the pairs an earlier part reached: their changes were collected then (a
+        Stripe operation reaches one shared definition through many parts)."""
         found: list[InputChange] = []
-        seen: set[_PairKey] = set()
+        seen = set() if seen is None else seen
 
         def collect(key: _PairKey) -> None:
             seen.add(key)
@@ -1246,7 +1282,9 @@ class _Walk:
                 elif item not in seen:
                     collect(item)
 
-        collect(self._node(old, new))
+        root = self._node(old, new)
+        if root not in seen:
+            collect(root)
         return found
 
     def _node(self, old: Located, new: Located) -> _PairKey:
@@ -1416,6 +1454,92 @@ def _data_changes(old: Any, new: Any, old_pointer: str, new_pointer: str) -> Ite
     )
 
 
+# --- mapping renames ------------------------------------------------------------------------------
+
+_NAMED_PARAM_CODES = ("param-renamed", "param-added", "param-removed", "action-param-dropped")
+
+
+@dataclass(frozen=True, slots=True)
+class _ParamRule:
+    """A mapping `params:` entry that gives a parameter its agent name (`status: {name: item_status}`)."""
+
+    rule: str  # 'tool.action'
+    key: str  # as written: 'status' or 'query.status'
+    name: str
+    pointer: str  # of its `name`
+
+
+def _cite_param_rule(
+    change: ContractChange, old: dict[str, Any], new: dict[str, Any], sources: tuple[Sources, Sources]
+) -> ContractChange:
+    """A parameter change that a `params:` rename in the new mapping made says so, with the rule's file
+    and line, and has that rule as its first cause: without it a rename reads as an unexplained
+    removal and addition (issue 13)."""
+    if change.code not in _NAMED_PARAM_CODES or not change.param:
+        return change
+    new_mapping, old_mapping = sources[1].mapping, sources[0].mapping
+    # The name the rule gives (a rename's new name, an added one) or takes away (removed, dropped).
+    arg = str(change.after) if change.code == "param-renamed" else change.param
+    gives = change.code in ("param-renamed", "param-added")
+    wires = _wire_of(new if gives else old, change.tool, arg, change.action)
+    found = _param_rule(new, new_mapping, change.tool, *wires)
+    if found is None or (found.name == arg) != gives:
+        return change
+    was = _param_rule(old, old_mapping, change.tool, *wires)
+    if was is not None and was.name == found.name:
+        return change  # the old mapping named it so already: the rule did not change
+    where = new_mapping.document.locate(found.pointer)
+    cause = InputChange(
+        origin="mapping",
+        change="changed" if was is not None else "added",
+        pointer=found.pointer,
+        detail=f"{_brief(was.name)} -> {_brief(found.name)}" if was is not None else _brief(found.name),
+        rule=found.rule,
+    )
+    return replace(
+        change,
+        message=f"{change.message}{', by' if change.code == 'param-renamed' else '; renamed by'} the mapping's "
+        f"params rule `{found.key}: {{name: {found.name}}}` ({where.file} line {where.line})",
+        causes=(cause, *(c for c in change.causes if c.pointer != found.pointer)),
+    )
+
+
+def _wire_of(
+    lock: dict[str, Any], tool: str, arg: str, action: str | None
+) -> tuple[tuple[str, Any, Any], ...]:
+    """(action, place, wire name) of each action of `tool` in `lock` that takes `arg` (only `action`
+    when the change names one)."""
+    found = []
+    for entry in _tools(lock).get(tool, {}).get("actions", []):
+        if action and entry["name"] != action:
+            continue
+        param = _action_params(entry).get(arg)
+        if param is not None:
+            found.append((entry["name"], param.get("in"), param.get("wire")))
+    return tuple(found)
+
+
+def _param_rule(
+    lock: dict[str, Any], mapping: Mapping, tool: str, *wires: tuple[str, Any, Any]
+) -> _ParamRule | None:
+    """The first `params:` entry with a `name`, for one of `wires`, in the mapping rules of the
+    actions `lock` builds from `mapping`."""
+    actions = _actions(_tools(lock).get(tool, {}))
+    for action, where, wire in wires:
+        rule = (actions.get(action) or {}).get("mapping") or {}
+        try:
+            data = _at(mapping.document.data, str(rule.get("pointer")))
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue  # an action from no rule of this mapping (the lock is another's)
+        params = data.get("params") if isinstance(data, dict) else None
+        for key in (f"{where}.{wire}", str(wire)):
+            entry = params.get(key) if isinstance(params, dict) else None
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                pointer = join_pointer(str(rule["pointer"]), "params", key, "name")
+                return _ParamRule(f"{tool}.{action}", key, entry["name"], pointer)
+    return None
+
+
 # --- tracing --------------------------------------------------------------------------------------
 
 
@@ -1424,29 +1548,63 @@ def _trace(
 ) -> tuple[list[ContractChange], set[int]]:
     """Each contract change with the input changes that explain it; and which inputs explained one.
 
-    Linear in changes + inputs: each change's scope (its actions, operations and rules) is worked out
-    once, and the inputs are looked up by operation and by rule instead of tested one by one."""
+    Linear in changes + inputs + causes: each change's scope (its actions, operations and rules) is
+    worked out once, the spec inputs are looked up by operation and part (one change of a widely shared
+    Stripe definition is an input of thousands of operations: testing them one by one per change was
+    quadratic), and only the few mapping inputs of the change's rules are tested one by one."""
     used: set[int] = set()
     traced = []
     scopes = _Scopes(old, new)
-    by_operation: dict[str, list[int]] = {}
-    by_rule: dict[str, list[int]] = {}
-    generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
-    for index, item in enumerate(inputs):
-        if item.origin == "spec" and item.operation is not None:
-            by_operation.setdefault(item.operation, []).append(index)
-        elif item.origin == "mapping" and item.rule is not None:
-            by_rule.setdefault(item.rule, []).append(index)
+    index = _InputIndex(inputs)
     for change in changes:
         scope = scopes.scope(change)
-        found = {i for operation in scope.operations for i in by_operation.get(operation, ())}
-        found |= {i for rule in scope.rules for i in by_rule.get(rule, ())}
-        candidates = sorted(found)
-        relevant = [i for i in candidates if _relevant(change, inputs[i], scope)]
-        chosen = relevant or candidates or generated
+        chosen = index.relevant(change, scope) or index.candidates(scope) or index.generated
         used.update(chosen)
         traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
     return traced, used
+
+
+class _InputIndex:
+    """The input changes by operation, by (operation, part) and by mapping rule, as indexes into the
+    list, each list in input order; the lists of one kind are disjoint (an input has one operation,
+    one part, one rule), so joining some of them and sorting gives each index once."""
+
+    def __init__(self, inputs: list[InputChange]):
+        self.inputs = inputs
+        self.by_operation: dict[str, list[int]] = {}
+        self.by_part: dict[tuple[str, str | None], list[int]] = {}
+        self.by_rule: dict[str, list[int]] = {}
+        self.generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        for i, item in enumerate(inputs):
+            if item.origin == "spec" and item.operation is not None:
+                self.by_operation.setdefault(item.operation, []).append(i)
+                self.by_part.setdefault((item.operation, item.part), []).append(i)
+            elif item.origin == "mapping" and item.rule is not None:
+                self.by_rule.setdefault(item.rule, []).append(i)
+
+    def candidates(self, scope: _Scope) -> list[int]:
+        """Every input of the scope's operations and rules."""
+        found = [i for operation in scope.operations for i in self.by_operation.get(operation, ())]
+        found += self._rule_inputs(scope)
+        return sorted(found)
+
+    def relevant(self, change: ContractChange, scope: _Scope) -> list[int]:
+        """The candidates that can explain this kind of change (see `_relevant`, which this answers
+        without testing every spec input of the scope)."""
+        parts = _relevant_parts(change, scope)
+        if parts is None:  # the test is not by part alone: each candidate is asked
+            return [i for i in self.candidates(scope) if _relevant(change, self.inputs[i], scope)]
+        found = [
+            i
+            for operation in scope.operations
+            for part in parts
+            for i in self.by_part.get((operation, part), ())
+        ]
+        found += [i for i in self._rule_inputs(scope) if _relevant(change, self.inputs[i], scope)]
+        return sorted(found)
+
+    def _rule_inputs(self, scope: _Scope) -> list[int]:
+        return [i for rule in scope.rules for i in self.by_rule.get(rule, ())]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1498,23 +1656,43 @@ def _takes(action: dict[str, Any], change: ContractChange) -> bool:
     return change.param in args or (change.code == "param-renamed" and change.before in args)
 
 
+def _param_wires(change: ContractChange, scope: _Scope) -> set[tuple[Any, Any]]:
+    """(place, wire name) of the parameter a change names, in the actions of its scope."""
+    return {
+        (p.get("in"), p.get("wire"))
+        for _, action in scope.actions
+        for p in action.get("params", [])
+        if p["arg"] in (change.param, change.before)
+    }
+
+
+def _param_parts(wires: set[tuple[Any, Any]]) -> set[str | None]:
+    """The spec operation parts a parameter's changes can be in."""
+    labels: set[str | None] = {f"parameter {where}.{wire}" for where, wire in wires}
+    # A body property's required flag lives in the body schema, outside the property.
+    labels |= {label for where, wire in wires if where == "body" for label in (f"body.{wire}", "requestBody")}
+    labels |= {"requestBody" for where, _ in wires if where == "body_whole"}
+    return labels
+
+
+def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | None:
+    """The parts a spec input must be in to explain this change, when `_relevant` decides spec inputs by
+    their part alone; None when it does not."""
+    if change.param:
+        return _param_parts(_param_wires(change, scope))
+    if change.code.endswith(("description-changed", "title-changed")):
+        return {"summary", "description"}
+    if change.code in ("action-added", "action-removed", "tool-added", "tool-removed"):
+        return {None}
+    return None
+
+
 def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.param:
-        wires = {
-            (p.get("in"), p.get("wire"))
-            for _, action in scope.actions
-            for p in action.get("params", [])
-            if p["arg"] in (change.param, change.before)
-        }
+        wires = _param_wires(change, scope)
         if item.origin == "spec":
-            labels = {f"parameter {where}.{wire}" for where, wire in wires}
-            # A body property's required flag lives in the body schema, outside the property.
-            labels |= {
-                label for where, wire in wires if where == "body" for label in (f"body.{wire}", "requestBody")
-            }
-            labels |= {"requestBody" for where, _ in wires if where == "body_whole"}
-            return item.part in labels
+            return item.part in _param_parts(wires)
         return any(
             f"/params/{wire}" in item.pointer or f"/params/{where}.{wire}" in item.pointer
             for where, wire in wires

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from operator import attrgetter
 from typing import Any
 
 from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange
@@ -402,14 +403,105 @@ def format_json(
         "counts": {i.label: diff.count(i) for i in sorted(Impact, reverse=True)},
         "suggested": {"bump": diff.bump, "version": diff.suggested_version, "reason": diff.bump_reason},
         "changes": [_change_json(c, ignored.get(c.id)) for c in diff.changes],
-        "other_input_changes": [asdict(i) for i in diff.other_inputs],
+        "other_input_changes": list(diff.other_inputs),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _IndentedJson().write(document, 0) + "\n"
+
+
+_CHANGE_FIELDS = tuple(f.name for f in fields(ContractChange))
+_INPUT_FIELDS = tuple(f.name for f in fields(InputChange))
+_input_values = attrgetter(*_INPUT_FIELDS)
 
 
 def _change_json(change: ContractChange, ignored_because: str | None) -> dict[str, Any]:
-    data = {"id": change.id, **asdict(change)}
+    """The change's fields in their order after its id, as `dataclasses.asdict` gives them; its causes
+    stay InputChange objects for `_IndentedJson` to write once each."""
+    data: dict[str, Any] = {"id": change.id}
+    data.update((name, getattr(change, name)) for name in _CHANGE_FIELDS)
     data["impact"] = change.impact.label
     if ignored_because is not None:
         data["ignored"] = {"reason": ignored_because}
     return data
+
+
+# Scalars through the C encoder: the standard library's indented encoder is pure Python.
+_SCALARS = json.JSONEncoder(ensure_ascii=False)
+_STEP = "  "
+
+
+class _IndentedJson:
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, byte for byte, for a diff document, in a
+    fraction of its time. Stripe 1.1.1 -> 1.3.17 has 450,000 input changes to write (330,000 of them
+    causes; 217 MB), and the standard indented encoder is pure Python (11 s): an InputChange is written
+    from a template, each distinct string encoded once (one spec edit seen through many operations
+    repeats its pointer and detail), and an InputChange met again at the same depth is reused."""
+
+    def __init__(self) -> None:
+        self._inputs: dict[tuple[int, int], str] = {}  # (id of the InputChange, depth) -> its JSON
+        self._strings: dict[str | None, str] = {None: "null"}
+        # depth -> an InputChange's template ('{\n    "origin": %s,\n    "change": %s, ...}') and its
+        # values as written at that depth
+        self._templates: dict[int, tuple[str, dict[Any, str]]] = {}
+
+    def write(self, value: Any, level: int) -> str:
+        if isinstance(value, str):
+            return self._string(value)
+        if value is None or isinstance(value, (int, float)):
+            return _SCALARS.encode(value)
+        if isinstance(value, InputChange):
+            key = (id(value), level)
+            written = self._inputs.get(key)
+            if written is None:
+                written = self._inputs[key] = self._input(value, level)
+            return written
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return self._object(list(value.items()), level)
+        if isinstance(value, (list, tuple)):
+            if not value:
+                return "[]"
+            inner = "\n" + _STEP * (level + 1)
+            items = ("," + inner).join(self._items(value, level + 1))
+            return f"[{inner}{items}\n{_STEP * level}]"
+        if is_dataclass(value) and not isinstance(value, type):
+            return self.write(asdict(value), level)
+        # Anything else (non-string keys, ...): the standard encoder, indented to this depth (a JSON
+        # text holds no raw newline but those of its indentation).
+        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + _STEP * level)
+
+    def _items(self, values: list[Any] | tuple[Any, ...], level: int) -> Iterator[str]:
+        seen = self._inputs  # the causes of a change are mostly InputChanges written before
+        for value in values:
+            yield seen.get((id(value), level)) or self.write(value, level)
+
+    def _string(self, text: str) -> str:
+        written = self._strings.get(text)
+        if written is None:
+            written = self._strings[text] = _SCALARS.encode(text)
+        return written
+
+    def _object(self, members: list[tuple[str, Any]], level: int) -> str:
+        if not members:
+            return "{}"
+        inner = "\n" + _STEP * (level + 1)
+        body = ("," + inner).join(f"{self._string(k)}: {self.write(v, level + 1)}" for k, v in members)
+        return f"{{{inner}{body}\n{_STEP * level}}}"
+
+    def _input(self, item: InputChange, level: int) -> str:
+        """A %-template of the keys at this depth, and each field's value encoded once per depth (a
+        value is a string, None, or a tuple of strings, whose indentation depends on the depth)."""
+        template = self._templates.get(level)
+        if template is None:
+            inner = "\n" + _STEP * (level + 1)
+            text = "".join(
+                f"{',' if i else '{'}{inner}{self._string(n)}: %s" for i, n in enumerate(_INPUT_FIELDS)
+            )
+            template = self._templates[level] = (
+                text.replace("%", "%%").replace("%%s", "%s") + f"\n{_STEP * level}}}",
+                {},
+            )
+        text, encoded = template
+        values = _input_values(item)
+        written = tuple(map(encoded.get, values))
+        if None in written:
+            written = tuple(encoded.get(v) or encoded.setdefault(v, self.write(v, level + 1)) for v in values)
+        return text % written

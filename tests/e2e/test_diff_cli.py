@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from mcpgen.cli.app import app
 from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, write_package
+from tests.unit.test_contract_precision import shop_operand
 
 
 @pytest.fixture
@@ -208,3 +209,29 @@ def test_help_documents_the_formats_and_the_ignore_list() -> None:
     out = CliRunner().invoke(app, ["diff", "--help"], terminal_width=200).output
     for text in ("github", "sarif", "--ignore", "until:", "--max-chars", "--unmapped"):
         assert text in out, text
+
+
+def test_a_concise_field_the_spec_dropped_fails_on_breaking(tmp_path: Path) -> None:
+    old = shop_operand(tmp_path, "old")
+    dropped_color = shop_operand(tmp_path, "color", fields=("id", "name", "price"))
+    code, out = run(old, dropped_color, "--fail-on", "breaking")
+    assert code == 1
+    assert "1 breaking; suggested version 2.0.0" in out
+    assert "shop_items_find: results no longer have `items[].color`" in out
+    assert "<- spec: removed response 200 at /components/schemas/Item/properties/color in GET /items" in out
+    # A field only the detailed view shows is not one agents were promised by default.
+    dropped_price = shop_operand(tmp_path, "price", fields=("id", "name", "color"))
+    assert run(old, dropped_price, "--fail-on", "breaking")[0] == 0
+
+
+def test_a_params_rename_is_annotated_at_its_mapping_line(tmp_path: Path) -> None:
+    old = shop_operand(tmp_path, "old")
+    new = shop_operand(tmp_path, "new", params={"status": "item_status"})
+    mapping = tmp_path / "new.mapping.yaml"
+    lines = mapping.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "status: {name: item_status}" in text)
+    code, out = run(old, new, "-f", "github", "--fail-on", "breaking")
+    assert code == 1
+    (error,) = [row for row in out.splitlines() if row.startswith("::error ")]
+    assert error.startswith(f"::error file={mapping},line={line},")
+    assert "by the mapping's params rule `status: {name: item_status}`" in error

@@ -1,5 +1,6 @@
 """`mcpgen diff` output where reviewers read it (C1): a pull-request comment within a size budget, GitHub
-Actions annotations, SARIF 2.1.0 checked against the official schema, and an ignore list.
+Actions annotations, SARIF 2.1.0 checked against the official schema, an ignore list, and JSON exactly
+as the standard encoder writes it.
 
 The diffs come from GitHub's real spec edited as a release would (tests/github_edits.py: `github.json`,
 edits at /paths/~1repos~1{owner}~1{repo}~1issues/get/parameters and /components/parameters/issue-number).
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, diff_contracts
-from mcpgen.contract.format import format_markdown, format_text, markdown_text
+from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.format import format_json, format_markdown, format_text, markdown_text
 from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
 from mcpgen.diagnostics import DiagnosticError
@@ -229,3 +231,48 @@ def test_a_malformed_ignore_list_says_where_and_what_to_write(tmp_path: Path, te
         load_ignore_list(_ignore_file(tmp_path, text))
     (problem,) = raised.value.diagnostics
     assert said in problem.message and problem.source is not None and problem.source.line is not None
+
+
+# --- json -----------------------------------------------------------------------------------------
+
+
+def _standard_json(diff: ContractDiff, ignored: dict[str, str]) -> str:
+    """What `format_json` wrote before it had its own writer: asdict and the standard indented encoder."""
+    document = {
+        "old": {"label": "old", "version": diff.old_version},
+        "new": {"label": "new", "version": diff.new_version},
+        "server": diff.server,
+        "impact": diff.impact.label if diff.impact else None,
+        "counts": {i.label: diff.count(i) for i in sorted(Impact, reverse=True)},
+        "suggested": {"bump": diff.bump, "version": diff.suggested_version, "reason": diff.bump_reason},
+        "changes": [
+            {"id": c.id, **asdict(c), "impact": c.impact.label}
+            | ({"ignored": {"reason": ignored[c.id]}} if c.id in ignored else {})
+            for c in diff.changes
+        ],
+        "other_input_changes": [asdict(i) for i in diff.other_inputs],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_json_is_byte_for_byte_what_the_standard_encoder_writes(release: ContractDiff) -> None:
+    shared = InputChange(origin="spec", change="changed", pointer="/a~1b/ü", detail='"x" -> "y\\u001b"')
+    odd = ContractChange(
+        impact=Impact.BEHAVIOUR,
+        code="action-fixed-changed",
+        tool="t",
+        action="a",
+        message='tab\there, quote " and \x1b escape, ünïcode, \u2028',
+        before={"nested": [1, 2.5, True, None, {}, [], {"k": ["v", {"deep": -0.0}]}], 3: "int key"},
+        after=[float("inf"), 10**20, "", {"": None}],
+        causes=(shared, replace(shared, used_by=("t.a", "t.b"), rule=None, part="body.x"), shared),
+    )
+    edited = replace(
+        release, changes=(*release.changes, odd), other_inputs=(*release.other_inputs, shared, shared)
+    )
+    ignored = {release.changes[0].id: "accepted in review"}
+    assert format_json(edited, old_label="old", new_label="new", ignored=ignored) == _standard_json(
+        edited, ignored
+    )
+    empty = replace(release, changes=(), other_inputs=())
+    assert format_json(empty, old_label="old", new_label="new") == _standard_json(empty, {})
