@@ -363,7 +363,7 @@ def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRoot
     "OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, "
     "nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, "
     "a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).\n\n"
-    "Each change is breaking, behaviour-affecting or additive and names the spec or mapping change it "
+    "Each change is breaking, behaviour-affecting, a deprecation or additive (most severe first) and names the spec or mapping change it "
     "comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.",
 )
 def diff_command(

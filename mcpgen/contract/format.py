@@ -272,8 +272,8 @@ def _md_head(diff: ContractDiff, old_label: str, new_label: str, used: int, unus
             else "."
         ),
         "",
-        "| breaking | behaviour-affecting | additive | input changes that changed no tool |",
-        "|---:|---:|---:|---:|",
+        "| breaking | behaviour-affecting | deprecation | additive | input changes that changed no tool |",
+        "|---:|---:|---:|---:|---:|",
         "| " + " | ".join(f"{n:,}" for n in counts) + f" | {used + unused:,} ({unused:,} in operations no"
         " tool maps) |",
     ]

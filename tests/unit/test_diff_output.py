@@ -49,7 +49,12 @@ def test_markdown_puts_the_verdict_and_counts_first_and_collapses_unmapped_chang
     out = format_markdown(release, old_label="old", new_label="new")
     head, _, rest = out.partition("\n#### ")
     assert "Suggested version: **0.4.0**" in head
-    assert "| breaking | behaviour-affecting | additive | input changes that changed no tool |" in head
+    assert (
+        "| breaking | behaviour-affecting | deprecation | additive | input changes that changed no tool |"
+        in head
+    )
+    table = [line for line in head.splitlines() if line.startswith("|")]
+    assert len(table) == 3 and len({line.count("|") for line in table}) == 1  # every row as wide as the head
     unmapped = sum(1 for i in release.other_inputs if not i.used_by)
     assert f"({unmapped:,} in operations no tool maps)" in head
     # The contract changes come before any input change, and those sit in collapsed blocks.
