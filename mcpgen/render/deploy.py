@@ -47,7 +47,9 @@ def compose(server: ServerSpec, header: str, uses_store: bool) -> str:
         "comma-separated: others are refused"
     )
     if uses_store:
-        env.append("      MCP_STORE_URL: redis://redis:6379/0  # previews shared by every replica")
+        env.append(
+            "      MCP_STORE_URL: redis://redis:6379/0  # one store for every replica: a preview or answer made on one is used once on any"
+        )
     redis = (
         """  redis:
     image: redis:7-alpine
