@@ -416,6 +416,8 @@ def _check_values(document: Document, *, strings: bool) -> None:
     """Refuse values no generated file can hold (located): nesting past MAX_DEPTH, NaN and infinity
     (not JSON numbers), and with `strings` text holding a lone surrogate (not a character: it cannot
     be written as UTF-8)."""
+    if not _holds_unusable_value(document.data, strings):
+        return
     found = _unusable_value(document.data, strings)
     if found is None:
         return
@@ -445,6 +447,40 @@ def _check_values(document: Document, *, strings: bool) -> None:
             )
         ]
     )
+
+
+def _holds_unusable_value(data: Any, strings: bool) -> bool:
+    """Whether `_unusable_value` finds anything, asked without making a pointer for every collection:
+    the common answer (no) for a 13 MB spec's 90,000 collections in a tenth of the time."""
+    if _scalar_problem(data, strings):
+        return True
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        value, depth = pop()
+        if type(value) is dict:
+            if strings and any(isinstance(key, str) and _SURROGATE.search(key) for key in value):
+                return True
+            children: Iterable[Any] = value.values()
+        elif type(value) is list:
+            children = value
+        else:
+            if isinstance(value, (dict, list)):  # a subclass: the careful walk decides
+                return True
+            continue
+        if depth >= MAX_DEPTH:
+            return True
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                push((child, depth + 1))
+            elif (kind is float and not math.isfinite(child)) or (
+                strings and kind is str and _SURROGATE.search(child)
+            ):
+                return True
+            elif kind is not str and isinstance(child, (dict, list)):
+                return True  # a subclass of dict or list: the careful walk decides
+    return False
 
 
 def _unusable_value(data: Any, strings: bool) -> tuple[tuple[str | int, ...], str] | None:
