@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, source_found_later
 
 MB = 1024 * 1024
 MAX_SPEC_BYTES = 64 * MB  # GitHub's spec, the largest known, is 13 MB; referenced files get the same cap
@@ -65,13 +65,14 @@ class Document:
     _json_index: _JsonIndex | None = None
 
     def locate(self, pointer: str) -> SourceRef:
+        if self._yaml_positions is None:  # JSON: the line is found in the text when it is read
+            return source_found_later(self.display_path, pointer, lambda: self._line_and_column(pointer))
+        line, column = self._line_and_column(pointer)
+        return SourceRef(file=self.display_path, pointer=pointer, line=line, column=column)
+
+    def _line_and_column(self, pointer: str) -> tuple[int | None, int | None]:
         position = self._position(pointer)
-        return SourceRef(
-            file=self.display_path,
-            pointer=pointer,
-            line=position.line if position else None,
-            column=position.column if position else None,
-        )
+        return (position.line, position.column) if position else (None, None)
 
     def _position(self, pointer: str) -> Position | None:
         # A pointer into something that does not exist is reported at its nearest existing parent.
