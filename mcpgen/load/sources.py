@@ -539,7 +539,8 @@ class _JsonIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self._members: dict[int, dict[str, tuple[int, int]]] = {}
+        # An object's members by name, read so far, and the reader of the rest.
+        self._members: dict[int, tuple[dict[str, tuple[int, int]], Iterator[tuple[str, int, int]]]] = {}
         self._items: dict[int, list[int]] = {}
         self._line_starts: list[int] | None = None
 
@@ -559,12 +560,17 @@ class _JsonIndex:
         if index >= len(text):
             return None
         if text[index] == "{":
-            members = self._members.get(index)
-            if members is None:
-                members = {}
-                for key, key_start, value_start in _json_members(text, index):
+            # Members are read only as far as the one asked for (the rest later, if asked): reaching
+            # `/paths` must not decode `/components` on the way.
+            found = self._members.get(index)
+            if found is None:
+                found = self._members[index] = ({}, _json_members(text, index))
+            members, unread = found
+            if token not in members:
+                for key, key_start, value_start in unread:
                     members.setdefault(key, (key_start, value_start))
-                self._members[index] = members
+                    if key == token:
+                        break
             return members.get(token)
         if text[index] == "[" and token.isdigit():
             items = self._items.get(index)
