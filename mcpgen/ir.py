@@ -71,6 +71,9 @@ class ParamSpec:
     # This action's own schema where it differs from the tool's flat property (T2: a `sort` whose
     # values differ by action); the server checks the action's values with it.
     check_schema: JsonSchema | None = None
+    # ask_user (P4 ask what the model cannot know): the form field the user is asked with; such a
+    # parameter is in ActionSpec.asked, never in the tool's inputSchema.
+    ask_user: JsonSchema | None = None
 
     @property
     def wire_path(self) -> str:
@@ -214,6 +217,9 @@ class ActionSpec:
     # confirm: user (P4 ask what the model cannot know): the user confirms through elicitation when the
     # client declared it; confirm_value stays the fallback for clients that cannot ask.
     confirm_user: bool = False
+    # Parameters the server asks the user for (ask_user), each with its form field: not the agent's,
+    # so not in `params` nor the inputSchema; sent upstream like the others.
+    asked: tuple[ParamSpec, ...] = ()
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
 
     @property

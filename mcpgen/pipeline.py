@@ -6,18 +6,21 @@ is an internal error naming the file, and the write stage never sees the files.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen.build.contract import contract
+from mcpgen.build.regeneration import PreviousLock, previous_lock
 from mcpgen.build.server import build_server
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, has_errors
 from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
 from mcpgen.load.openapi import Spec, collector_paused, load_spec
 from mcpgen.profiles import Profile
+from mcpgen.render.lockfile import LOCK_FILE
 from mcpgen.render.package import RenderError, render_server
 
 BUG_HINT = (
@@ -64,7 +67,9 @@ def generate(
     profile: Profile | None = None,
     *,
     ref_roots: Sequence[Path] = (),
+    previous: PreviousLock | None = None,
 ) -> GenerationResult:
+    """`previous`: the lock of the package generated last into the same place (`read_previous_lock`)."""
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
@@ -88,6 +93,7 @@ def _built_and_rendered(
             mapping,
             spec_file=_header_path(spec_path, mapping_path),
             mapping_file=_shown_name(mapping_path.name),
+            previous=previous,
         )
     except DiagnosticError as exc:  # an unresolvable $ref met while building
         return GenerationResult(None, (), tuple(diagnostics + list(exc.diagnostics)), spec)
@@ -106,6 +112,20 @@ def _built_and_rendered(
     if problems:
         return GenerationResult(built.server, (), (*diagnostics, *problems), spec, mapping)
     return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
+
+
+def read_previous_lock(out_dir: Path) -> PreviousLock | None:
+    """The tools.lock.json an earlier `generate` wrote into `out_dir`, or None when there is none.
+
+    A lock that cannot be read or parsed gives None too: it only improves diagnostics, and the write
+    stage replaces it with the new one.
+    """
+    lock_path = out_dir / LOCK_FILE
+    try:
+        document = json.loads(lock_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return previous_lock(document, _shown_name(str(lock_path)))
 
 
 def compile_problems(files: Iterable[RenderedFile]) -> list[Diagnostic]:

@@ -16,9 +16,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcpgen.authoring.auth_plumbing import plumbing_reason
 from mcpgen.authoring.credential_params import inferred_auth, uncovered_credential
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, DraftAction, DraftAuth, DraftParam, DraftTool, Unmapped
+from mcpgen.authoring.words import (
+    CHANGE_VERBS,
+    DESTRUCTIVE_WORDS,
+    HTTP_ONLY,
+    HTTP_VERBS,
+    IRREVERSIBLE_WORDS,
+    TRAILING_VERBS,
+    VERB_SYNONYMS,
+    is_verb,
+    looks_random,
+    plural,
+    singular,
+    summary_name,
+)
 from mcpgen.build.request_parts import non_json_answers
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
@@ -55,23 +70,9 @@ DISCOVERY_THRESHOLD = 10
 NAME_MAX = 40  # mapping.schema.json: tool and action names
 ARG_MAX = 64  # mapping.schema.json: parameter names
 
-_HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
-_VERB_SYNONYMS = {"fetch": "get", "retrieve": "get", "read": "get", "show": "get", "describe": "get"}
-_DESTRUCTIVE_WORDS = frozenset(
-    {"delete", "remove", "destroy", "revoke", "purge", "cancel", "void", "archive", "reject", "ban", "kick"}
-)
-_CHANGE_VERBS = _DESTRUCTIVE_WORDS | frozenset(
-    {"create", "add", "update", "set", "put", "post", "send", "upload", "invite", "join", "leave", "rename",
-     "unarchive", "close", "open", "mark", "approve", "deny", "restrict", "assign", "enable", "disable", "reset",
-     "invalidate", "end", "start", "uninstall", "install", "move", "copy", "merge", "lock", "unlock"}
-)  # fmt: skip
 _TITLE_STOP_WORDS = frozenset(
     {"the", "a", "an", "api", "apis", "rest", "openapi", "swagger", "official", "v1", "v2", "v3"}
 )
-_UNCOUNTABLE = frozenset(
-    {"auth", "data", "info", "meta", "billing", "search", "status", "metadata", "access", "stats", "dnd", "emoji",
-     "media", "analytics", "security", "settings", "news", "feedback", "reporting", "identity", "tax", "sigma"}
-)  # fmt: skip
 
 
 Progress = Callable[[int, int], None]
@@ -104,7 +105,14 @@ def draft_mapping(
     unmapped: list[Unmapped] = []
     total = len(spec.operations)
     for done, op in enumerate(spec.operations, 1):
-        info, problem = _analyse(spec, op, grouping, tag_names, id_counts)
+        # Sign-in plumbing first: a token endpoint that also answers HTML is left out for what it is.
+        plumbing = plumbing_reason(spec, op)
+        info: _OpInfo | None = None
+        problem: Unmapped | None = None
+        if plumbing is not None:
+            problem = Unmapped(operation=_shown(op), reason=plumbing, deliberate=True)
+        else:
+            info, problem = _analyse(spec, op, grouping, tag_names, id_counts)
         if info is not None:
             infos.append(info)
         elif problem is not None:
@@ -156,7 +164,7 @@ class _OpInfo:
     @property
     def is_read(self) -> bool:
         # Some specs change things with GET (Slack's 'auth.revoke'): the operation's verb decides too.
-        return self.op.method in READ_METHODS and _verb(self.op, self.group) not in _CHANGE_VERBS
+        return self.op.method in READ_METHODS and _verb(self.op, self.group) not in CHANGE_VERBS
 
 
 def _analyse(
@@ -272,11 +280,15 @@ _VERSION_SEGMENT = re.compile(r"^(?:v\d+(?:\.\d+)*|\d[\d.-]*|api|rest)$", re.IGN
 
 
 def _segments(path: str) -> list[str]:
-    """Path words: version segments dropped ('/rest/api/3', '/2010-04-01'), '.json' dropped, and
-    dotted method names split ('/admin.users.list' -> admin, users, list)."""
+    """Path words: version segments dropped ('/rest/api/3', '/2010-04-01'), '.json' dropped, dotted
+    method names split ('/admin.users.list' -> admin, users, list), a '#fragment' that tells operations
+    on one path apart dropped, and so are identifiers pasted into a word (box.com.json
+    '/metadata/enterprise/securityClassification-6VMVochwUWo')."""
     out: list[str] = []
-    for segment in path.strip("/").split("/"):
+    for segment in path.split("#", 1)[0].strip("/").split("/"):
         segment = re.sub(r"\.json$", "", segment)
+        if "{" not in segment:  # 'securityClassification-6VMVochwUWo' -> 'securityClassification'
+            segment = "-".join(p for p in re.split(r"(?<=[^-])-", segment) if not looks_random(p))
         if not segment or _VERSION_SEGMENT.match(segment):
             continue
         if "." in segment and "{" not in segment:
@@ -406,7 +418,7 @@ def _split_groups(groups: list[_Group], depth: int = 0) -> list[_Group]:
                     [
                         _Group(
                             key=f"{group.key}_{sub_key}",
-                            label=f"{_singular(group.label)} {re.sub(r'[-_.]+', ' ', sub).lower()}",
+                            label=f"{singular(group.label)} {re.sub(r'[-_.]+', ' ', sub).lower()}",
                             tag_label=group.tag_label,
                             anchor_words=_word_forms(sub_key),
                             why=group.why + f"; split by path: the {len(members)} under '{sub}'",
@@ -433,33 +445,12 @@ def _sub_resource(segments: list[str], anchor_words: tuple[str, ...]) -> str | N
 def _word_forms(key: str) -> tuple[str, ...]:
     """How a path segment may spell the group: 'issue_comments' -> issue_comments, comment, comments, ..."""
     last = key.rsplit("_", 1)[-1]
-    return tuple(sorted({key, _singular(key), _plural(key), last, _singular(last), _plural(last)}))
+    return tuple(sorted({key, singular(key), plural(key), last, singular(last), plural(last)}))
 
 
 def _name_words(key: str) -> set[str]:
     """Every word of a tool's name, singular and plural: an action name need not repeat them."""
-    return {form for word in key.split("_") if word for form in (word, _singular(word), _plural(word))}
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-def _plural(word: str) -> str:
-    last = word.rsplit(" ", 1)[-1].rsplit("_", 1)[-1]
-    if not last.isalpha() or last.lower() in _UNCOUNTABLE or last.endswith("s"):
-        return word
-    if last.endswith("y") and len(last) > 2 and last[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    if last.endswith(("x", "ch", "sh")):
-        return word + "es"
-    return word + "s"
+    return {form for word in key.split("_") if word for form in (word, singular(word), plural(word))}
 
 
 # --- tools -----------------------------------------------------------------------------------------
@@ -501,10 +492,11 @@ def _tools(
         side.name = _unique(_fit(stem, limit, keep_last=side.kind != "all"), used, limit)
     siblings = {(id(s.group), s.kind): s.name for s in sides}
     api = _api_name(spec, server)
+    api_words = _name_words(snake_case(api)) | {server}
     tools = []
     for side in sides:
         other = siblings.get((id(side.group), "change" if side.kind == "find" else "find"))
-        actions = _actions(side, path_naming, spec)
+        actions = _actions(side, path_naming, spec, api_words)
         description = _tool_description(
             side,
             api,
@@ -552,9 +544,9 @@ def _unique(name: str, used: set[str], limit: int) -> str:
 def _title(side: _Side) -> str:
     label = side.group.label
     if side.kind == "find":
-        return f"Find {_plural(label)}"
+        return f"Find {plural(label)}"
     if side.kind == "change":
-        return f"Change {_plural(label)}"
+        return f"Change {plural(label)}"
     return label[:1].upper() + label[1:]
 
 
@@ -563,7 +555,7 @@ def _tool_description(
 ) -> str:
     """What it does, when to use it, when not to, what it returns (T7), in few words: big specs have
     hundreds of these, and every word is paid for in each definition an agent reads (T3)."""
-    things = _plural(side.group.label)
+    things = plural(side.group.label)
     has_delete = any(a.destructive for a in actions)
     sentences: list[str] = []
     if side.kind == "find":
@@ -602,6 +594,8 @@ def _tool_description(
 
 def _change_verbs(actions: list[DraftAction]) -> str:
     kinds = {a.name.split("_", 1)[0] for a in actions}
+    if kinds & IRREVERSIBLE_WORDS:  # Box's "Remove webhook", DigitalOcean's "Destroy a Droplet"
+        kinds.add("delete")
     verbs: list[str] = [v for v in ("create", "update", "delete") if v in kinds]
     if not verbs:
         return "Change"
@@ -614,23 +608,30 @@ def _change_verbs(actions: list[DraftAction]) -> str:
 # --- actions ---------------------------------------------------------------------------------------
 
 
-def _actions(side: _Side, path_naming: bool, spec: Spec) -> list[DraftAction]:
+def _actions(side: _Side, path_naming: bool, spec: Spec, api_words: set[str]) -> list[DraftAction]:
     tool_words = _name_words(side.group.key) | _name_words(snake_case(side.group.tag_label))
-    proposals = [(info, *_action_name(info, side.group, tool_words, path_naming)) for info in side.members]
+    known = tool_words | api_words  # words a summary's object need not repeat: the tool's, the API's
+    proposals = [
+        (info, *_action_name(info, side.group, tool_words, path_naming, known)) for info in side.members
+    ]
     counts = Counter(name for _, name, _ in proposals)
     used: set[str] = set()
-    types: dict[str, str] = {}  # arg name -> json type, across the tool (M207)
-    actions = []
+    named: list[tuple[_OpInfo, str, str]] = []
     for info, name, why in proposals:
         if counts[name] > 1:
             name, why = (
-                _disambiguated(info, name, side.group, tool_words),
+                _disambiguated(info, name, side.group, tool_words, path_naming, known),
                 why + "; qualified to tell it from a look-alike",
             )
         if not name[:1].isalpha():  # mapping.schema.json: names start with a letter
             name = f"do_{name}"
-        name = _unique(_fit(name, NAME_MAX, keep_last=False), used, NAME_MAX)
-        params = _draft_params(info, types)
+        named.append((info, _unique(_fit(name, NAME_MAX, keep_last=False), used, NAME_MAX), why))
+    confirm = _confirm_value([name for info, name, _ in named if _irreversible(info, name)])
+    types: dict[str, str] = {}  # arg name -> json type, across the tool (M207)
+    actions = []
+    for info, name, why in named:
+        # The tool's 'confirm' argument is the confirmation's (M233): no parameter may take that name.
+        params = _draft_params(info, types, extra_taken={"confirm"} if confirm else set())
         actions.append(
             DraftAction(
                 name=name,
@@ -639,22 +640,99 @@ def _actions(side: _Side, path_naming: bool, spec: Spec) -> list[DraftAction]:
                 path=info.op.path,
                 summary=_one_line(info.op.summary or _first_sentence(short_text(info.op.description, 120))),
                 params=tuple(params),
-                destructive=info.op.method == "DELETE" or bool(set(name.split("_")) & _DESTRUCTIVE_WORDS),
+                destructive=info.op.method == "DELETE" or bool(set(name.split("_")) & DESTRUCTIVE_WORDS),
                 deprecated=bool(info.op.located.value.get("deprecated")),
                 why=why,
                 single_record=info.op.method in READ_METHODS and undecided_lists(spec, info.op),
+                confirm=confirm if _irreversible(info, name) else None,
             )
         )
     return actions
 
 
-def _action_name(info: _OpInfo, group: _Group, tool_words: set[str], path_naming: bool) -> tuple[str, str]:
+def _irreversible(info: _OpInfo, name: str) -> bool:
+    """A DELETE, or an action named for what cannot be undone (destroy, purge, remove...)."""
+    return info.op.method == "DELETE" or name.split("_", 1)[0] in IRREVERSIBLE_WORDS
+
+
+def _confirm_value(names: list[str]) -> str | None:
+    """The one value a tool's confirm argument takes (M134): CONFIRM_<VERB> when its irreversible
+    actions share a verb, else CONFIRM_DELETE."""
+    if not names:
+        return None
+    verbs = {n.split("_", 1)[0] for n in names}
+    return f"CONFIRM_{verbs.pop().upper()}" if len(verbs) == 1 else "CONFIRM_DELETE"
+
+
+def _action_name(
+    info: _OpInfo, group: _Group, tool_words: set[str], path_naming: bool, known: set[str]
+) -> tuple[str, str]:
+    """A verb, then what it acts on (T2): from the operationId when it is a name that starts with a
+    verb, else from the summary's verb and object, else from an operationId that is a name of some other
+    shape; from the method and path only when neither says anything more (T7)."""
     op = info.op
-    if op.operation_id and not path_naming:
-        words = _id_name(op, tool_words)
-        if words:
-            return "_".join(words), f"from operationId '{op.operation_id}'"
-    return _path_name(info, group), f"from {op.method} and the path"
+    id_words = _id_name(op, tool_words) if op.operation_id and not path_naming and not _raw_id(op) else []
+    # 'post' names an action only where the API says it in the path (Slack's /chat.postMessage), not
+    # where it is the HTTP method (DigitalOcean's dropletActions_post, "Initiate a Droplet Action").
+    said = set(snake_case(re.sub(r"\{[^}]*\}", "/", op.path)).split("_"))
+    if id_words and is_verb(id_words[0]) and (id_words[0] not in HTTP_ONLY or id_words[0] in said):
+        return "_".join(id_words), f"from operationId '{op.operation_id}'"
+    from_summary = _summary_action(info, known)
+    if from_summary:
+        return from_summary, f"from the summary '{_summary_text(op)}'"
+    verb_at = next((i for i, w in enumerate(id_words) if w in TRAILING_VERBS), None)
+    # 'balance_get', 'volumes_delete_by_name': the verb after its object goes first; in
+    # 'fully_update_project_role' it is not after its object.
+    if verb_at and id_words[verb_at + 1 : verb_at + 2] in ([], ["by"], ["for"], ["all"]):
+        words = [id_words[verb_at], *id_words[:verb_at], *id_words[verb_at + 1 :]]
+        return "_".join(words), f"from operationId '{op.operation_id}', its verb first"
+    if id_words and (id_words[0] not in HTTP_ONLY or id_words[0] in said):  # a name the author chose
+        return "_".join(id_words), f"from operationId '{op.operation_id}'"
+    return _path_name(info, group), f"from {op.method} and the path: neither operationId nor summary names it"
+
+
+def _summary_text(op: Operation) -> str:
+    """The summary a person wrote as a title ("Update folder"); a description is prose ("Returns a
+    list of charges you've previously created.") and names nothing well."""
+    return _one_line(op.summary or "")
+
+
+def _summary_action(info: _OpInfo, known: set[str]) -> str | None:
+    """'Add shared link to file' in a files tool -> add_shared_link; 'Get files under retention' (a
+    GET of a collection) -> list_files. None when the summary does not start with a verb."""
+    op = info.op
+    parsed = summary_name(_summary_text(op), known)
+    if parsed is None:
+        return None
+    verb, objects = parsed
+    # 'Get files under retention' at /files_under_retention reads a collection: a list. 'Get default
+    # attributes for a codespace' at /codespaces/new is one record.
+    last = next((snake_case(s).split("_") for s in reversed(info.segments) if not _is_param(s)), [])
+    plural_object = bool(objects) and singular(objects[-1]) != objects[-1]
+    if (
+        verb == "get"
+        and op.method == "GET"
+        and plural_object
+        and not _is_param((info.segments or ["{}"])[-1])
+    ):
+        if objects[-1] in last:
+            verb = "list"
+    return snake_case("_".join([verb, *objects]))
+
+
+def _raw_id(op: Operation) -> bool:
+    """An operationId that is no name: the method and the path, with a method that is no verb or the
+    path parameter's 'id' in it ('put_folders_id', 'get_files_id'); 'getInventory' for GET
+    /store/inventory is a name."""
+    words = snake_case(str(op.operation_id)).split("_")
+    return _spells_path(op) and (words[0] in HTTP_ONLY or "id" in words[1:])
+
+
+def _spells_path(op: Operation) -> bool:
+    """Is the operationId the method and the path ('put_folders_id', 'GetCustomersCustomerSources')?"""
+    words = snake_case(str(op.operation_id)).split("_")
+    path_words = set(snake_case(op.path).split("_"))
+    return len(words) >= 2 and words[0] in HTTP_VERBS and all(w in path_words for w in words[1:])
 
 
 def _id_name(op: Operation, tool_words: set[str]) -> list[str]:
@@ -663,7 +741,7 @@ def _id_name(op: Operation, tool_words: set[str]) -> list[str]:
     # Namespaces in front of the verb ('admin_conversations_list') repeat the tool's name.
     while len(words) > 1 and words[0] in tool_words:
         words.pop(0)
-    verb, rest = _VERB_SYNONYMS.get(words[0], words[0]), words[1:]
+    verb, rest = VERB_SYNONYMS.get(words[0], words[0]), words[1:]
     dropped: list[str] = []
     while rest and (rest[0] in tool_words or rest[0] == "all"):
         dropped.append(rest.pop(0))
@@ -676,7 +754,7 @@ def _id_name(op: Operation, tool_words: set[str]) -> list[str]:
         verb == "get"
         and op.method == "GET"
         and not on_item
-        and any(w == "all" or _singular(w) != w for w in dropped)
+        and any(w == "all" or singular(w) != w for w in dropped)
     ):
         verb = "list"
     return [verb, *rest]
@@ -695,42 +773,43 @@ def _path_name(info: _OpInfo, group: _Group) -> str:
         if after and after[-1] in ("search", "find", "query"):
             return "_".join(["search", *after[:-1]])
         if on_item:
-            return "_".join(["get", *map(_singular, after)])
+            return "_".join(["get", *map(singular, after)])
         return "_".join(["list", *after])
     if method == "DELETE":
-        return "_".join(["delete", *map(_singular, after)])
+        return "_".join(["delete", *map(singular, after)])
     if method in ("PUT", "PATCH") or (method == "POST" and on_item):
-        return "_".join(["update", *map(_singular, after)])
+        return "_".join(["update", *map(singular, after)])
     if not after:
         return "create"
     last = after[-1]
     if last.endswith("s") and not last.endswith("ss"):
-        return "_".join(["create", *after[:-1], _singular(last)])
+        return "_".join(["create", *after[:-1], singular(last)])
     return "_".join([last, *after[:-1]])  # a verb segment: '/charges/{charge}/capture' -> 'capture'
 
 
-def _disambiguated(info: _OpInfo, name: str, group: _Group, tool_words: set[str]) -> str:
-    """A longer name for one of several look-alikes: the operationId in full, or the path's scope."""
+def _disambiguated(
+    info: _OpInfo, name: str, group: _Group, tool_words: set[str], path_naming: bool, known: set[str]
+) -> str:
+    """A longer name for one of several look-alikes: the operationId in full when it is a name, the
+    summary's object in full, or the path's scope."""
     op = info.op
-    if op.operation_id:
+    if op.operation_id and not path_naming and not _raw_id(op):
         full = snake_case(op.operation_id.rsplit("/", 1)[-1])
         if full != name:
             return full
+    else:
+        parsed = summary_name(_summary_text(op), known, whole=True)
+        longer = snake_case("_".join([parsed[0], *parsed[1]])) if parsed else name
+        if longer != name and longer.startswith(name.split("_", 1)[0]):
+            return longer
     literals = [snake_case(s) for s in info.segments if not _is_param(s)]
     scope = next((w for w in literals if w not in tool_words), None)
-    return f"{name}_for_{_singular(scope)}" if scope else name
+    return f"{name}_for_{singular(scope)}" if scope else name
 
 
 def _ids_spell_paths(operations: Sequence[Operation]) -> bool:
     """Are operationIds just method + path ('GetCustomersCustomerSources')? Then names come from paths."""
-    spelled = 0
-    for op in operations:
-        if not op.operation_id:
-            continue
-        words = snake_case(op.operation_id).split("_")
-        path_words = set(snake_case(op.path).split("_"))
-        if len(words) >= 2 and words[0] in _HTTP_VERBS and all(w in path_words for w in words[1:]):
-            spelled += 1
+    spelled = sum(1 for op in operations if op.operation_id and _spells_path(op))
     with_ids = sum(1 for op in operations if op.operation_id)
     return with_ids > 0 and spelled * 2 > with_ids
 
@@ -738,8 +817,9 @@ def _ids_spell_paths(operations: Sequence[Operation]) -> bool:
 # --- parameters ------------------------------------------------------------------------------------
 
 
-def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]:
-    """Renames for units (T5) and for the clashes the build rejects (M205 reserved, M206, M207, M217)."""
+def _draft_params(info: _OpInfo, tool_types: dict[str, str], extra_taken: set[str]) -> list[DraftParam]:
+    """Renames for units (T5) and for the clashes the build rejects (M205 reserved, M206, M207, M217,
+    M233 the confirmation's own argument)."""
     params = info.params
     wire_counts = Counter(p.wire_name for p in params)
     roles = _paging_roles(info)
@@ -762,6 +842,12 @@ def _draft_params(info: _OpInfo, tool_types: dict[str, str]) -> list[DraftParam]
             )
         if name in RESERVED_ARGS:
             name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
+        if name in extra_taken:
+            where = "body" if param.location == "body_whole" else param.location
+            name, why = (
+                f"{where}_{name}",
+                f"'{name}' is the argument that confirms an action that cannot be undone (M233)",
+            )
         if role is None and name in owned_names:
             where = "body" if param.location == "body_whole" else param.location
             name, why = (

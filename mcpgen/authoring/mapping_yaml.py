@@ -111,7 +111,14 @@ def _tool(tool: DraftTool) -> list[str]:
 def _action(action: DraftAction) -> list[str]:
     where = f"{action.method} {action.path}" + (f": {action.summary}" if action.summary else "")
     lines = [f"      - name: {action.name}  # {_c(action.why)}"]
-    if action.destructive:
+    if action.confirm:
+        lines += _comment_block(
+            f"Cannot be undone: the server asks the user first (a client that cannot ask passes "
+            f"confirm={action.confirm} once the user said yes); for a before/after view, move it to a tool "
+            f"of its own with  confirm: preview  ({rule_name('S1')}).",
+            "        ",
+        )
+    elif action.destructive:
         lines.append(
             f"        # Hard to undo: propose a preview step for it ({rule_name('S1')}), so the agent sees the effect "
             "before it runs."
@@ -119,6 +126,9 @@ def _action(action: DraftAction) -> list[str]:
     if action.deprecated:
         lines.append("        # Deprecated in the spec; consider leaving it out.")
     lines.append(f"        operation: {_scalar(action.operation)}  # {_c(where)}")
+    if action.confirm:
+        lines.append("        confirm: user")
+        lines.append(f"        confirm_param: {action.confirm}")
     if action.single_record:
         lines.append(
             "        response: {single: true}  # its answer has several lists and the spec does not say which "
@@ -132,14 +142,26 @@ def _action(action: DraftAction) -> list[str]:
 
 
 def _unmapped(draft: Draft) -> list[str]:
-    if not draft.unmapped:
-        return []
-    lines = [
-        "",
-        "# Not mapped: the generated server cannot call these operations as the spec describes them.",
-    ]
-    for item in draft.unmapped:
-        lines += _comment_block(f"- {item.operation}: {item.reason}", "", indent="  ")
+    lines: list[str] = []
+    left_out = [u for u in draft.unmapped if u.deliberate]
+    cannot = [u for u in draft.unmapped if not u.deliberate]
+    if left_out:
+        lines.append("")
+        lines += _comment_block(
+            "Left out on purpose: these are how a client gets or gives up the credentials, no task for an "
+            "agent. The generated server sends the credentials set in its environment (server.auth above); "
+            "get a token outside the agent, once.",
+            "",
+        )
+        for item in left_out:
+            lines += _comment_block(f"- {item.operation}: {item.reason}", "", indent="  ")
+    if cannot:
+        lines += [
+            "",
+            "# Not mapped: the generated server cannot call these operations as the spec describes them.",
+        ]
+        for item in cannot:
+            lines += _comment_block(f"- {item.operation}: {item.reason}", "", indent="  ")
     return lines
 
 

@@ -24,6 +24,7 @@ class DraftAction:
     deprecated: bool
     why: str  # how the name was chosen
     single_record: bool = False  # several lists in the answer, none named: drafted as one record
+    confirm: str | None = None  # cannot be undone: confirm: user, with this confirm_param value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +40,7 @@ class DraftTool:
 class Unmapped:
     operation: str
     reason: str
+    deliberate: bool = False  # the server could call it, but it is no task for an agent (sign-in plumbing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

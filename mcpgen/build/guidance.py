@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from mcpgen.ir import ActionSpec, ToolSpec
+from mcpgen.names import snake_case
 
 _READS = ("GET", "HEAD")
 
@@ -22,7 +23,7 @@ class _Reads:
 
     def __init__(self, tools: list[ToolSpec]):
         self.at: dict[tuple[str, ...], list[tuple[str, ActionSpec]]] = defaultdict(list)
-        # Reads of a literal sub-path of a collection: `GET /campaigns/search` under `/campaigns`.
+        # Lists at a literal sub-path of a collection: `GET /campaigns/search` under `/campaigns`.
         self.under: dict[tuple[str, ...], list[tuple[str, ActionSpec]]] = defaultdict(list)
         self.order: dict[int, int] = {}
         for tool in tools:
@@ -32,7 +33,7 @@ class _Reads:
                 self.order[id(action)] = len(self.order)
                 segments = tuple(_segments(action.path))
                 self.at[segments].append((tool.name, action))
-                if segments and not _is_param(segments[-1]):
+                if segments and not _is_param(segments[-1]) and _lists(action):
                     self.under[segments[:-1]].append((tool.name, action))
 
 
@@ -54,7 +55,39 @@ def _guided(tool: str, action: ActionSpec, reads: _Reads) -> ActionSpec:
 
 
 def _segments(path: str) -> list[str]:
-    return [s for s in path.split("/") if s]
+    """Path segments, without the '#fragment' some specs add to tell operations on one path apart
+    (box.com.json GET /files/{file_id}#get_shared_link reads /files/{file_id})."""
+    return [s for s in path.split("#", 1)[0].split("/") if s]
+
+
+def _lists(action: ActionSpec) -> bool:
+    """Does the read answer a list of records, or page through one?"""
+    return action.paging is not None or (action.shape is not None and action.shape.items is not None)
+
+
+# A literal sub-path of a collection that finds its records: `/campaigns/search`.
+_SEARCH_WORDS = frozenset({"search", "find", "query", "lookup", "list", "all"})
+# The last words of an identifier's name that say it is one: `repository_name` names a repository.
+_ID_WORDS = frozenset({"id", "ids", "name", "uuid", "key", "slug", "number", "identifier", "sid", "code"})
+
+
+def _lists_kind_of(read: ActionSpec, wire: str) -> bool:
+    """Does a list at a sub-path of the collection list what `wire` identifies? `/campaigns/search` does,
+    and so does `/v2/registry/{registry_name}/repositories` for `repository_name`; its sibling
+    `.../garbage-collections` lists something else (digitalocean.com.json)."""
+    literal = snake_case(_segments(read.path)[-1]).split("_")
+    if _SEARCH_WORDS & set(literal):
+        return True
+    words = [w for w in snake_case(wire).split("_") if w not in _ID_WORDS]
+    return bool(words) and any(_same_word(words[-1], w) for w in literal)
+
+
+def _same_word(singular: str, word: str) -> bool:
+    """'repository' and 'repositories', 'campaign' and 'campaigns', 'box' and 'boxes'."""
+    forms = {singular, singular + "s", singular + "es"}
+    if singular.endswith("y"):
+        forms.add(singular[:-1] + "ies")
+    return word in forms
 
 
 def _is_param(segment: str) -> bool:
@@ -65,7 +98,9 @@ def _finders(action: ActionSpec, reads: _Reads) -> tuple[str | None, str | None]
     """For the innermost path identifier that some read action can find: those actions, and the argument.
 
     A finder reads the collection the identifier belongs to: `GET /campaigns` (list) or a literal
-    sub-path with no identifier of its own, `GET /campaigns/search`, for `/campaigns/{campaign_id}/...`.
+    sub-path with no identifier of its own, `GET /campaigns/search`, for `/campaigns/{campaign_id}/...`;
+    either answers a list. A read of one record there finds nothing (digitalocean.com.json
+    GET /v2/registry/options beside /v2/registry/{registry_name}), and then no finder is named.
     """
     segments = _segments(action.path)
     path_args = {p.wire_name: p.arg_name for p in action.params if p.location == "path"}
@@ -74,7 +109,9 @@ def _finders(action: ActionSpec, reads: _Reads) -> tuple[str | None, str | None]
         if not _is_param(segments[index]) or wire not in path_args:
             continue
         collection = tuple(segments[:index])
-        candidates = reads.at.get(collection, []) + reads.under.get(collection, [])
+        candidates = [c for c in reads.at.get(collection, []) if _lists(c[1])] + [
+            c for c in reads.under.get(collection, []) if _lists_kind_of(c[1], wire)
+        ]
         found = sorted(
             ((tool, read) for tool, read in candidates if read is not action),
             key=lambda pair: reads.order[id(pair[1])],

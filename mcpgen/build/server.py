@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from mcpgen.build.asking import asked_param, asking_note
 from mcpgen.build.discovery import check_discovery_names
 from mcpgen.build.fingerprints import (
     Canonicalizer,
@@ -19,6 +20,7 @@ from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hints import action_hints, tool_hints
 from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, without_fields
+from mcpgen.build.regeneration import PreviousLock, regeneration_diagnostics
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
 from mcpgen.build.schemas import (
@@ -119,7 +121,16 @@ class _OperationParam:
     explode: bool | None = None
 
 
-def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: str) -> BuildResult:
+def build_server(
+    spec: Spec,
+    mapping: Mapping,
+    *,
+    spec_file: str,
+    mapping_file: str,
+    previous: PreviousLock | None = None,
+) -> BuildResult:
+    """`previous`: the lock of the package generated last (regeneration), for rename hints and
+    warnings about operationIds bound to another endpoint."""
     diagnostics: list[Diagnostic] = []
     tools: list[ToolSpec] = []
     used: set[str] = set()
@@ -129,6 +140,7 @@ def build_server(spec: Spec, mapping: Mapping, *, spec_file: str, mapping_file: 
         if tool is not None:
             tools.append(tool)
             used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
     tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
@@ -222,7 +234,7 @@ def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
         "previews": any(t.preview for t in tools),
         "access": access,
         "tasks": any(a.task for t in tools for a in t.actions),
-        "user_confirm": any(a.confirm_user for t in tools for a in t.actions),
+        "user_confirm": any(a.confirm_user or a.asked for t in tools for a in t.actions),
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
@@ -509,6 +521,7 @@ def _build_action(
     fixed: list[FixedValue] = []
     defaults: list[tuple[str, Any]] = []
     with_body: set[str] = set()
+    asked: list[ParamSpec] = []
     for param in operation_params:
         param_rule = rules_by_param.get((param.wire_name, param.location))
         if param_rule is not None and param_rule.fixed is not UNSET:
@@ -540,6 +553,11 @@ def _build_action(
             continue
         built, default, found = _param_spec(param, param_rule, operation)
         diagnostics += found
+        if param_rule is not None and param_rule.ask_user:  # the user's to give, not the agent's (P4)
+            asked_one, found = asked_param(built, param_rule, rule, operation.key)
+            diagnostics += found
+            asked += [asked_one] if asked_one is not None else []
+            continue
         params.append(built)
         if param.required_with_body and not built.required and default is UNSET:
             with_body.add(built.arg_name)
@@ -585,6 +603,7 @@ def _build_action(
             confirm_value=rule.confirm_param
             or (f"CONFIRM_{rule.name.upper()}" if rule.confirm_user else None),
             confirm_user=rule.confirm_user,
+            asked=tuple(asked),
             idempotency_header=idempotency[0].wire_name if idempotency else None,
             idempotency_body=keyed_body[0].wire_name if keyed_body else None,
             hints=action_hints(operation.method, rule),
@@ -1378,7 +1397,7 @@ def _tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dic
     Every generated sentence is a plain statement: no capitals for emphasis, nothing a model would
     over-trigger on.
     """
-    text = " ".join([rule.description.strip(), *_sections(rule)])
+    text = " ".join([rule.description.strip(), *_sections(rule), *filter(None, [asking_note(actions)])])
     if not rule.list_actions:
         return text
     lines = [text, "", "Actions:"]

@@ -33,7 +33,7 @@ from mcpgen.diagnostics import (
     terminal_safe,
 )
 from mcpgen.load.mapping import schema_path
-from mcpgen.pipeline import generate, load_inputs
+from mcpgen.pipeline import generate, load_inputs, read_previous_lock
 from mcpgen.profiles import Profile, get_profile
 from mcpgen.render.clients import (
     CLIENT_TITLES,
@@ -130,10 +130,13 @@ def generate_command(
     """Generate (or regenerate) the server package in OUT.
 
     Nothing is written unless the whole package renders; a failure leaves OUT as it was. Files mcpgen
-    did not write (a virtualenv, caches) are left alone.
+    did not write (a virtualenv, caches) are left alone. When OUT holds a package generated before, its
+    tools.lock.json tells which endpoint each action called: an operationId the new spec renamed is
+    reported with the endpoint and its new operationId, and one it reuses for another endpoint warns.
     """
     chosen = _profile(profile)
-    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or ())
+    previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds
+    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or (), previous=previous)
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         say("no files were written", err=True)

@@ -62,7 +62,10 @@ def run_init(
     if has_errors(found):
         say(f"{out} was written but does not build; please report this as an mcpgen init bug", err=True)
         return 1
-    unmapped = f", {len(draft.unmapped)} unmapped (listed at the end)" if draft.unmapped else ""
+    left_out = sum(1 for u in draft.unmapped if u.deliberate)
+    unmapped = f", {len(draft.unmapped)} unmapped (listed at the end" if draft.unmapped else ""
+    if unmapped:
+        unmapped += f"; {left_out} of them sign-in plumbing left out on purpose)" if left_out else ")"
     discovery = f"; on-demand discovery on ({rule_name('T3')})" if draft.discovery else ""
     say(
         f"wrote {out}: {len(draft.tools)} tools, {draft.action_count} actions over "

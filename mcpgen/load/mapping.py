@@ -73,6 +73,7 @@ class ParamRule:
     unit: UnitRule | None = None
     max_increase_pct: float | None = None  # guard rule (S2)
     current: str | None = None  # field of the preview's read result with the current value
+    ask_user: bool = False  # P4 ask what the model cannot know: the server asks the user for it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -384,10 +385,21 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
                 "M107",
                 f"{where} combines settings that contradict each other",
                 document.locate(pointer),
-                hint="'fixed' hides the parameter and always sends its value, so it cannot also be 'hidden' or have a 'default'",
+                hint=_contradiction_hint(value),
             )
         ]
     return [error("M199", f"{where}: {problem.message}", document.locate(pointer), hint=described)]
+
+
+def _contradiction_hint(param: dict[str, Any]) -> str:
+    """Why a parameter's settings contradict each other, for the settings it has."""
+    if "ask_user" in param and ("fixed" in param or "hidden" in param):
+        kept = "fixed" if "fixed" in param else "hidden"
+        return (
+            f"'ask_user' asks the user for the value on every call, and '{kept}' means nobody gives it: "
+            f"keep one of them"
+        )
+    return "'fixed' hides the parameter and always sends its value, so it cannot also be 'hidden' or have a 'default'"
 
 
 def _check_unique_names(document: Document) -> list[Diagnostic]:
@@ -759,6 +771,7 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
+        ask_user=rule.get("ask_user") is True,
     )
 
 

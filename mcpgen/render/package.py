@@ -226,7 +226,7 @@ def _json(value: Any) -> str:
 def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     actions = [*tool.actions, *(a.preview.read for a in tool.actions if a.preview)]
     uses_fixed = any(a.fixed for a in actions)
-    uses_params = any(a.params for a in actions)
+    uses_params = any(a.params or a.asked for a in actions)
     uses_units = any(p.unit for a in actions for p in a.params) or any(a.result_units for a in actions)
     preview = tool.preview
     names = [
@@ -297,15 +297,17 @@ def _preview_call(preview: PreviewSpec) -> Call:
 
 def _action_call(action: ActionSpec) -> Call:
     kwargs: list[tuple[str, Any]] = [("name", action.name), ("method", action.method), ("path", action.path)]
-    if action.params:
+    if action.params or action.asked:
         kwargs.append(
             (
                 "params",
-                tuple(_param_call(p) for p in action.params),
+                tuple(_param_call(p) for p in (*action.params, *action.asked)),
             )
         )
-    if action.required_args:
-        kwargs.append(("required", action.required_args))
+    # What the user is asked for is required too: of the user's answer, never of the agent (validation.py).
+    required = (*action.required_args, *(p.arg_name for p in action.asked if p.required))
+    if required:
+        kwargs.append(("required", required))
     if action.defaults:
         kwargs.append(("defaults", dict(action.defaults)))
     if action.fixed:
@@ -395,6 +397,8 @@ def _param_call(param: ParamSpec) -> Call:
         kwargs.append(("explode", param.explode))
     if param.check_schema is not None:
         kwargs.append(("schema", param.check_schema))
+    if param.ask_user is not None:
+        kwargs.append(("ask_user", param.ask_user))
     return Call("Param", tuple(kwargs))
 
 

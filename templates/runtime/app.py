@@ -11,7 +11,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
@@ -63,7 +63,7 @@ class UserConfirmFlow(Protocol):
         subject: str,
         state: Any,
         responses: Any,
-    ) -> None: ...
+    ) -> dict[str, Any]: ...
 
 
 class PreviewFlow(Protocol):
@@ -248,14 +248,18 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None = None,
         tasks_ok: bool = False,
+        answers: Mapping[str, Any] | None = None,
     ) -> types.CallToolResult | dict[str, Any]:
-        """Every tool path runs inside this one guard: a ToolError is its result; anything the server
+        """`answers`: what the user gave for the action's asked parameters (ask_user), when the
+        server asked. Every tool path runs inside this one guard: a ToolError is its result; anything the server
         did not foresee is a result that names only the exception's type, and the log says where it
         was raised (E1 tool errors are results; E5 no internals). Only an unknown tool is a JSON-RPC error."""
         started = time.monotonic()
         action = arguments.get("action") if isinstance(arguments, dict) else None
         try:
-            result, outcome = await self._dispatch(name, arguments, caller, tasks_ok)
+            result, outcome = await self._dispatch(
+                name, arguments, caller, tasks_ok, answers
+            )
         except anyio.get_cancelled_exc_class():
             # The client cancelled or hung up; the upstream request went down with it.
             _log_call(name, action, "cancelled by the client", started)
@@ -279,6 +283,7 @@ class Dispatcher:
         arguments: dict[str, Any] | None,
         caller: Caller | None,
         tasks_ok: bool = False,
+        answers: Mapping[str, Any] | None = None,
     ) -> tuple[types.CallToolResult | dict[str, Any], str]:
         """The call's result and how it went, for the log; raises ToolError."""
         cap = (
@@ -311,6 +316,12 @@ class Dispatcher:
                 code=types.INVALID_PARAMS, message=f"Unknown tool: {_loggable(name)}"
             )
         action, values = validator.check(arguments)
+        if (
+            action.asked
+        ):  # the user's values, never the agent's (P4 ask what the model cannot know)
+            if answers is None:
+                raise _needs_a_user(name, action)
+            values = {**values, **validator.check_answers(action, answers)}
         values = await self.hooks.before(name, action.name, values, action.arg_names)
         answer, response = await self._run(name, action, values)
         budget = Budget(
@@ -492,18 +503,54 @@ def _preview_id(name: str, arguments: dict[str, Any] | None) -> Any:
     return arguments["preview_id"]  # type: ignore[index]
 
 
+def _needs_a_user(name: str, action: Action) -> ToolError:
+    """What a call gets that the server cannot ask the user about: a client without elicitation
+    support, or a path that bypasses the asking (P4 ask what the model cannot know). Never a call
+    without the user's values."""
+    asked = ", ".join(p.arg for p in action.asked)
+    return ToolError(
+        f"{name} action '{action.name}' needs the user to give {asked}, and this call came from a "
+        "client that cannot ask the user (it did not declare elicitation support); nothing was done.",
+        f"Use a client that can ask the user (elicitation), or ask the user to do this themselves; "
+        f"{asked} cannot be passed as an argument, since the value must come from the user.",
+        Recovery.NEEDS_HUMAN,
+    )
+
+
 def _user_confirmed_action(
     dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
 ) -> Action | None:
-    """The action of this call that the user confirms (`confirm: user`), if it is one."""
+    """The action of this call that asks the user (`confirm: user`, `ask_user`), if it is one."""
     validator = dispatcher.validators.get(name)
     wanted = (arguments or {}).get("action")
     if validator is None or validator.tool.preview is not None:
         return None
     return next(
-        (a for a in validator.tool.actions if a.name == wanted and a.confirm_user),
+        (
+            a
+            for a in validator.tool.actions
+            if a.name == wanted and (a.confirm_user or a.asked)
+        ),
         None,
     )
+
+
+def _catalog_call(
+    dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None
+) -> tuple[str, dict[str, Any] | None]:
+    """The catalog tool and arguments a discovery `<name>_call_tool` call runs, so that it asks the
+    user as a call by the tool's own name does; any other call as it is."""
+    inner = (arguments or {}).get("tool")
+    validator = dispatcher.validators.get(inner) if isinstance(inner, str) else None
+    asks = validator is not None and any(
+        a.confirm_user or a.asked for a in validator.tool.actions
+    )
+    if dispatcher.discovery.meta.get(name) != "call" or not asks:
+        return name, arguments
+    try:
+        return dispatcher.discovery.unwrap(arguments)
+    except Exception:  # noqa: BLE001 - the dispatcher's guard reports it (E1 tool errors are results)
+        return name, arguments
 
 
 async def _user_confirmed_call(
@@ -512,11 +559,13 @@ async def _user_confirmed_call(
     params: types.CallToolRequestParams,
     tasks_ok: bool,
 ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
-    """A `confirm: user` action asks the user through elicitation when the client declared it
-    (P4 ask what the model cannot know): the first call returns `input_required`, the retry with the
-    user's yes runs the call. A client without elicitation keeps the confirm argument."""
-    name, caller = params.name, current_caller()
-    action = _user_confirmed_action(dispatcher, name, params.arguments)
+    """A `confirm: user` action, or one with `ask_user` parameters, asks the user through
+    elicitation when the client declared it (P4 ask what the model cannot know): the first call
+    returns `input_required`, the retry with the user's answer runs the call with the user's values.
+    A client without elicitation keeps the confirm argument; an asked parameter it cannot give."""
+    caller = current_caller()
+    name, arguments = _catalog_call(dispatcher, params.name, params.arguments)
+    action = _user_confirmed_action(dispatcher, name, arguments)
     flow = dispatcher.confirmations
     capabilities = getattr(getattr(ctx, "session", None), "client_capabilities", None)
     can_elicit = dispatcher.config.can_elicit
@@ -526,9 +575,12 @@ async def _user_confirmed_call(
         or can_elicit is None
         or not can_elicit(capabilities)
     ):
-        return await dispatcher.call(name, params.arguments, caller, tasks_ok)
-    asked = {k: v for k, v in (params.arguments or {}).items() if k != "confirm"}
-    confirmed = {**asked, "confirm": action.confirm}
+        return await dispatcher.call(params.name, params.arguments, caller, tasks_ok)
+    asked = dict(arguments or {})
+    confirmed = asked
+    if action.confirm_user:  # the user's yes stands in for the confirm argument
+        asked = {k: v for k, v in asked.items() if k != "confirm"}
+        confirmed = {**asked, "confirm": action.confirm}
     subject = caller.subject if caller is not None else ""
     try:
         dispatcher.scopes.check(name, caller)
@@ -538,12 +590,12 @@ async def _user_confirmed_call(
         if params.request_state is None:
             asking = await flow.ask(name, action, asked, subject)
             return types.InputRequiredResult.model_validate(asking)
-        await flow.answered(
+        answers = await flow.answered(
             name, action, asked, subject, params.request_state, _responses(params)
         )
     except ToolError as exc:
         return error_result(exc, secrets=dispatcher.config.upstream.secret_forms())
-    return await dispatcher.call(name, confirmed, caller, tasks_ok)
+    return await dispatcher.call(name, confirmed, caller, tasks_ok, answers)
 
 
 def _responses(params: types.CallToolRequestParams) -> dict[str, Any]:
@@ -693,13 +745,92 @@ def tools_only_listen(listen: Any) -> Any:
     return handler
 
 
-async def _serve_stdio(server: Server[Any]) -> None:
+async def _serve_stdio(server: Server[Any], drain_s: float) -> None:
     async with stdio_server() as (read_stream, write_stream):
+        pending = PendingRequests()
         await server.run(
-            RepliesToUnreadable(read_stream, write_stream),
-            write_stream,
+            RepliesToUnreadable(read_stream, write_stream, pending, drain_s),
+            pending.watching(write_stream),
             server.create_initialization_options(),
         )
+
+
+# A stream that stays open until the client leaves, answered only then: never waited for at EOF.
+_OPEN_ENDED = frozenset({"subscriptions/listen"})
+
+
+class PendingRequests:
+    """The client's requests not answered yet, so that stdin's end waits for their answers.
+
+    The SDK's loop cancels every request still running when its read stream ends, so a client
+    that writes its last request and closes stdin (`echo ... | server`) would get nothing for it.
+    The stdio transport's read stream holds its end back until these are answered (or cancelled
+    by the client), at most `drain_s` seconds: the upstream timeout bounds each call (P5 timeouts).
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[Any] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def received(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if (
+            isinstance(message, types.JSONRPCRequest)
+            and message.method not in _OPEN_ENDED
+        ):
+            if not self._ids:
+                self._idle = anyio.Event()
+            self._ids.add(message.id)
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+        ):
+            self._done((message.params or {}).get("requestId"))
+
+    def answered(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._done(message.id)
+
+    def _done(self, request_id: Any) -> None:
+        self._ids.discard(request_id)
+        if not self._ids:
+            self._idle.set()
+
+    async def drained(self, limit_s: float) -> None:
+        with anyio.move_on_after(limit_s):
+            await self._idle.wait()
+        if self._ids:
+            log.warning(
+                "stdin ended with %d request(s) still running after %.0f s; they are cancelled",
+                len(self._ids),
+                limit_s,
+            )
+
+    def watching(self, stream: Any) -> _WatchedWrites:
+        return _WatchedWrites(stream, self)
+
+
+class _WatchedWrites:
+    """The stdio write stream, telling PendingRequests which requests each message answers."""
+
+    def __init__(self, inner: Any, pending: PendingRequests) -> None:
+        self._inner = inner
+        self._pending = pending
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+        self._pending.answered(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedWrites:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 class RepliesToUnreadable:
@@ -710,9 +841,17 @@ class RepliesToUnreadable:
     null: parse error (-32700) for a line that is not JSON, invalid request (-32600) for JSON that
     is not one message (a wrong `jsonrpc` version, a batch array, which MCP does not have)."""
 
-    def __init__(self, inner: Any, replies: Any) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        replies: Any,
+        pending: PendingRequests | None = None,
+        drain_s: float = 0.0,
+    ) -> None:
         self._inner = inner
         self._replies = replies
+        self._pending = pending
+        self._drain_s = drain_s
 
     @property
     def last_context(self) -> Any:
@@ -720,8 +859,16 @@ class RepliesToUnreadable:
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                # stdin ended: the requests already read are answered first (PendingRequests).
+                if self._pending is not None:
+                    await self._pending.drained(self._drain_s)
+                raise
             if not isinstance(item, Exception):
+                if self._pending is not None:
+                    self._pending.received(item)
                 return item
             reply = unreadable_reply(item)
             if reply is not None:
@@ -940,4 +1087,5 @@ def run(
     if args.http:
         _serve_http(server, args.host, args.port, config.access)
     else:
-        anyio.run(_serve_stdio, server)
+        # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
+        anyio.run(_serve_stdio, server, 2 * config.upstream.timeout_s + 5)

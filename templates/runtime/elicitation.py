@@ -1,16 +1,19 @@
-"""The user confirms, not the model (P4 ask what the model cannot know), through the 2026-07-28
-multi round-trip requests.
+"""The user confirms, and gives what the model cannot know (P4 ask what the model cannot know),
+through the 2026-07-28 multi round-trip requests.
 
-A `tools/call` of an action whose mapping says `confirm: user`, from a client that declared
-elicitation support, is answered with `resultType: "input_required"`: one `elicitation/create`
-request asking the user, and a `requestState`. The client asks the user and sends the same call
-again, with a new JSON-RPC id, carrying `inputResponses` and that `requestState`.
+A `tools/call` of an action whose mapping says `confirm: user`, or that has `ask_user` parameters,
+from a client that declared elicitation support, is answered with `resultType: "input_required"`:
+one `elicitation/create` request asking the user (a yes, and a form field for each asked
+parameter), and a `requestState`. The client asks the user and sends the same call again, with a
+new JSON-RPC id, carrying `inputResponses` and that `requestState`; the user's values are sent
+upstream, never values the model wrote.
 
 The state is `el.<nonce>.<expiry>.<signature>`: an HMAC (the preview store's signing key, shared by
 every replica that shares the store) over the nonce, expiry, tool, caller and the exact arguments.
 No server keeps a session: any replica can take the retry. The nonce is recorded in the store when
 the question is asked and claimed by the one retry that answers it, so a replayed state does nothing.
-A client without elicitation support keeps the `confirm` argument (what works without it).
+A client without elicitation support keeps the `confirm` argument (what works without it); an
+asked parameter it cannot give, so such an action is an error result for it (app.py).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from .routing import Action
 from .store import PreviewRecord, PreviewStore, open_store
 
 STATE_TTL_S = 600  # how long the user has to answer
-_INPUT_KEY = "confirm"  # the key of the one input request
+_INPUT_KEY = "user"  # the key of the one input request
 INVALID_PARAMS = -32602
 # Who claimed a question's answer (as preview.py's claims say it), for the store's records.
 _OWNER = f"{socket.gethostname()} {os.getpid()} {secrets.token_hex(6)}"
@@ -62,7 +65,7 @@ class UserConfirmations:
     async def ask(
         self, tool: str, action: Action, arguments: dict[str, Any], subject: str
     ) -> dict[str, Any]:
-        """The `input_required` result asking the user to confirm exactly this call."""
+        """The `input_required` result asking the user about exactly this call."""
         store = self.store()
         nonce = secrets.token_urlsafe(18)
         expires = int(time.time()) + STATE_TTL_S
@@ -78,7 +81,6 @@ class UserConfirmations:
                 expires_at=expires,
             )
         )
-        shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(arguments.items()))
         return {
             "resultType": "input_required",
             "inputRequests": {
@@ -86,18 +88,8 @@ class UserConfirmations:
                     "method": "elicitation/create",
                     "params": {
                         "mode": "form",
-                        "message": f"{tool} wants to {action.name}: {shown}. "
-                        "This cannot be undone. Do you want to go ahead?",
-                        "requestedSchema": {
-                            "type": "object",
-                            "properties": {
-                                "confirm": {
-                                    "type": "boolean",
-                                    "title": f"Yes, {action.name} it",
-                                }
-                            },
-                            "required": ["confirm"],
-                        },
+                        "message": _question(tool, action, arguments),
+                        "requestedSchema": requested_schema(action),
                     },
                 }
             },
@@ -112,34 +104,80 @@ class UserConfirmations:
         subject: str,
         state: Any,
         responses: Mapping[str, Any] | None,
-    ) -> None:
-        """Returns when the user said yes to exactly this call; raises otherwise, having done nothing."""
+    ) -> dict[str, Any]:
+        """The user's values for the action's asked parameters, once the user accepted (and said yes
+        to a `confirm: user` action) for exactly this call; raises otherwise, having done nothing."""
         store = self.store()
         nonce = _verified_nonce(
             await store.signing_key(), state, tool, subject, arguments
         )
         if not await store.claim(f"el.{nonce}", time.time(), _OWNER):
             raise _refused(
-                "this requestState was already answered once; a confirmation is used once.",
+                "this requestState was already answered once; an answer is used once.",
                 "call the tool again without requestState to ask the user again.",
             )
         answer = (responses or {}).get(_INPUT_KEY)
-        if not _said_yes(answer):
+        content = _accepted(answer)
+        if content is None or (
+            action.confirm_user and content.get("confirm") is not True
+        ):
             await store.finish(f"el.{nonce}", {"declined": True})
-            raise ToolError(
-                f"the user did not confirm {action.name}; nothing was done.",
-                f"Do not call {action.name} again unless the user asks for it.",
-                Recovery.NEEDS_HUMAN,
-            )
-        await store.finish(f"el.{nonce}", {"confirmed": True})
+            raise _declined(action)
+        await store.finish(f"el.{nonce}", {"answered": True})
+        asked = {p.arg for p in action.asked}
+        return {k: v for k, v in content.items() if k in asked}
 
 
-def _said_yes(answer: Any) -> bool:
-    """An accepted elicitation whose form says confirm: true; decline, cancel or anything else is no."""
+def requested_schema(action: Action) -> dict[str, Any]:
+    """The form the user fills in: a yes for `confirm: user`, then each asked parameter's field
+    (built by the generator from the parameter's type, enum and description)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    if action.confirm_user:
+        properties["confirm"] = {"type": "boolean", "title": f"Yes, {action.name} it"}
+        required.append("confirm")
+    for param in action.asked:
+        properties[param.arg] = dict(param.ask_user or {})
+        if param.arg in action.required:
+            required.append(param.arg)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _question(tool: str, action: Action, arguments: Mapping[str, Any]) -> str:
+    shown = ", ".join(
+        f"{k}={json.dumps(v)}"
+        for k, v in sorted(arguments.items())
+        if k not in ("action", "confirm")
+    )
+    said = f"{tool} wants to {action.name}" + (f": {shown}." if shown else ".")
+    names = ", ".join(p.arg for p in action.asked)
+    if action.confirm_user and names:
+        return f"{said} This cannot be undone. Give {names} and confirm to go ahead."
+    if action.confirm_user:
+        return f"{said} This cannot be undone. Do you want to go ahead?"
+    return f"{said} It needs you to give {names}; the assistant does not choose it."
+
+
+def _accepted(answer: Any) -> Mapping[str, Any] | None:
+    """The form's content of an accepted elicitation; None for decline, cancel or anything else."""
     if not isinstance(answer, Mapping) or answer.get("action") != "accept":
-        return False
+        return None
     content = answer.get("content")
-    return isinstance(content, Mapping) and content.get("confirm") is True
+    return content if isinstance(content, Mapping) else None
+
+
+def _declined(action: Action) -> ToolError:
+    names = ", ".join(p.arg for p in action.asked)
+    what = (
+        f"the user did not confirm {action.name}"
+        if action.confirm_user
+        else f"the user did not give {names} for {action.name}"
+    )
+    return ToolError(
+        f"{what}; nothing was done.",
+        f"Do not call {action.name} again unless the user asks for it.",
+        Recovery.NEEDS_HUMAN,
+    )
 
 
 def _digest(arguments: Mapping[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import httpx2
 import jwt
+import mcp_types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -22,6 +23,7 @@ from tests.e2e.conftest import InstalledServer
 from tests.support.mcp_client import result_text, stdio_client, tool_dicts
 from tests.support.paths import SPECS
 from tests.support.processes import http_server
+from tests.support.users import User
 from tests.upstreams.deploy import DeployUpstream
 
 pytestmark = [pytest.mark.e2e]
@@ -70,18 +72,16 @@ def deploy_http(deploy_server: InstalledServer, deploy_upstream: DeployUpstream)
 
 
 @asynccontextmanager
-async def client_with(url: str, bearer: str) -> AsyncIterator[Client]:
+async def client_with(url: str, bearer: str, user: User | None = None) -> AsyncIterator[Client]:
+    """`user`: the person who answers the server's questions (elicitation), when the client can ask."""
     async with httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=60) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
+        async with Client(streamable_http_client(url, http_client=http), elicitation_callback=user) as client:
             yield client
 
 
-ROLLBACK_ARGS = {
-    "action": "start",
-    "deployment_id": "dep_104",
-    "reason": "Checkout errors since the release",
-    "confirm": "CONFIRM_ROLLBACK",
-}
+# The reason is the user's, asked by the server (specs/deploy/mapping.yaml ask_user), not an argument.
+REASON = "Checkout errors since the release"
+ROLLBACK_ARGS = {"action": "start", "deployment_id": "dep_104", "confirm": "CONFIRM_ROLLBACK"}
 
 
 @pytest.mark.anyio
@@ -111,7 +111,8 @@ async def test_the_rollback_scope_sees_and_calls_rollback_with_the_servers_own_k
     deploy_http: str, deploy_upstream: DeployUpstream
 ) -> None:
     caller_token = token(f"{READ} {ROLLBACK}")
-    async with client_with(deploy_http, caller_token) as client:
+    user = User(mcp_types.ElicitResult(action="accept", content={"reason": REASON}))
+    async with client_with(deploy_http, caller_token, user) as client:
         listing = await client.list_tools()
         rolled_back = await client.call_tool("deploy_rollback", ROLLBACK_ARGS)
     assert [t.name for t in listing.tools] == ["deploy_deployments_find", "deploy_rollback"]
@@ -121,6 +122,7 @@ async def test_the_rollback_scope_sees_and_calls_rollback_with_the_servers_own_k
     assert rolled_back.structured_content["version"] == "2.3.0"
     [seen] = deploy_upstream.requests
     assert seen.method == "POST" and seen.path == "/deployments/dep_104/rollback"
+    assert seen.json == {"reason": REASON} and len(user.asked) == 1
     assert seen.headers["x-deploy-key"] == DEPLOY_KEY and "authorization" not in seen.headers
     # The caller's token reaches the upstream nowhere: no header, no query, no body (P3).
     assert not any(caller_token in value for value in seen.headers.values())

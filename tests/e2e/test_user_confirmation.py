@@ -8,40 +8,23 @@ mapping: specs/ads/mapping.yaml #/tools/1/actions/3 (confirm: user).
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp.client.stdio import stdio_client as sdk_stdio_client
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.conftest import InstalledServer, server_env
 from tests.support import processes
 from tests.support.mcp_client import result_text, stdio_client
+from tests.support.users import User, eliciting_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TOOL = "ads_campaign_change"
 DELETE = {"action": "delete", "campaign_id": "cmp_006"}
-
-
-class User:
-    """The person behind the client: answers each elicitation with `answer`, and counts the questions."""
-
-    def __init__(self, answer: types.ElicitResult):
-        self.answer = answer
-        self.asked: list[types.ElicitRequestParams] = []
-
-    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.asked.append(params)
-        return self.answer
-
 
 YES = types.ElicitResult(action="accept", content={"confirm": True})
 NO = types.ElicitResult(action="decline")
@@ -50,15 +33,6 @@ NO = types.ElicitResult(action="decline")
 def _env(upstream: Any, store: Path) -> dict[str, str]:
     # One store file for every server process: any replica can take the retry.
     return server_env(upstream, MCP_STORE_URL=f"sqlite:///{store}")
-
-
-@asynccontextmanager
-async def eliciting_client(command: list[str], env: dict[str, str], user: User) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
-    async with Client(
-        sdk_stdio_client(params, errlog=sys.stderr), read_timeout_seconds=60, elicitation_callback=user
-    ) as client:
-        yield client
 
 
 def _deletes(upstream: Any) -> list[Any]:

@@ -30,12 +30,22 @@ BREAKING, BEHAVIOUR, ADDITIVE = "breaking", "behaviour-affecting", "additive"
 
 
 @cache
+def release_mapping(name: str) -> str:
+    """The mapping `mcpgen init` drafts for a release spec (its text); drafted once per process."""
+    spec = release_spec(name)
+    with tempfile.TemporaryDirectory(prefix="release-mapping-") as tmp:
+        mapping = Path(tmp) / f"{spec.stem}.mapping.yaml"
+        assert run_init(spec, mapping, name=spec.stem.split("-")[0], force=True) == 0
+        return mapping.read_text(encoding="utf-8")
+
+
+@cache
 def release_lock(name: str) -> dict[str, Any]:
     """The lock `generate` writes for a release spec with its init mapping; built once per process."""
     spec = release_spec(name)
     with tempfile.TemporaryDirectory(prefix="release-lock-") as tmp:
         mapping = Path(tmp) / f"{spec.stem}.mapping.yaml"
-        assert run_init(spec, mapping, name=spec.stem.split("-")[0], force=True) == 0
+        mapping.write_text(release_mapping(name), encoding="utf-8")
         result = generate(spec, mapping)
     assert result.ok, [d.message for d in result.diagnostics if d.level.name == "ERROR"][:5]
     lock: dict[str, Any] = json.loads(next(f.content for f in result.files if f.path == LOCK_FILE))

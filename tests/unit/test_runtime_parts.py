@@ -25,6 +25,9 @@ RUNTIME = ROOT / "templates" / "runtime"
 
 # package -> (previews, access), as specs/<package>/mapping.yaml says.
 FEATURES = {"petstore": (False, False), "ads": (True, False), "deploy": (False, True)}
+# Packages that ask the user (confirm: user, ask_user) record each question's one-use answer in the
+# store previews use too: ads deletes on the user's yes, deploy asks for the rollback's reason.
+ASKS_USER = {"ads", "deploy"}
 
 
 def _package(name: str) -> Path:
@@ -52,7 +55,8 @@ def test_the_golden_packages_cover_every_case() -> None:
 def test_a_package_carries_the_optional_modules_its_features_need(name: str) -> None:
     previews, access = FEATURES[name]
     carried = _runtime_modules(name)
-    assert ("preview" in carried, "store" in carried) == (previews, previews)
+    assert ("preview" in carried, "store" in carried) == (previews, previews or name in ASKS_USER)
+    assert ("elicitation" in carried) == (name in ASKS_USER)
     assert ("access" in carried) == access
     always = {p.stem for p in RUNTIME.glob("*.py")} - set(OPTIONAL_RUNTIME)
     assert always <= carried
@@ -63,7 +67,7 @@ def test_a_package_depends_on_pyjwt_and_redis_only_when_it_carries_their_modules
     previews, access = FEATURES[name]
     required, extras = _dependencies(name)
     assert any(r.startswith("pyjwt") for r in required) == access
-    assert ("redis" in extras) == previews
+    assert ("redis" in extras) == (previews or name in ASKS_USER)
 
 
 def _imported_runtime_modules(source: Path) -> set[str]:

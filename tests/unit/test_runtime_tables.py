@@ -62,6 +62,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "style": "style",
             "explode": "explode",
             "check_schema": "schema",
+            "ask_user": "ask_user",
         },
         {
             "required": "becomes Action.required",
@@ -132,6 +133,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "preview": "preview",
             "confirm_value": "confirm",
             "confirm_user": "confirm_user",
+            "asked": "params",
             "idempotency_header": "idempotency_header",
             "idempotency_body": "idempotency_body",
             "accept": "accept",

@@ -2,4 +2,4 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Deployments: an MCP server with 2 task tools over Deploy Service API."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

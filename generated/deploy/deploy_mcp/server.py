@@ -4,6 +4,7 @@
 
 from ._runtime.access import Access
 from ._runtime.app import ServerConfig, run
+from ._runtime.elicitation import UserConfirmations, client_can_elicit
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 
@@ -11,7 +12,7 @@ CONFIG = ServerConfig(
     name="deploy",
     package=__package__,
     title="Deployments",
-    version="0.1.0",
+    version="0.2.0",
     instructions="Read the deployment history of services and roll a bad deployment back to the version that ran before it.",
     upstream=Upstream(
         base_url_env="DEPLOY_BASE_URL",
@@ -31,6 +32,8 @@ CONFIG = ServerConfig(
         issuer="https://auth.example.com",
         audience="https://deploy-mcp.example.com/mcp",
     ),
+    confirmations=UserConfirmations,
+    can_elicit=client_can_elicit,
 )
 
 

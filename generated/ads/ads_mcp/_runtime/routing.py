@@ -58,6 +58,9 @@ class Param:
     explode: bool | None = None
     # This action's own schema where it accepts less than the tool's flat property (T2 flat action enum).
     schema: Mapping[str, Any] | None = None
+    # ask_user (P4 ask what the model cannot know): the form field the user is asked with
+    # (elicitation.py). Not an argument of the agent: its value is the user's answer.
+    ask_user: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,7 +153,13 @@ class Action:
         own = ("response_format",) if self.shape is not None else ()
         virtual = self.paging.virtual_args if self.paging is not None else ()
         confirm = ("confirm",) if self.confirm else ()
-        return tuple(p.arg for p in self.params) + virtual + own + confirm
+        given = tuple(p.arg for p in self.params if p.ask_user is None)
+        return given + virtual + own + confirm
+
+    @property
+    def asked(self) -> tuple[Param, ...]:
+        """The parameters the server asks the user for, never the agent (P4 ask what the model cannot know)."""
+        return tuple(p for p in self.params if p.ask_user is not None)
 
     def arg_for(self, wire: str) -> str | None:
         """The agent-facing name of an upstream field, so messages never name the wire name."""

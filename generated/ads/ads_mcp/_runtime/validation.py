@@ -85,6 +85,51 @@ class ToolValidator:
             values.setdefault(name, default)
         return action, values
 
+    def check_answers(
+        self, action: Action, answers: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The values the user gave for the action's asked parameters, checked against each
+        parameter's whole schema, as an agent's would be (T6 simple, honest schemas): a form holds less
+        than the schema says. Raises ToolError naming what to fix; nothing is sent then."""
+        given = {
+            p.arg: _as_declared(p.schema or {}, answers[p.arg])
+            for p in action.asked
+            if answers.get(p.arg) is not None
+        }
+        problems = [
+            f"{p.arg} is required and the user left it empty."
+            for p in action.asked
+            if p.arg in action.required and p.arg not in given
+        ]
+        for param in action.asked:
+            if param.arg not in given:
+                continue
+            value = given[param.arg]
+            validator = self._own.get((action.name, param.arg))
+            unbounded = _not_finite(value)
+            if unbounded:
+                problems.append(f"{param.arg}: {unbounded}")
+                continue
+            own = [
+                f"{param.arg}: {_explain(problem)}"
+                for problem in (validator.iter_errors(value) if validator else ())
+            ]
+            problems += own or _unsendable(param, value)
+        if problems:
+            raise ToolError(
+                f"the user's answer for {self.tool.name} action '{action.name}' cannot be sent: "
+                + " ".join(problems[:MAX_PROBLEMS])
+                + " Nothing was done.",
+                "Call the tool again to ask the user again, and tell them what the answer needs.",
+                Recovery.NEEDS_HUMAN,
+            )
+        defaults = {
+            p.arg: p.ask_user["default"]
+            for p in action.asked
+            if p.ask_user is not None and "default" in p.ask_user
+        }
+        return {**defaults, **given}
+
     def _action(self, name: Any) -> Action:
         choices = ", ".join(self.tool.action_names)
         if name is None:
@@ -129,7 +174,12 @@ class ToolValidator:
         return problems
 
     def _missing(self, given: Mapping[str, Any], action: Action) -> list[str]:
-        missing = [name for name in action.required if name not in given]
+        asked = {
+            p.arg for p in action.asked
+        }  # the user's answer gives them (check_answers)
+        missing = [
+            name for name in action.required if name not in given and name not in asked
+        ]
         if not missing:
             return []
         described = ", ".join(f"{name} ({self._type_of(name)})" for name in missing)

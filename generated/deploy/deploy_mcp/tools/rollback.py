@@ -13,9 +13,21 @@ TOOL = Tool(
             path="/deployments/{deployment_id}/rollback",
             params=(
                 Param(arg="deployment_id", wire="deployment_id", at="path"),
-                Param(arg="reason", wire="reason", at="body"),
+                Param(
+                    arg="reason",
+                    wire="reason",
+                    at="body",
+                    schema={"type": "string", "minLength": 1, "maxLength": 500},
+                    ask_user={
+                        "type": "string",
+                        "title": "Reason",
+                        "description": "Why the deployment is rolled back; kept in the audit log. Example: \"Checkout error rate above 5% since the release\".",
+                        "minLength": 1,
+                        "maxLength": 500,
+                    },
+                ),
             ),
-            required=("deployment_id", "reason", "confirm"),
+            required=("deployment_id", "confirm", "reason"),
             body="json",
             check_with="deploy_deployments_find (action get)",
             confirm="CONFIRM_ROLLBACK",

@@ -10,6 +10,7 @@ upstream change however many applies arrive at once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -268,16 +269,11 @@ class SqliteStore:
 
 
 def _task_fields(record: TaskRecord) -> dict[str, Any]:
+    # Every field but the id, which is the row's key: derived, so a new field is stored without a second list.
     return {
-        "tool": record.tool,
-        "subject": record.subject,
-        "job": record.job,
-        "created_at": record.created_at,
-        "expires_at": record.expires_at,
-        "status": record.status,
-        "message": record.message,
-        "result": record.result,
-        "updated_at": record.updated_at,
+        field.name: getattr(record, field.name)
+        for field in dataclasses.fields(record)
+        if field.name != "id"
     }
 
 
