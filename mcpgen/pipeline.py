@@ -76,7 +76,7 @@ def generate(
     # The build and the render make objects by the hundred thousand and hardly a reference cycle:
     # the collector would only walk them again and again (see load_spec); it runs afterwards.
     with collector_paused():
-        return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile)
+        return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile, previous)
 
 
 def _built_and_rendered(
@@ -86,6 +86,7 @@ def _built_and_rendered(
     spec_path: Path,
     mapping_path: Path,
     profile: Profile | None,
+    previous: PreviousLock | None,
 ) -> GenerationResult:
     try:
         built = build_server(
