@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 # The short name of every design rule (docs/rules.md; the ids come from the design notes). Code and
 # tests cite the bare id; anything a user reads says `rule_name(id)`: "T4 names", never "T4" alone.
@@ -73,6 +74,58 @@ class SourceRef:
             if self.column is not None:
                 place += f":{self.column}"
         return place
+
+
+class _Pending:
+    """A SourceRef's line and column before anything has read them (`source_found_later`)."""
+
+    __slots__ = ("_find",)
+
+    def __init__(self, find: Callable[[], tuple[int | None, int | None]]):
+        self._find = find
+
+    def settle(self, source: SourceRef) -> None:
+        line, column = self._find()
+        _SLOTS["line"].__set__(source, line)
+        _SLOTS["column"].__set__(source, column)
+
+
+class _FoundOnRead:
+    """Stands in for SourceRef's `line` and `column` slots: a pending position is looked up the first
+    time either is read, and kept. Everything else (init, ==, hash, repr, replace) reads and writes
+    through it, so a SourceRef made later is one made at once."""
+
+    def __init__(self, slot: Any):
+        self._slot = slot
+
+    def __get__(self, source: SourceRef | None, owner: type | None = None) -> Any:
+        if source is None:
+            return self
+        value = self._slot.__get__(source, owner)
+        if type(value) is _Pending:
+            value.settle(source)
+            value = self._slot.__get__(source, owner)
+        return value
+
+    def __set__(self, source: SourceRef, value: Any) -> None:
+        self._slot.__set__(source, value)
+
+
+_SLOTS = {name: SourceRef.__dict__[name] for name in ("line", "column")}
+for _name, _slot in _SLOTS.items():
+    setattr(SourceRef, _name, _FoundOnRead(_slot))
+
+
+def source_found_later(
+    file: str, pointer: str, find: Callable[[], tuple[int | None, int | None]]
+) -> SourceRef:
+    """A SourceRef whose line and column `find` gives the first time something reads them. Finding a
+    line in a 13 MB JSON spec means scanning text; most places the build records are never shown."""
+    source = SourceRef(file=file, pointer=pointer)
+    pending = _Pending(find)
+    _SLOTS["line"].__set__(source, pending)
+    _SLOTS["column"].__set__(source, pending)
+    return source
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,7 +18,7 @@ from mcpgen.build.server import build_server
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, has_errors
 from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
-from mcpgen.load.openapi import Spec, load_spec
+from mcpgen.load.openapi import Spec, collector_paused, load_spec
 from mcpgen.profiles import Profile
 from mcpgen.render.lockfile import LOCK_FILE
 from mcpgen.render.package import RenderError, render_server
@@ -73,6 +73,21 @@ def generate(
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
+    # The build and the render make objects by the hundred thousand and hardly a reference cycle:
+    # the collector would only walk them again and again (see load_spec); it runs afterwards.
+    with collector_paused():
+        return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile, previous)
+
+
+def _built_and_rendered(
+    spec: Spec,
+    mapping: Mapping,
+    diagnostics: list[Diagnostic],
+    spec_path: Path,
+    mapping_path: Path,
+    profile: Profile | None,
+    previous: PreviousLock | None,
+) -> GenerationResult:
     try:
         built = build_server(
             spec,

@@ -39,6 +39,10 @@ class Canonicalizer:
         self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}  # sha256 of its text, its refs
         self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
         self._by_key: dict[_Key, Located] = {}
+        # local() by (document, value) identity: a parameter is written inside its operation and again
+        # as a part of its own. The value is kept beside its text, so its id cannot be reused.
+        self._locals: dict[tuple[int, int], tuple[Any, str, tuple[_Key, ...]]] = {}
+        self._operations: dict[str, str] = {}  # operation_sha256 by operation key
 
     def text(self, located: Located) -> str:
         """The value's own canonical JSON, references left as written."""
@@ -46,8 +50,13 @@ class Canonicalizer:
 
     def local(self, located: Located) -> tuple[str, list[_Key]]:
         """The value's own canonical JSON and the definitions it references directly."""
-        refs: list[_Key] = []
-        return self._write(located.value, located, refs), refs
+        memo = (id(located.document), id(located.value))
+        found = self._locals.get(memo)
+        if found is None:
+            refs: list[_Key] = []
+            found = (located.value, self._write(located.value, located, refs), tuple(refs))
+            self._locals[memo] = found
+        return found[1], list(found[2])
 
     def sha256(self, *roots: Located) -> str:
         """The roots' texts, then each reachable definition's place and digest, in sorted order."""
@@ -133,7 +142,12 @@ def _scalar(value: Any) -> str:
 
 
 def operation_sha256(canon: Canonicalizer, operation: Operation) -> str:
-    return canon.sha256(_effective_operation(canon, operation))
+    # Every operation is fingerprinted for `spec_operations`, and a mapped one again for its action.
+    key = f"{id(operation.located.document)} {operation.key}"
+    found = canon._operations.get(key)
+    if found is None:
+        found = canon._operations[key] = canon.sha256(_effective_operation(canon, operation))
+    return found
 
 
 def operation_fingerprint(canon: Canonicalizer, spec: Spec, operation: Operation) -> OperationFingerprint:

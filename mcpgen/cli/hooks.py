@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from mcpgen.diagnostics import Diagnostic, SourceRef, error
 from mcpgen.render.package import hook_stub, render_hooks_file
 from mcpgen.write.hook_actions import LOCK_FILE, hook_changes
-from mcpgen.write.preserve import MergeResult, merge
+
+if TYPE_CHECKING:  # preserve imports libcst (a quarter of a second): only `hooks add` needs it
+    from mcpgen.write.preserve import MergeResult
 
 
 def add_hook_stubs(out: Path, tool: str, action: str) -> tuple[Path, MergeResult]:
     """The merged hooks.py (not yet written) and the merge's report; DiagnosticError-free: problems come
     back as error diagnostics in the result."""
+    from mcpgen.write.preserve import MergeResult, merge
+
     lock_path = out / LOCK_FILE
     try:
         lock_text = lock_path.read_text(encoding="utf-8")
@@ -82,6 +86,8 @@ def _split_base(tool: dict[str, Any]) -> str | None:
 
 
 def _failed(message: str, path: Path, hint: str) -> MergeResult:
+    from mcpgen.write.preserve import MergeResult
+
     return MergeResult(code="", diagnostics=(error("U005", message, SourceRef(file=str(path)), hint=hint),))
 
 

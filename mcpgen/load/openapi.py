@@ -7,7 +7,10 @@ uses keeps its JSON pointer and line for diagnostics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import gc
+import typing
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +85,29 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
 
     `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
     """
+    # Parsing GitHub's spec makes some two million objects, none of them in a reference cycle, and
+    # each full collection walks them all again: a quarter of `generate`'s time went there. The
+    # collector rests while they are made, and afterwards they are moved out of its generations
+    # (they are still freed as usual when nothing refers to them).
+    with collector_paused():
+        spec = _load_spec(path, display_path, ref_roots)
+    gc.freeze()
+    return spec
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (as it was, afterwards)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_spec(path: Path, display_path: str | None, ref_roots: Sequence[Path]) -> Spec:
     document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
@@ -92,12 +118,11 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
     if problems:
         raise DiagnosticError(problems)
     invalid: list[Diagnostic] = []
-    try:
-        model.model_validate(data)
-    except pydantic.ValidationError as exc:
-        found = _validation_diagnostics(exc, document)
+    errors = _validation_errors(model, data)
+    if errors:
+        found = _validation_diagnostics(errors, document)
         if not all(_is_local(_pointer_of(d)) for d in found):
-            raise DiagnosticError(found[:5]) from None
+            raise DiagnosticError(found[:5])
         invalid = found
     resolver = RefResolver(document, roots=ref_roots)
     info = data.get("info") or {}
@@ -229,15 +254,97 @@ def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
     )
 
 
-def _validation_diagnostics(exc: pydantic.ValidationError, document: Document) -> list[Diagnostic]:
+_ErrorList = list[tuple[tuple[int | str, ...], str]]  # pydantic's (loc, msg) of each error
+
+
+def _validation_errors(model: type[pydantic.BaseModel], data: dict[str, Any]) -> _ErrorList:
+    """What `model.model_validate(data)` reports, in its order, without the whole model in memory.
+
+    Validated whole, GitHub's spec became 64 MB of model objects, only to be dropped (a third of
+    `generate`'s peak memory). The path items and the component schemas, nearly all of it, are
+    validated one at a time with the very types the model gives them, and their errors are placed
+    where one validation of the whole would report them: the document's fields in the model's order,
+    the members of a mapping in the document's order.
+    """
+    stripped = dict(data)
+    paths = data.get("paths")
+    split_paths = isinstance(paths, dict) and bool(paths)
+    if split_paths:
+        stripped["paths"] = {}
+    components = data.get("components")
+    schemas = components.get("schemas") if isinstance(components, dict) else None
+    split_schemas = isinstance(components, dict) and isinstance(schemas, dict) and bool(schemas)
+    if split_schemas:
+        stripped["components"] = {**components, "schemas": {}}  # type: ignore[dict-item]
+    root = _errors_of(model, stripped)
+    field_order = list(model.model_fields)
+    place = {name: index for index, name in enumerate(field_order)}
+
+    def field_index(loc: tuple[int | str, ...]) -> int:
+        return place.get(str(loc[0]), len(field_order)) if loc else -1
+
+    out: _ErrorList = []
+    paths_at = place.get("paths", len(field_order))
+    out += [e for e in root if field_index(e[0]) < paths_at]
+    if split_paths:
+        assert isinstance(paths, dict)
+        item = _PARTS[model]["path"]
+        for key, value in paths.items():
+            out += [(("paths", key, *loc), msg) for loc, msg in _errors_of(item, value)]
+    out += [e for e in root if field_index(e[0]) == paths_at]
+    components_at = place.get("components", len(field_order))
+    out += [e for e in root if paths_at < field_index(e[0]) < components_at]
+    if split_schemas:
+        assert isinstance(schemas, dict)
+        schema = _PARTS[model]["schema"]
+        for key, value in schemas.items():
+            out += [(("components", "schemas", key, *loc), msg) for loc, msg in _errors_of(schema, value)]
+    out += [e for e in root if field_index(e[0]) >= components_at]
+    return out
+
+
+def _errors_of(validator: Any, value: Any) -> _ErrorList:
+    try:
+        if isinstance(validator, pydantic.TypeAdapter):
+            validator.validate_python(value)
+        else:
+            validator.model_validate(value)
+    except pydantic.ValidationError as exc:
+        return [(tuple(e["loc"]), str(e["msg"])) for e in exc.errors()]
+    return []
+
+
+def _member_type(annotation: Any) -> Any:
+    """The value type of a `dict[str, X]` annotation, through Optional."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is dict:
+        return args[1]
+    return _member_type(args[0])
+
+
+def _parts_of(model: type[pydantic.BaseModel]) -> dict[str, pydantic.TypeAdapter[Any]]:
+    # `components: Optional[Components]`
+    components = next(
+        a for a in typing.get_args(model.model_fields["components"].annotation) if a is not type(None)
+    )
+    return {
+        "path": pydantic.TypeAdapter(_member_type(model.model_fields["paths"].annotation)),
+        "schema": pydantic.TypeAdapter(_member_type(components.model_fields["schemas"].annotation)),
+    }
+
+
+_PARTS = {OpenAPI30: _parts_of(OpenAPI30), OpenAPI31: _parts_of(OpenAPI31)}
+
+
+def _validation_diagnostics(errors: _ErrorList, document: Document) -> list[Diagnostic]:
     """Turn pydantic's error locations into JSON pointers, keeping the most specific few."""
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
-    for item in exc.errors():
-        pointer = join_pointer("", *_document_tokens(item["loc"], document.data))
+    for loc, msg in errors:
+        pointer = join_pointer("", *_document_tokens(loc, document.data))
         if pointer not in seen:
             seen.add(pointer)
-            found.append((pointer, str(item["msg"])))
+            found.append((pointer, msg))
     # A schema that fails is also tried as a Reference, whose "$ref: Field required" only misleads
     # when the schema's own keyword is named beside it.
     kept = [

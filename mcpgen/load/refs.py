@@ -173,11 +173,35 @@ def iter_refs(located: Located) -> Iterator[Located]:
 
 
 def check_network_refs(root: Document) -> list[Diagnostic]:
+    if not any(network_ref_problem(ref) for ref in _ref_strings(root.data) if not ref.startswith("#")):
+        return []  # the common case, found without making a pointer for every `$ref` (`iter_refs`)
     return [
         _network_error(found.value["$ref"], found)
         for found in iter_refs(Located(root, "", root.data))
         if network_ref_problem(found.value["$ref"])
     ]
+
+
+def _ref_strings(data: Any) -> set[str]:
+    """Every `$ref` string in the value, as `iter_refs` finds them (each written once)."""
+    found: set[str] = set()
+    stack = [data]
+    pop, push = stack.pop, stack.append
+    while stack:
+        value = pop()
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str):
+                found.add(ref)
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        for child in children:
+            if isinstance(child, (dict, list)):
+                push(child)
+    return found
 
 
 def _shown(ref: str, limit: int = 200) -> str:

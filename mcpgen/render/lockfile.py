@@ -9,10 +9,10 @@ reads two of them and explains the difference.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ServerSpec, UnitSpec
+from mcpgen.render.jsontext import indented_json
 
 LOCK_FILE = "tools.lock.json"
 LOCK_VERSION = 1
@@ -55,7 +55,7 @@ def lock_json(server: ServerSpec, contract: list[dict[str, Any]]) -> str:
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, two-space indent, a trailing newline: one spelling for one value."""
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return indented_json(value, sort_keys=True) + "\n"
 
 
 def _action(action: ActionSpec) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from mcpgen.ir import (
 from mcpgen.names import IDEMPOTENT_METHODS, hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
+from mcpgen.render.jsontext import indented_json
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,
@@ -219,7 +220,7 @@ def hook_stub(server: str, tool: str, action: str, method: str, path: str) -> di
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(value) + "\n"
 
 
 def _tool_module(tool: ToolSpec) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from typing import Any
 
 LINE_LENGTH = 88  # ruff's default, which a generated package inherits
 INDENT = "    "
+# json.dumps(value, ensure_ascii=False) for a str, without its per-call set-up.
+_json_string = json.encoder.encode_basestring
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +73,12 @@ def identifier(name: str) -> str:
 
 def literal(value: Any, indent: int = 0, tail: int = 1) -> str:
     """`value` as Python source starting at `indent` levels; `tail` counts characters that follow it."""
-    flat = _flat(value)
-    if len(INDENT * indent) + len(flat) + tail <= LINE_LENGTH or not _explodable(value):
-        return flat
-    return _exploded(value, indent)
+    if not _explodable(value):
+        return _flat(value)
+    # Written flat only as far as the line has room: a large table is exploded level by level, and
+    # making each level's whole one-line text first would write every value once per enclosing level.
+    flat = _FlatWithin(LINE_LENGTH - len(INDENT * indent) - tail).text(value)
+    return flat if flat is not None else _exploded(value, indent)
 
 
 def assignment(name: str, value: Any) -> str:
@@ -106,6 +110,69 @@ def _flat(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_flat(k)}: {_flat(v)}" for k, v in value.items()) + "}"
     return _scalar(value)
+
+
+class _TooLong(Exception):
+    """The flat text passed its room: the value is exploded instead."""
+
+
+class _FlatWithin:
+    """`_flat(value)` when it is at most `room` characters long, else None, having written no more
+    than that. Errors (a value that cannot be a literal) are raised as `_flat` raises them, up to there;
+    the exploded layout meets any later one."""
+
+    __slots__ = ("_parts", "_room")
+
+    def __init__(self, room: int):
+        self._parts: list[str] = []
+        self._room = room
+
+    def text(self, value: Any) -> str | None:
+        try:
+            self._write(value)
+        except _TooLong:
+            return None
+        return "".join(self._parts)
+
+    def _put(self, text: str) -> None:
+        self._room -= len(text)
+        if self._room < 0:
+            raise _TooLong
+        self._parts.append(text)
+
+    def _write(self, value: Any) -> None:
+        if isinstance(value, Call):
+            self._put(f"{value.name}(")
+            self._items(value.kwargs, keyword=True)
+            self._put(")")
+        elif isinstance(value, tuple):
+            self._put("(")
+            self._items(value)
+            self._put(",)" if len(value) == 1 else ")")
+        elif isinstance(value, list):
+            self._put("[")
+            self._items(value)
+            self._put("]")
+        elif isinstance(value, dict):
+            self._put("{")
+            self._items(value.items(), pairs=True)
+            self._put("}")
+        else:
+            self._put(value.text if isinstance(value, Code) else _scalar(value))
+
+    def _items(self, items: Any, *, keyword: bool = False, pairs: bool = False) -> None:
+        for index, item in enumerate(items):
+            if index:
+                self._put(", ")
+            if keyword:
+                self._put(f"{item[0]}=")
+                self._write(item[1])
+            elif pairs:
+                self._write(item[0])
+                self._put(": ")
+                self._write(item[1])
+            else:
+                self._write(item)
 
 
 def _exploded(value: Any, indent: int) -> str:
@@ -145,7 +212,7 @@ def _string(value: str) -> str:
     rest that does not print (DEL, C1 controls, U+2028, bidi overrides, lone surrogates) is escaped
     here, so the source shows what the string holds and always encodes as UTF-8.
     """
-    dumped = json.dumps(value, ensure_ascii=False)
+    dumped = _json_string(value)
     if dumped.isprintable():
         return dumped
     return "".join(ch if ch.isprintable() else _escape(ch) for ch in dumped)
