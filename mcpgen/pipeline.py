@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mcpgen.build.contract import contract
 from mcpgen.build.regeneration import PreviousLock, previous_lock
@@ -20,7 +21,7 @@ from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
 from mcpgen.load.openapi import Spec, collector_paused, load_spec
 from mcpgen.profiles import Profile
-from mcpgen.render.lockfile import LOCK_FILE
+from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.package import RenderError, render_server
 
 BUG_HINT = (
@@ -113,6 +114,41 @@ def _built_and_rendered(
     if problems:
         return GenerationResult(built.server, (), (*diagnostics, *problems), spec, mapping)
     return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class LockResult:
+    """What `mcpgen diff` reads of a SPEC::MAPPING operand: the lock `generate` would write, and the
+    loaded inputs; `lock` is None when the inputs have errors (in `diagnostics`)."""
+
+    lock: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...]
+    spec: Spec | None = None
+    mapping: Mapping | None = None
+
+
+def generate_lock(spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Path] = ()) -> LockResult:
+    """`generate` up to the lock file: loaded, built and served, but no module rendered or compiled
+    (a diff reads the contract only; the render is half of generate's time on a large spec)."""
+    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
+    if spec is None or mapping is None:
+        return LockResult(None, tuple(diagnostics), spec)
+    with collector_paused():  # as in generate: the build makes objects by the hundred thousand
+        try:
+            built = build_server(
+                spec,
+                mapping,
+                spec_file=_header_path(spec_path, mapping_path),
+                mapping_file=_shown_name(mapping_path.name),
+            )
+        except DiagnosticError as exc:  # an unresolvable $ref met while building
+            return LockResult(None, tuple(diagnostics + list(exc.diagnostics)), spec)
+        diagnostics += built.diagnostics
+        if built.server is None or has_errors(diagnostics):
+            return LockResult(None, tuple(diagnostics), spec)
+        # Through its canonical JSON: the very document `generate` writes and a lock operand reads.
+        lock = json.loads(lock_json(built.server, contract(built.server)))
+    return LockResult(lock, tuple(diagnostics), spec, mapping)
 
 
 def read_previous_lock(out_dir: Path) -> PreviousLock | None:

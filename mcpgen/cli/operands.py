@@ -21,7 +21,7 @@ from mcpgen.contract.diff import ContractChange, Sources
 from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, escape_pointer_token, load_document
-from mcpgen.pipeline import generate
+from mcpgen.pipeline import generate_lock
 from mcpgen.render.lockfile import LOCK_FILE, LOCK_VERSION
 
 PAIR_SEPARATOR = "::"
@@ -60,12 +60,11 @@ def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Ope
 
 
 def _from_inputs(text: str, spec_path: Path, mapping_path: Path, ref_roots: Sequence[Path]) -> Operand:
-    result = generate(spec_path, mapping_path, ref_roots=ref_roots)
-    if not result.ok or result.server is None or result.spec is None:
+    result = generate_lock(spec_path, mapping_path, ref_roots=ref_roots)
+    if result.lock is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
     # The lock exactly as `mcpgen generate` would write it for these inputs.
-    lock = json.loads(next(f.content for f in result.files if f.path == LOCK_FILE))
-    return Operand(text, lock, Sources(result.spec, result.mapping) if result.mapping else None)
+    return Operand(text, result.lock, Sources(result.spec, result.mapping) if result.mapping else None)
 
 
 def _lock_path(path: Path) -> Path:
