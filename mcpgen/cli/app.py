@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import gc
 import shlex
 import sys
 from collections.abc import Iterable
@@ -421,6 +422,9 @@ def diff_command(
     allow_ref_root: RefRootsOpt = None,
 ) -> None:
     roots = tuple(allow_ref_root or ())
+    # A diff makes millions of short records that hold no cycles, once, and exits: the cycle
+    # collector's passes over them were 0.4 s of Stripe 1.1.1 -> 1.3.17's 5.3 s and freed nothing.
+    gc.disable()
     try:
         before = load_operand(old, Path.cwd(), ref_roots=roots)
         after = load_operand(new, Path.cwd(), ref_roots=roots)

@@ -1,16 +1,15 @@
 """Pure: a ContractDiff as text (terminal), markdown (a pull-request comment) or JSON (tools).
 
-Text and markdown group input changes that are one edit seen through several operations (a shared
-`components/parameters` entry, say) into one line naming the operations; JSON keeps them apart.
+Input changes that are one edit seen through several operations (a shared `components/parameters`
+entry, say) are one line naming the operations in text and markdown, one record in JSON.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, is_dataclass
-from operator import attrgetter
 from typing import Any
 
 from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange
@@ -394,7 +393,27 @@ def _md_cause(group: _Group) -> str:
 def format_json(
     diff: ContractDiff, *, old_label: str, new_label: str, ignored: Mapping[str, str] | None = None
 ) -> str:
+    """Each input edit once, in `input_changes`, with the operations it reaches and the part of each
+    (one edit of a shared definition reaches many); a change's `causes` and `other_input_changes` are
+    positions in that list. Inlined per operation and per change, Stripe 1.1.1 -> 1.3.17's 7,943
+    edits were 448,000 records and 217 MB; listed once they are 52 MB."""
     ignored = ignored or {}
+    edits: dict[tuple[Any, ...], _Edit] = {}
+
+    def refer(items: Iterable[InputChange]) -> list[int]:
+        found: dict[int, None] = {}  # positions, each once, in order
+        for item in items:
+            key = (item.origin, item.change, item.pointer, item.detail, item.rule)
+            edit = edits.get(key)
+            if edit is None:
+                edit = edits[key] = _Edit(len(edits), item)
+            edit.add(item)
+            found[edit.position] = None
+        return list(found)
+
+    changes = [_change_json(c, ignored.get(c.id), refer(c.causes)) for c in diff.changes]
+    explained = len(edits)  # every edit after these explains no contract change
+    other = [p for p in refer(diff.other_inputs) if p >= explained]
     document: dict[str, Any] = {
         "old": {"label": old_label, "version": diff.old_version},
         "new": {"label": new_label, "version": diff.new_version},
@@ -402,23 +421,51 @@ def format_json(
         "impact": diff.impact.label if diff.impact else None,
         "counts": {i.label: diff.count(i) for i in sorted(Impact, reverse=True)},
         "suggested": {"bump": diff.bump, "version": diff.suggested_version, "reason": diff.bump_reason},
-        "changes": [_change_json(c, ignored.get(c.id)) for c in diff.changes],
-        "other_input_changes": list(diff.other_inputs),
+        "changes": changes,
+        "input_changes": [edit.json() for edit in edits.values()],  # dicts keep insertion order
+        "other_input_changes": other,
     }
     return _IndentedJson().write(document, 0) + "\n"
 
 
-_CHANGE_FIELDS = tuple(f.name for f in fields(ContractChange))
-_INPUT_FIELDS = tuple(f.name for f in fields(InputChange))
-_input_values = attrgetter(*_INPUT_FIELDS)
+class _Edit:
+    """One edit of an input file, and the operations (with their part) and actions it reaches."""
+
+    __slots__ = ("position", "first", "operations", "used_by")
+
+    def __init__(self, position: int, first: InputChange):
+        self.position, self.first = position, first
+        self.operations: dict[str, str | None] = {}
+        self.used_by: dict[str, None] = {}
+
+    def add(self, item: InputChange) -> None:
+        if item.operation is not None:
+            self.operations.setdefault(item.operation, item.part)
+        self.used_by.update(dict.fromkeys(item.used_by))
+
+    def json(self) -> dict[str, Any]:
+        first = self.first
+        return {
+            "origin": first.origin,
+            "change": first.change,
+            "pointer": first.pointer,
+            "detail": first.detail,
+            "rule": first.rule,
+            "operations": self.operations,  # 'GET /v1/x' -> the part it is in there ('body.x', ...)
+            "used_by": sorted(self.used_by),
+        }
 
 
-def _change_json(change: ContractChange, ignored_because: str | None) -> dict[str, Any]:
-    """The change's fields in their order after its id, as `dataclasses.asdict` gives them; its causes
-    stay InputChange objects for `_IndentedJson` to write once each."""
+_CHANGE_FIELDS = tuple(f.name for f in fields(ContractChange) if f.name != "causes")
+
+
+def _change_json(change: ContractChange, ignored_because: str | None, causes: list[int]) -> dict[str, Any]:
+    """The change's fields in their order after its id, as `dataclasses.asdict` gives them, with its
+    causes as positions in `input_changes`."""
     data: dict[str, Any] = {"id": change.id}
     data.update((name, getattr(change, name)) for name in _CHANGE_FIELDS)
     data["impact"] = change.impact.label
+    data["causes"] = causes
     if ignored_because is not None:
         data["ignored"] = {"reason": ignored_because}
     return data
@@ -431,36 +478,28 @@ _STEP = "  "
 
 class _IndentedJson:
     """`json.dumps(value, indent=2, ensure_ascii=False)`, byte for byte, for a diff document, in a
-    fraction of its time. Stripe 1.1.1 -> 1.3.17 has 450,000 input changes to write (330,000 of them
-    causes; 217 MB), and the standard indented encoder is pure Python (11 s): an InputChange is written
-    from a template, each distinct string encoded once (one spec edit seen through many operations
-    repeats its pointer and detail), and an InputChange met again at the same depth is reused."""
+    fraction of its time (the standard indented encoder is pure Python): each distinct string encoded
+    once (one operation's name is written under every edit that reaches it), and a list of positions
+    (a change's causes) joined in one step."""
 
     def __init__(self) -> None:
-        self._inputs: dict[tuple[int, int], str] = {}  # (id of the InputChange, depth) -> its JSON
         self._strings: dict[str | None, str] = {None: "null"}
-        # depth -> an InputChange's template ('{\n    "origin": %s,\n    "change": %s, ...}') and its
-        # values as written at that depth
-        self._templates: dict[int, tuple[str, dict[Any, str]]] = {}
 
     def write(self, value: Any, level: int) -> str:
         if isinstance(value, str):
             return self._string(value)
         if value is None or isinstance(value, (int, float)):
             return _SCALARS.encode(value)
-        if isinstance(value, InputChange):
-            key = (id(value), level)
-            written = self._inputs.get(key)
-            if written is None:
-                written = self._inputs[key] = self._input(value, level)
-            return written
         if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            return self._object(list(value.items()), level)
+            return self._object(value, level)
         if isinstance(value, (list, tuple)):
             if not value:
                 return "[]"
             inner = "\n" + _STEP * (level + 1)
-            items = ("," + inner).join(self._items(value, level + 1))
+            if all(type(v) is int for v in value):  # positions in input_changes
+                items = ("," + inner).join(map(str, value))
+            else:
+                items = ("," + inner).join([self.write(v, level + 1) for v in value])
             return f"[{inner}{items}\n{_STEP * level}]"
         if is_dataclass(value) and not isinstance(value, type):
             return self.write(asdict(value), level)
@@ -468,40 +507,21 @@ class _IndentedJson:
         # text holds no raw newline but those of its indentation).
         return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + _STEP * level)
 
-    def _items(self, values: list[Any] | tuple[Any, ...], level: int) -> Iterator[str]:
-        seen = self._inputs  # the causes of a change are mostly InputChanges written before
-        for value in values:
-            yield seen.get((id(value), level)) or self.write(value, level)
-
     def _string(self, text: str) -> str:
         written = self._strings.get(text)
         if written is None:
             written = self._strings[text] = _SCALARS.encode(text)
         return written
 
-    def _object(self, members: list[tuple[str, Any]], level: int) -> str:
+    def _object(self, members: dict[str, Any], level: int) -> str:
         if not members:
             return "{}"
         inner = "\n" + _STEP * (level + 1)
-        body = ("," + inner).join(f"{self._string(k)}: {self.write(v, level + 1)}" for k, v in members)
+        string, write = self._string, self.write
+        body = ("," + inner).join(
+            [
+                f"{string(k)}: {string(v) if type(v) is str else write(v, level + 1)}"
+                for k, v in members.items()
+            ]
+        )
         return f"{{{inner}{body}\n{_STEP * level}}}"
-
-    def _input(self, item: InputChange, level: int) -> str:
-        """A %-template of the keys at this depth, and each field's value encoded once per depth (a
-        value is a string, None, or a tuple of strings, whose indentation depends on the depth)."""
-        template = self._templates.get(level)
-        if template is None:
-            inner = "\n" + _STEP * (level + 1)
-            text = "".join(
-                f"{',' if i else '{'}{inner}{self._string(n)}: %s" for i, n in enumerate(_INPUT_FIELDS)
-            )
-            template = self._templates[level] = (
-                text.replace("%", "%%").replace("%%s", "%s") + f"\n{_STEP * level}}}",
-                {},
-            )
-        text, encoded = template
-        values = _input_values(item)
-        written = tuple(map(encoded.get, values))
-        if None in written:
-            written = tuple(encoded.get(v) or encoded.setdefault(v, self.write(v, level + 1)) for v in values)
-        return text % written

@@ -172,12 +172,19 @@ def _result(
         "properties": {
             "id": change.id,
             "impact": change.impact.label,
-            "causes": [{"origin": c.origin, "change": c.change, "pointer": c.pointer} for c in change.causes],
+            "causes": _edits(change),
         },
     }
     if reason is not None:
         result["suppressions"] = [{"kind": "external", "justification": reason}]
     return result
+
+
+def _edits(change: ContractChange) -> list[dict[str, str]]:
+    """Each edit among the causes once: one edit of a shared definition is a cause through every
+    operation that reaches it (Stripe 1.1.1 -> 1.3.17 wrote 68 MB of the same few edits)."""
+    edits = dict.fromkeys((c.origin, c.change, c.pointer) for c in change.causes)
+    return [{"origin": origin, "change": kind, "pointer": pointer} for origin, kind, pointer in edits]
 
 
 def _uri(file: str) -> str:

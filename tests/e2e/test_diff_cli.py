@@ -65,13 +65,15 @@ def test_spec_and_mapping_pairs_name_the_exact_place(
     document = json.loads(out)
     assert code == 0 and document["impact"] == "breaking"
     described = [c for c in document["changes"] if c["code"] == "action-description-changed"]
-    assert [c["causes"][0]["pointer"] for c in described] == [
+    inputs = document["input_changes"]  # causes are positions in it
+    assert [inputs[c["causes"][0]]["pointer"] for c in described] == [
         "/tools/0/actions/2"
     ]  # locks only on the old side
     both = f"{PETSTORE_SPEC}::{PETSTORE_MAPPING}"
     document = json.loads(run(both, pair, "--format", "json")[1])
     described = [c for c in document["changes"] if c["code"] == "action-description-changed"]
-    assert [(c["causes"][0]["pointer"], c["causes"][0]["detail"]) for c in described] == [
+    first = [document["input_changes"][c["causes"][0]] for c in described]
+    assert [(cause["pointer"], cause["detail"]) for cause in first] == [
         ("/tools/0/actions/2/description", '"Get one pet by its id." -> "Get one pet by its numeric id."')
     ]
 

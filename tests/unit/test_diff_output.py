@@ -242,7 +242,40 @@ def test_a_malformed_ignore_list_says_where_and_what_to_write(tmp_path: Path, te
 
 
 def _standard_json(diff: ContractDiff, ignored: dict[str, str]) -> str:
-    """What `format_json` wrote before it had its own writer: asdict and the standard indented encoder."""
+    """The document by the standard indented encoder: every edit once in `input_changes`, in the order
+    first referred to, with the operations (and parts) and actions it reaches; causes and other inputs
+    as positions in it, other inputs only when they explain no change."""
+    edits: list[dict[str, object]] = []
+
+    def refer(items: tuple[InputChange, ...]) -> list[int]:
+        found: list[int] = []
+        for item in items:
+            same = [
+                i
+                for i, e in enumerate(edits)
+                if (e["origin"], e["change"], e["pointer"], e["detail"], e["rule"])
+                == (item.origin, item.change, item.pointer, item.detail, item.rule)
+            ]
+            if not same:
+                edits.append({**asdict(item), "operations": {}, "used_by": set()})
+            at = same[0] if same else len(edits) - 1
+            edit = edits[at]
+            if item.operation is not None and item.operation not in edit["operations"]:
+                edit["operations"][item.operation] = item.part
+            edit["used_by"] |= set(item.used_by)
+            if at not in found:
+                found.append(at)
+        return found
+
+    changes = []
+    for c in diff.changes:
+        data = {"id": c.id, **asdict(c), "impact": c.impact.label}
+        del data["causes"]
+        data["causes"] = refer(c.causes)
+        changes.append(data | ({"ignored": {"reason": ignored[c.id]}} if c.id in ignored else {}))
+    explained = len(edits)
+    other = [at for at in refer(diff.other_inputs) if at >= explained]
+    fields = ("origin", "change", "pointer", "detail", "rule", "operations", "used_by")
     document = {
         "old": {"label": "old", "version": diff.old_version},
         "new": {"label": "new", "version": diff.new_version},
@@ -250,12 +283,11 @@ def _standard_json(diff: ContractDiff, ignored: dict[str, str]) -> str:
         "impact": diff.impact.label if diff.impact else None,
         "counts": {i.label: diff.count(i) for i in sorted(Impact, reverse=True)},
         "suggested": {"bump": diff.bump, "version": diff.suggested_version, "reason": diff.bump_reason},
-        "changes": [
-            {"id": c.id, **asdict(c), "impact": c.impact.label}
-            | ({"ignored": {"reason": ignored[c.id]}} if c.id in ignored else {})
-            for c in diff.changes
+        "changes": changes,
+        "input_changes": [
+            {name: sorted(e[name]) if name == "used_by" else e[name] for name in fields} for e in edits
         ],
-        "other_input_changes": [asdict(i) for i in diff.other_inputs],
+        "other_input_changes": other,
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -270,7 +302,12 @@ def test_json_is_byte_for_byte_what_the_standard_encoder_writes(release: Contrac
         message='tab\there, quote " and \x1b escape, ünïcode, \u2028',
         before={"nested": [1, 2.5, True, None, {}, [], {"k": ["v", {"deep": -0.0}]}], 3: "int key"},
         after=[float("inf"), 10**20, "", {"": None}],
-        causes=(shared, replace(shared, used_by=("t.a", "t.b"), rule=None, part="body.x"), shared),
+        causes=(
+            shared,
+            replace(shared, used_by=("t.a", "t.b"), operation="GET /a", part="body.x"),
+            replace(shared, used_by=("t.c",), operation="POST /b", part="requestBody"),
+            shared,
+        ),
     )
     edited = replace(
         release, changes=(*release.changes, odd), other_inputs=(*release.other_inputs, shared, shared)
@@ -279,5 +316,10 @@ def test_json_is_byte_for_byte_what_the_standard_encoder_writes(release: Contrac
     assert format_json(edited, old_label="old", new_label="new", ignored=ignored) == _standard_json(
         edited, ignored
     )
+    document = json.loads(format_json(edited, old_label="old", new_label="new"))
+    (edit,) = [e for e in document["input_changes"] if e["pointer"] == shared.pointer]
+    assert edit["operations"] == {"GET /a": "body.x", "POST /b": "requestBody"}  # one edit, both places
+    assert edit["used_by"] == ["t.a", "t.b", "t.c"]
+    assert document["input_changes"].index(edit) not in document["other_input_changes"]  # it explains one
     empty = replace(release, changes=(), other_inputs=())
     assert format_json(empty, old_label="old", new_label="new") == _standard_json(empty, {})
