@@ -39,7 +39,7 @@ from .live import LiveContract
 from .results import Budget, error_result, interpret, success_result
 from .routing import Action, Execute, Read, Tool
 from .truncation import DEFAULT_MAX_TOKENS
-from .upstream import Upstream, build_request, send
+from .upstream import Upstream, UpstreamClients, build_request, send
 from .validation import ToolValidator
 
 # Logs go to stderr: on stdio, stdout carries protocol traffic only (R6 nothing on stdout).
@@ -206,7 +206,7 @@ class Dispatcher:
             config.confirmations(config.package) if config.confirmations else None
         )
         self.hooks = Hooks.load(config.package, config.name)
-        self._client: httpx.AsyncClient | None = None
+        self.clients = UpstreamClients(config.upstream.timeout_s)
         self.tools = {tool.name: tool for tool in tools}
         # Jobs the API runs (202 Accepted) become tasks for clients with the Tasks extension.
         self.tasks = config.tasks(config.package) if config.tasks is not None else None
@@ -221,7 +221,7 @@ class Dispatcher:
         fresh = Dispatcher(
             self.config, contract, tools, input_schemas, self.enforce_access
         )
-        fresh._client = self._client
+        fresh.clients = self.clients
         fresh.previews = self.previews
         fresh.confirmations = self.confirmations
         fresh.tasks = self.tasks or fresh.tasks
@@ -234,14 +234,6 @@ class Dispatcher:
         return types.ListToolsResult(
             tools=[t for t in self.listing.tools if self.scopes.visible(t.name, caller)]
         )
-
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            # Every upstream call has a timeout (P5 timeouts); the SDK never sees the upstream's credentials.
-            self._client = httpx.AsyncClient(
-                timeout=self.config.upstream.timeout_s, follow_redirects=False
-            )
-        return self._client
 
     async def call(
         self,
@@ -304,9 +296,10 @@ class Dispatcher:
             return success_result(answer, max_tokens=cap), "ok"
         config = self.config  # server_info is found and run like a catalog tool
         if config.server_info and name == f"{config.name}_server_info":
-            info = await server_info(
-                config.name, config.version, config.upstream, self.client()
-            )
+            with self.clients.lease() as client:
+                info = await server_info(
+                    config.name, config.version, config.upstream, client
+                )
             return success_result(info, max_tokens=cap), "ok"
         # A previewed tool is served only as its preview/apply pair: never straight by its own name.
         split = any(t.name == name for t in self.confirmed.values())
@@ -372,7 +365,9 @@ class Dispatcher:
     async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
         upstream = self.config.upstream
         request = build_request(upstream, action, values)
-        return interpret(await send(self.client(), upstream, request, action), action)
+        with self.clients.lease() as client:
+            answer = await send(client, upstream, request, action)
+        return interpret(answer, action)
 
     async def _execute(
         self, tool: Tool, action: Action, values: dict[str, Any], idempotency_key: str
@@ -390,7 +385,8 @@ class Dispatcher:
         """One action against the API: the request, its answer shaped for the agent, the `after` hook."""
         upstream = self.config.upstream
         request = build_request(upstream, action, values, idempotency_key)
-        response = await send(self.client(), upstream, request, action)
+        with self.clients.lease() as client:
+            response = await send(client, upstream, request, action)
         shown = convert_results(
             action, interpret(response, action, values)
         )  # T5 parameter names
@@ -435,16 +431,18 @@ class Dispatcher:
         upstream = self.config.upstream
         if status is not None:
             request = build_request(upstream, status, values)
-            return interpret(
-                await send(self.client(), upstream, request, status), status
-            )
+            with self.clients.lease() as client:
+                answer = await send(client, upstream, request, status)
+            return interpret(answer, status)
         where, _, query = path.partition("?")
         reader = Action(name="status", method="GET", path=where, idempotent=True)
         built = build_request(upstream, reader, {})
         request = httpx.Request(
             "GET", built.url.copy_merge_params(query), headers=built.headers
         )
-        return interpret(await send(self.client(), upstream, request, reader), reader)
+        with self.clients.lease() as client:
+            answer = await send(client, upstream, request, reader)
+        return interpret(answer, reader)
 
     def _task_result(self, body: dict[str, Any], is_error: bool) -> dict[str, Any]:
         result = success_result(body, max_tokens=self.config.max_result_tokens)
