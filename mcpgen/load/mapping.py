@@ -849,7 +849,12 @@ def _pattern_hint(pattern: str, value: Any) -> str:
     if pattern.startswith("^[A-Z]"):
         return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
     if pattern.startswith("^https?://"):
-        return "write a full URL such as 'https://api.example.com/v1'"
+        return (
+            "write a full URL such as 'https://api.example.com/v1', on one line: no spaces, line "
+            "breaks or other control characters (percent-encode them: %20)"
+        )
+    if pattern.startswith("^(?![\\s\\S]*"):
+        return "write the value on one line, without line breaks or other control characters"
     if "[0-9]+\\." in pattern:
         return "write a version such as '0.1.0'"
     return f"the value must match {pattern}"

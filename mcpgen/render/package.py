@@ -188,7 +188,10 @@ def render_server(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
     files.extend(_runtime_files(pkg, server.runtime_left_out))
-    files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
+    try:
+        files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
+    except EmitError as exc:
+        raise RenderError("compose.yaml", str(exc)) from None
     return tuple(files)
 
 
