@@ -558,6 +558,15 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
                 "`redis://host:port/db` to share previews between replicas (install the `redis` extra)",
             )
         )
+    if _carries(server, "store"):
+        rows.append(
+            (
+                "MCP_SIGNING_KEY",
+                "the key preview ids, answers asked of the user and task handles are signed with (32+ "
+                "random characters, `openssl rand -hex 32`): the same on every replica, kept across "
+                "restarts; unset, the store keeps one, and ids stop verifying if it loses its data",
+            )
+        )
     return rows
 
 

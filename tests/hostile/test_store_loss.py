@@ -31,8 +31,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.hostile.runtime_servers import SECRET, example_env, generate, has_traceback, http_process
-from tests.support.mcp_client import result_text
+from tests.hostile.runtime_servers import SECRET, command, example_env, generate, has_traceback, http_process
+from tests.support.mcp_client import result_text, stdio_client
 from tests.support.processes import free_port, wait_for_port
 from tests.upstreams.ads import AdsUpstream
 
@@ -339,3 +339,18 @@ async def test_two_hundred_rounds_of_store_faults_lose_no_change_and_double_none
     assert len(budgets) == len(set(budgets)), "a preview was applied twice"
     assert len(budgets) == reported == ROUNDS
     assert elapsed < 120, elapsed
+
+
+async def test_a_signing_key_too_short_to_be_secret_is_reported_when_a_call_needs_it(
+    ads_package: Path, tmp_path: Path
+) -> None:
+    with AdsUpstream(token=SECRET) as upstream:
+        env = example_env("ads", ads_package, upstream, tmp_path / "store.db", MCP_SIGNING_KEY="short")
+        async with stdio_client(command("ads_mcp"), env) as client:
+            listed = await client.list_tools()  # the server starts and lists its tools
+            refused = await client.call_tool(
+                PREVIEW, {"campaign_id": CAMPAIGN, "new_daily_budget_krw": 110_000}
+            )
+    text = result_text(refused)
+    assert listed.tools and refused.is_error and "(needs a human)" in text, text
+    assert "MCP_SIGNING_KEY" in text and "32 characters" in text and '"short"' not in text  # never the value
