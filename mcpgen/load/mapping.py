@@ -1,7 +1,7 @@
 """The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
 
 Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
-Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/server.py`).
+Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/`: parameters.py, checks.py).
 """
 
 from __future__ import annotations
