@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mcpgen.build.schemas import json_type_of
-from mcpgen.diagnostics import Diagnostic, error, info, rule_name, warning
+from mcpgen.diagnostics import Diagnostic, SourceRef, error, info, rule_name, warning
 from mcpgen.ir import ActionSpec, ParamSpec, ToolSpec
 from mcpgen.load.mapping import ActionRule, Mapping, ToolRule, did_you_mean
 from mcpgen.load.openapi import Operation, Spec
-from mcpgen.names import ARG_NAME_PATTERN, hook_names
+from mcpgen.names import ARG_NAME_PATTERN, READ_METHODS, hook_names
 
 
 def check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
@@ -143,3 +145,45 @@ def read_types_differ(read: ActionSpec, action: ActionSpec) -> list[Diagnostic]:
             )
         )
     return found
+
+
+def check_confirm_name(
+    rule: ActionRule, operation: Operation, params: Sequence[ParamSpec]
+) -> list[Diagnostic]:
+    """confirm_param adds an argument called 'confirm': no parameter of the action may have that name."""
+    if not rule.confirm_param or not any(p.arg_name == "confirm" for p in params):
+        return []
+    return [
+        error(
+            "M233",
+            f"{operation.key} has a parameter that would be called 'confirm', the name confirm_param uses",
+            rule.source,
+            hint="rename that parameter in the action's params",
+        )
+    ]
+
+
+def check_preview_read(read: ActionSpec, action: ActionSpec, source: SourceRef) -> list[Diagnostic]:
+    """A preview's read (S1) changes nothing, and the action's arguments fill every parameter it needs."""
+    diagnostics = []
+    if read.method not in READ_METHODS:
+        diagnostics.append(
+            error(
+                "M230",
+                f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
+                source,
+                hint="name a GET operation that returns the thing the action changes",
+            )
+        )
+    given = {p.arg_name for p in action.params}
+    for name in read.required_args:
+        if name not in given:
+            diagnostics.append(
+                error(
+                    "M231",
+                    f"preview.read {read.method} {read.path} needs '{name}', which action '{action.name}' does not take",
+                    source,
+                    hint=f"the read operation's parameters are filled from the action's: {', '.join(sorted(given)) or 'none'}",
+                )
+            )
+    return diagnostics

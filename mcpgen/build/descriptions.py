@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mcpgen.build.asking import asking_note
 from mcpgen.build.schemas import lean_text, short_text
@@ -12,9 +12,6 @@ from mcpgen.build.units import unit_description
 from mcpgen.ir import ActionSpec, JsonSchema, ParamSpec, PreviewSpec, UnitSpec, VariantSpec
 from mcpgen.load.mapping import UNSET, ActionRule, ParamRule, ToolRule
 from mcpgen.load.openapi import Operation
-
-if TYPE_CHECKING:
-    from mcpgen.build.parameters import OperationParam  # parameters.py imports this module
 
 
 def confirm_description(value: str, names: str, asked: list[str]) -> str:
@@ -166,8 +163,20 @@ def _quoted_names(names: list[str]) -> str:
     return " or ".join(f"'{n}'" for n in names)
 
 
+class Described(Protocol):
+    """What a parameter's description is made from: a parameter as the spec declares it
+    (parameters.OperationParam)."""
+
+    @property
+    def description(self) -> str: ...
+    @property
+    def schema(self) -> JsonSchema: ...
+    @property
+    def example(self) -> Any: ...
+
+
 def param_description(
-    param: OperationParam, rule: ParamRule | None, arg_name: str, default: Any, unit: UnitSpec | None = None
+    param: Described, rule: ParamRule | None, arg_name: str, default: Any, unit: UnitSpec | None = None
 ) -> str:
     """What it is, its unit or time format, an example value and the default (T5, T7)."""
     text = (rule.description if rule and rule.description else None) or lean_text(param.description, 200)

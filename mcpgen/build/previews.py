@@ -6,13 +6,12 @@ import re
 from dataclasses import replace
 
 from mcpgen.build.actions import build_action
-from mcpgen.build.checks import read_types_differ
+from mcpgen.build.checks import check_preview_read, read_types_differ
 from mcpgen.build.schemas import json_type_of
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import ActionSpec, GuardSpec, JsonSchema, ParamSpec, PreviewSpec
 from mcpgen.load.mapping import ActionRule, AuthRule, PreviewRule, ToolRule
 from mcpgen.load.openapi import Spec
-from mcpgen.names import READ_METHODS
 
 DEFAULT_APPROVAL = (
     "Ask a person who may approve it to review the change and make it themselves, outside this tool."
@@ -44,29 +43,28 @@ def previewed(
     # parameters are filled from the action's, under the names the mapping gave them (M231).
     read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     diagnostics += read_types_differ(read, action)
-    if read.method not in READ_METHODS:
-        diagnostics.append(
-            error(
-                "M230",
-                f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
-                preview_rule.read_source,
-                hint="name a GET operation that returns the thing the action changes",
-            )
-        )
-    given = {p.arg_name for p in action.params}
-    for name in read.required_args:
-        if name not in given:
-            diagnostics.append(
-                error(
-                    "M231",
-                    f"preview.read {read.method} {read.path} needs '{name}', which action '{action.name}' does not take",
-                    preview_rule.read_source,
-                    hint=f"the read operation's parameters are filled from the action's: {', '.join(sorted(given)) or 'none'}",
-                )
-            )
+    diagnostics += check_preview_read(read, action, preview_rule.read_source)
+    compared, guards, found = _compared_and_guarded(rule, action)
+    diagnostics += found
+    preview = PreviewSpec(
+        read=read,
+        ttl_minutes=preview_rule.ttl_minutes,
+        approval=preview_rule.approval or DEFAULT_APPROVAL,
+        compared=tuple(compared),
+        guards=tuple(guards),
+    )
+    return replace(action, preview=preview), diagnostics
+
+
+def _compared_and_guarded(
+    rule: ActionRule, action: ActionSpec
+) -> tuple[list[tuple[str, str]], list[GuardSpec], list[Diagnostic]]:
+    """The arguments whose value the preview shows beside the current one (with the record's field it
+    reads that from), and the guards on those the mapping limits (S2)."""
     rules = {r.name or r.wire_name: r for r in rule.params}
     compared: list[tuple[str, str]] = []
     guards: list[GuardSpec] = []
+    diagnostics: list[Diagnostic] = []
     for param in action.params:
         param_rule = rules.get(param.arg_name) or next(
             (r for r in rule.params if r.wire_name == param.wire_path), None
@@ -96,14 +94,7 @@ def previewed(
                 unit=param.unit,
             )
         )
-    preview = PreviewSpec(
-        read=read,
-        ttl_minutes=preview_rule.ttl_minutes,
-        approval=preview_rule.approval or DEFAULT_APPROVAL,
-        compared=tuple(compared),
-        guards=tuple(guards),
-    )
-    return replace(action, preview=preview), diagnostics
+    return compared, guards, diagnostics
 
 
 def _read_params(read: ActionSpec, action: ActionSpec) -> tuple[ParamSpec, ...]:
