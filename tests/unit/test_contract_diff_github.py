@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from tests.github_edits import variant
 
 LIST = "GET /repos/{owner}/{repo}/issues"
