@@ -1,6 +1,6 @@
 """The one registry of what a diff reports: the four classes of change, most severe last, and every kind
 of change with the classes it is reported in and what it means. README.md's tables of change classes
-and kinds are checked against this module (tests/unit/test_contract_diff.py).
+and kinds are checked against this module (tests/unit/test_diff_kinds.py).
 """
 
 from __future__ import annotations
