@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen import codes
-from mcpgen.contract.diff import ContractChange, Sources
+from mcpgen.contract.diff.model import ContractChange, Sources
 from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, escape_pointer_token, load_document

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen import codes
-from mcpgen.contract.diff import ContractChange, ContractDiff, InputChange
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.sources import load_document
 
