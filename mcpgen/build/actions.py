@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.asking import asked_param
 from mcpgen.build.checks import check_arg_names, check_confirm_name, unknown_operation
 from mcpgen.build.descriptions import action_description, described_variants
@@ -124,7 +125,7 @@ def _unreadable_answers(spec: Spec, operation: Operation, rule: ActionRule) -> l
         return []
     return [
         warning(
-            "M218",
+            codes.M218,
             f"{operation.key} answers {', '.join(unreadable[:3])} only; the server reads JSON answers, so "
             f"action '{rule.name}' will report every success as an answer it cannot read",
             rule.operation_source,
@@ -193,7 +194,7 @@ def _left_to_server(
     if param.required:
         found.append(
             error(
-                "M210",
+                codes.M210,
                 f"parameter '{param.wire_name}' is required by {operation.key} and cannot be hidden",
                 param_rule.source,
                 hint="use 'fixed: <value>' to always send a value instead",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mcpgen import codes
 from mcpgen.build.schemas import json_type_of
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, info, rule_name, warning
 from mcpgen.ir import ActionSpec, ParamSpec, ToolSpec
@@ -18,7 +19,7 @@ def check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
         names = ", ".join(sorted(schemes))
         return [
             info(
-                "M301",
+                codes.M301,
                 f"the spec declares security schemes ({names}) but the mapping sets no server.auth; "
                 "the server will send no credentials",
                 mapping.server.source,
@@ -39,7 +40,7 @@ def check_hook_names(server: str, tools: list[ToolSpec]) -> list[Diagnostic]:
             if before in seen:
                 diagnostics.append(
                     error(
-                        "M213",
+                        codes.M213,
                         f"{owner} and {seen[before]} would share the hooks {before}/after_...",
                         action.source,
                         hint="rename one of the two actions",
@@ -61,7 +62,7 @@ def unknown_operation(spec: Spec, rule: ActionRule) -> Diagnostic:
         close = did_you_mean(wanted, options)
         what = f"no operation with operationId '{wanted}' in the spec"
     hint = f"did you mean {close}?" if close else "run 'mcpgen validate' to list the spec's operations"
-    return error("M201", what, rule.operation_source, hint=hint)
+    return error(codes.M201, what, rule.operation_source, hint=hint)
 
 
 def check_arg_names(params: list[ParamSpec], operation: Operation) -> list[Diagnostic]:
@@ -70,13 +71,13 @@ def check_arg_names(params: list[ParamSpec], operation: Operation) -> list[Diagn
     for param in params:
         if not ARG_NAME_PATTERN.match(param.arg_name):
             diagnostics.append(
-                error("M212", f"'{param.arg_name}' is not a valid parameter name", param.source)
+                error(codes.M212, f"'{param.arg_name}' is not a valid parameter name", param.source)
             )
         if param.arg_name in seen:
             other = seen[param.arg_name]
             diagnostics.append(
                 error(
-                    "M206",
+                    codes.M206,
                     f"{operation.key} has two parameters that would both be called '{param.arg_name}' "
                     f"({other.location}.{other.wire_name} and {param.location}.{param.wire_name})",
                     param.source,
@@ -101,7 +102,7 @@ def check_shared_params(rule: ToolRule, actions: list[ActionSpec]) -> list[Diagn
             if mine != theirs:
                 diagnostics.append(
                     error(
-                        "M207",
+                        codes.M207,
                         f"parameter '{param.arg_name}' of tool '{rule.name}' is {mine} in action "
                         f"'{action.name}' but {theirs} in action '{other_action.name}'",
                         action.source,
@@ -134,7 +135,7 @@ def read_types_differ(read: ActionSpec, action: ActionSpec) -> list[Diagnostic]:
             continue
         found.append(
             warning(
-                "M243",
+                codes.M243,
                 f"preview.read {read.method} {read.path} types '{param.wire_name}' {json_type_of(param.schema)} "
                 f"(at {param.source.pointer or param.source}), and action '{action.name}' types it "
                 f"{json_type_of(source.schema)} (at {source.source.pointer or source.source}); the read is sent the "
@@ -155,7 +156,7 @@ def check_confirm_name(
         return []
     return [
         error(
-            "M233",
+            codes.M233,
             f"{operation.key} has a parameter that would be called 'confirm', the name confirm_param uses",
             rule.source,
             hint="rename that parameter in the action's params",
@@ -169,7 +170,7 @@ def check_preview_read(read: ActionSpec, action: ActionSpec, source: SourceRef) 
     if read.method not in READ_METHODS:
         diagnostics.append(
             error(
-                "M230",
+                codes.M230,
                 f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
                 source,
                 hint="name a GET operation that returns the thing the action changes",
@@ -180,7 +181,7 @@ def check_preview_read(read: ActionSpec, action: ActionSpec, source: SourceRef) 
         if name not in given:
             diagnostics.append(
                 error(
-                    "M231",
+                    codes.M231,
                     f"preview.read {read.method} {read.path} needs '{name}', which action '{action.name}' does not take",
                     source,
                     hint=f"the read operation's parameters are filled from the action's: {', '.join(sorted(given)) or 'none'}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from mcpgen import codes
 from mcpgen.build.descriptions import param_description
 from mcpgen.build.nested import NestedField, is_nested_key, without_fields
 from mcpgen.build.request_parts import constant, is_credential, is_global
@@ -155,7 +156,7 @@ def _body_params(
             None,
             [
                 error(
-                    "M211",
+                    codes.M211,
                     f"{operation.key} takes a request body of {kinds}; generated servers send JSON or form bodies only",
                     body.source,
                     hint="map another operation, or leave this one unmapped",
@@ -197,7 +198,7 @@ def _body_params(
     if _untyped(schema) and _offers_fields(schema_located, spec):
         notes.append(
             warning(
-                "M242",
+                codes.M242,
                 f"the request body of {operation.key} has no fields or type the tool's schema can show "
                 f"({rule_name('T6')}); the agent is told only that it is an object",
                 schema_located.source,
@@ -237,7 +238,7 @@ def _required_read_only(operation: Operation, schema: Located, spec: Spec) -> li
         return []
     return [
         warning(
-            "M244",
+            codes.M244,
             f"the request body of {operation.key} requires {', '.join(dropped)}, which its schema marks readOnly; "
             "readOnly fields are never sent in a request, so the tool does not take them and the body goes out "
             "without them",
@@ -398,7 +399,7 @@ def match_rules(
             listed = ", ".join(names) or "none"
             diagnostics.append(
                 error(
-                    "M203",
+                    codes.M203,
                     f"'{param_rule.key}' is not a parameter of {operation.key}",
                     param_rule.source,
                     hint=(f"did you mean {close}? " if close else "") + f"its parameters are: {listed}",
@@ -408,7 +409,7 @@ def match_rules(
             places = ", ".join(f"{m.location}.{m.wire_name}" for m in matches)
             diagnostics.append(
                 error(
-                    "M204",
+                    codes.M204,
                     f"'{param_rule.key}' names more than one parameter of {operation.key} ({places})",
                     param_rule.source,
                     hint="qualify the key with its location, e.g. 'query.id' or 'body.id'",
@@ -453,7 +454,7 @@ def kept_from_agent(
         what = "names it in params" if rule is not None else "sends no credential in it (server.auth)"
         return False, [
             warning(
-                "M302",
+                codes.M302,
                 f"parameter '{param.wire_name}' ({param.location}) of {operation.key} carries a credential, so it is "
                 f"never a tool argument; the mapping {what}",
                 rule.source if rule is not None else param.source,
@@ -489,7 +490,7 @@ def param_spec(
     if arg_name in RESERVED_ARGS:
         diagnostics.append(
             error(
-                "M205",
+                codes.M205,
                 f"parameter '{param.wire_name}' of {operation.key} would be called '{arg_name}', a name every tool "
                 "already uses for its action",
                 source,

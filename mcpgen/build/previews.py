@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from mcpgen import codes
 from mcpgen.build.actions import build_action
 from mcpgen.build.checks import check_preview_read, read_types_differ
 from mcpgen.build.schemas import json_type_of
@@ -79,7 +80,7 @@ def _compared_and_guarded(
         if json_type_of(param.schema) not in _NUMERIC:
             diagnostics.append(
                 error(
-                    "M232",
+                    codes.M232,
                     f"max_increase_pct needs a number, but '{param.arg_name}' is {json_type_of(param.schema)}",
                     param_rule.source,
                     hint="put the guard on a numeric parameter, e.g. a budget or a quantity",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mcpgen import codes
 from mcpgen.build.actions import build_action
 from mcpgen.build.checks import check_shared_params
 from mcpgen.build.descriptions import (
@@ -28,12 +29,12 @@ def build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec |
     problem = tool_name_problem(name)
     if problem:
         diagnostics.append(
-            error("M208", f"{problem} ({rule_name('T4')})", rule.source, hint="shorten the tool name")
+            error(codes.M208, f"{problem} ({rule_name('T4')})", rule.source, hint="shorten the tool name")
         )
     elif len(name) > TOOL_NAME_COMFORT_LENGTH:
         diagnostics.append(
             warning(
-                "M209",
+                codes.M209,
                 f"tool name '{name}' has {len(name)} characters; clients that add a prefix may cut it past "
                 f"{TOOL_NAME_COMFORT_LENGTH} ({rule_name('T4')})",
                 rule.source,
