@@ -847,24 +847,17 @@ def did_you_mean(word: str, options: list[str]) -> str | None:
 
 def _pattern_hint(pattern: str, value: Any) -> str:
     if pattern.startswith("^[a-z][a-z0-9_]"):
-        suggestion = _snake(str(value))
+        suggestion = snake_case(str(value))
         return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
     if pattern.startswith("^[A-Z]"):
-        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{snake_case(str(value)).upper()}'"
     if pattern.startswith("^https?://"):
-        return (
-            "write a full URL such as 'https://api.example.com/v1', on one line: no spaces, line "
-            "breaks or other control characters (percent-encode them: %20)"
-        )
+        return "write a full URL such as 'https://api.example.com/v1', without spaces or control characters"
     if pattern.startswith("^(?![\\s\\S]*"):
-        return "write the value on one line, without line breaks or other control characters"
+        return "write it on one line, without line breaks or other control characters"
     if "[0-9]+\\." in pattern:
         return "write a version such as '0.1.0'"
     return f"the value must match {pattern}"
-
-
-def _snake(text: str) -> str:
-    return snake_case(text)
 
 
 def _article(json_type: Any) -> str:

@@ -188,11 +188,15 @@ def render_server(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
     files.extend(_runtime_files(pkg, server.runtime_left_out))
+    files.extend(_deployment(server))
+    return tuple(files)
+
+
+def _deployment(server: ServerSpec) -> list[RenderedFile]:
     try:
-        files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
+        return deploy_files(server, str(header(server)), _carries(server, "store"))
     except EmitError as exc:
         raise RenderError("compose.yaml", str(exc)) from None
-    return tuple(files)
 
 
 def _carries(server: ServerSpec, runtime_module: str) -> bool:

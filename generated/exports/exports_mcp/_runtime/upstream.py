@@ -183,9 +183,20 @@ def build_request(
         headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    return _request(action, url, tuple(query), headers, content, values)
+
+
+def _request(
+    action: Action,
+    url: str,
+    query: tuple[tuple[str, str], ...],
+    headers: dict[str, str],
+    content: dict[str, Any],
+    values: Mapping[str, Any],
+) -> httpx.Request:
     try:
         return httpx.Request(
-            action.method, url, params=tuple(query), headers=headers, **content
+            action.method, url, params=query, headers=headers, **content
         )
     except httpx.InvalidURL:
         raise _unsendable_address(action, values) from None
