@@ -44,7 +44,7 @@ def draft_actions(side: Side, path_naming: bool, spec: Spec, api_words: set[str]
     for info, name, why in proposals:
         if counts[name] > 1:
             name, why = (
-                _disambiguated(info, name, side.group, tool_words, path_naming, known),
+                _disambiguated(info, name, tool_words, path_naming, known),
                 why + "; qualified to tell it from a look-alike",
             )
         if not name[:1].isalpha():  # mapping.schema.json: names start with a letter
@@ -206,9 +206,7 @@ def _path_name(info: OpInfo, group: Group) -> str:
     return "_".join([last, *after[:-1]])  # a verb segment: '/charges/{charge}/capture' -> 'capture'
 
 
-def _disambiguated(
-    info: OpInfo, name: str, group: Group, tool_words: set[str], path_naming: bool, known: set[str]
-) -> str:
+def _disambiguated(info: OpInfo, name: str, tool_words: set[str], path_naming: bool, known: set[str]) -> str:
     """A longer name for one of several look-alikes: the operationId in full when it is a name, the
     summary's object in full, or the path's scope."""
     op = info.op
