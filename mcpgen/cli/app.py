@@ -545,6 +545,9 @@ def main() -> None:
     try:
         app(prog_name="mcpgen")
     finally:
+        # The process ends now. What is still alive leaves the collector's generations, so the
+        # interpreter's collections on the way out do not walk it (0.2 s of `generate` on GitHub's spec).
+        gc.freeze()
         if enabled:
             gc.enable()
 
