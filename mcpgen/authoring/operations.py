@@ -14,9 +14,9 @@ from typing import Any
 
 from mcpgen.authoring.model import Unmapped
 from mcpgen.authoring.words import CHANGE_VERBS, looks_random, name_words
+from mcpgen.build.parameters import operation_params
 from mcpgen.build.request_parts import non_json_answers
 from mcpgen.build.results import _declares_link_header
-from mcpgen.build.server import operation_params
 from mcpgen.diagnostics import DiagnosticError, Level
 from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, snake_case
