@@ -217,6 +217,8 @@ def arguments(action: ActionSpec, seen: Mapping[str, Any], *, absent: bool = Fal
         if not param.required:
             continue
         args[param.arg_name] = _argument(param, seen, absent=absent and param.location == "path")
+    if action.confirm_value:
+        args["confirm"] = action.confirm_value
     return args
 
 

@@ -16,7 +16,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -50,7 +50,7 @@ class Exchange:
     forced: str | None  # the Prefer header the proxy added (an error probe against Prism)
 
 
-def find_prism(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
+def find_prism(environ: Mapping[str, str] = os.environ) -> Path:
     """The `prism` executable: $MCPGEN_PRISM (the executable or an install directory), `prism` on
     PATH, or the checkout's .cache/prism. Raises UpstreamUnavailable saying how to install it."""
     given = environ.get(PRISM_ENV)
@@ -73,7 +73,7 @@ def find_prism(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
     )
 
 
-def node_problem(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+def node_problem(environ: Mapping[str, str] = os.environ) -> str | None:
     if shutil.which("node", path=environ.get("PATH")) is None:
         return (
             "Node is not installed, and Prism runs on it: install Node 18 or later "
