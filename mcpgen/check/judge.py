@@ -440,8 +440,7 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
                 action.source,
             )
         ]
-    text = _normal(call.text)
-    if any(_normal(s)[:_SNIPPET] in text for s in said):
+    if any(_carries(call.text, s) for s in said):
         return []
     return [
         _finding(
@@ -456,19 +455,22 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
 
 
 def _strings(body: Any, depth: int = 0) -> list[str]:
-    """The texts of an error body, longest first: each string leaf of two words or more, else every one."""
+    """The texts of an error body, those with words first (the message before a code)."""
     if isinstance(body, str):
-        leaves = [body.strip()] if depth else [body.strip()[:200]]
+        leaves = [body.strip()[:500]] if body.strip() else []
     elif isinstance(body, dict) and depth < 6:
         leaves = [s for v in body.values() for s in _strings(v, depth + 1)]
     elif isinstance(body, list) and depth < 6:
         leaves = [s for v in body[:20] for s in _strings(v, depth + 1)]
     else:
         leaves = []
-    if depth:
-        return [s for s in leaves if len(s) >= 3]
-    worded = [s for s in leaves if " " in s]
-    return sorted(worded or leaves, key=len, reverse=True)
+    return leaves if depth else sorted(leaves, key=lambda s: (" " not in s, -len(s)))
+
+
+def _carries(text: str, said: str) -> bool:
+    """Whether the tool's text repeats `said` (its first words, as a whole word or words)."""
+    snippet = re.escape(_normal(said)[:_SNIPPET])
+    return re.search(rf"(?<!\w){snippet}", _normal(text)) is not None
 
 
 def _normal(text: str) -> str:
