@@ -17,7 +17,7 @@ from mcpgen.check.session import UpstreamKind, is_read
 from mcpgen.check.spec_facts import AnswerFacts, json_readable
 from mcpgen.check.upstream import Exchange
 from mcpgen.diagnostics import SourceRef
-from mcpgen.ir import ActionSpec, ServerSpec, ToolSpec
+from mcpgen.ir import ActionSpec, ParamSpec, ResultUnitSpec, ServerSpec, ToolSpec
 from mcpgen.load.sources import Document, join_pointer, split_pointer
 
 # Fields a list result carries that are the server's own, not a record's.
@@ -57,6 +57,7 @@ def judge(context: Context, calls: Iterable[Call], skips: Iterable[Skip]) -> lis
         for probe in probes:
             action = next(a for a in tool.actions if a.name == probe.action)
             found += _probe(context, tool, action, probe)
+    found += _unit_schema(context)
     for skip in skips:
         tool = next(t for t in context.server.tools if t.name == skip.tool)
         skipped = next((a for a in tool.actions if a.name == skip.action), None)
@@ -66,11 +67,7 @@ def judge(context: Context, calls: Iterable[Call], skips: Iterable[Skip]) -> lis
 
 
 def _action(context: Context, tool: ToolSpec, action: ActionSpec, calls: list[Call]) -> list[Finding]:
-    found = [
-        *_notes(tool, action, calls),
-        *_refusals(tool, action, calls),
-        *_unit_schema(context, tool, action),
-    ]
+    found = [*_notes(tool, action, calls), *_refusals(tool, action, calls)]
     reads = [c for c in calls if c.step in ("concise", "detailed", "next")]
     if not reads:
         if not is_read(action):
@@ -337,29 +334,43 @@ def _total(body: Any) -> tuple[str, int] | None:
 # ---- units ----------------------------------------------------------------------------------------
 
 
-def _unit_place(context: Context, action: ActionSpec, name: str) -> SourceRef:
-    param = next((p for p in action.params if p.arg_name == name), None)
-    if param is None:
-        return action.source
-    return _place(context.mapping, join_pointer(param.source.pointer, "unit"), param.source)
+def _unit_place(context: Context, unit: ResultUnitSpec) -> SourceRef | None:
+    """The `unit:` of the parameter that converts this result field."""
+    for param in _unit_params(context.server):
+        if param.arg_name == unit.name and param.wire_path == unit.field:
+            return _place(context.mapping, join_pointer(param.source.pointer, "unit"), param.source)
+    return None
 
 
-def _unit_schema(context: Context, tool: ToolSpec, action: ActionSpec) -> list[Finding]:
+def _unit_params(server: ServerSpec) -> Iterator[ParamSpec]:
+    # As the build picks them (build/units.py result_units): a body or query argument with a unit.
+    for tool in server.tools:
+        for action in tool.actions:
+            yield from (p for p in action.params if p.unit is not None and p.location in ("body", "query"))
+
+
+def _unit_schema(context: Context) -> list[Finding]:
+    """A converted field that no response schema has: the field the declaring action answers with, or
+    any read action's records."""
     found = []
-    for unit in action.result_units:
-        head = unit.field.split(".")[0]
-        if head in action.result_fields:
-            continue
-        known = ", ".join(action.result_fields) or "no fields at all"
-        found.append(
-            _finding(
-                "K302", tool, action,
-                f"results are to show {unit.field!r} as {unit.name!r} ({unit.unit.upstream} -> {unit.unit.agent}), "
-                f"and the response schema of {action.method} {action.path} has no {head!r} (it has {known})",
-                _unit_place(context, action, unit.name),
-                "a unit converts results only where the answer has the field: check the field's name in the spec",
-            )
-        )  # fmt: skip
+    reads = [a for t in context.server.tools for a in t.actions if is_read(a)]
+    for tool in context.server.tools:
+        for action in tool.actions:
+            for param in (p for p in action.params if p.unit is not None and p.location in ("body", "query")):
+                head = param.wire_name
+                if any(head in a.result_fields for a in (action, *reads)):
+                    continue
+                known = ", ".join(action.result_fields) or "no fields at all"
+                found.append(
+                    _finding(
+                        "K302", tool, action,
+                        f"results are to show {param.wire_path!r} as {param.arg_name!r} "
+                        f"({param.unit.upstream if param.unit else ''} -> {param.unit.agent if param.unit else ''}), "
+                        f"and no response schema has {head!r} ({action.method} {action.path} answers with {known})",
+                        _place(context.mapping, join_pointer(param.source.pointer, "unit"), param.source),
+                        "a unit converts results only where the answer has the field: check the field's name in the spec",
+                    )
+                )  # fmt: skip
     return found
 
 
@@ -382,7 +393,7 @@ def _units(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Cal
                 "K301", tool, action,
                 f"{unit.field!r} is to come back in {unit.unit.agent} as {unit.name!r}, and the answer has "
                 f"{_quoted(bad)}, not a number",
-                _unit_place(context, action, unit.name),
+                _unit_place(context, unit) or action.source,
                 "put units only on fields whose answers are numbers",
             )
         )  # fmt: skip

@@ -36,9 +36,7 @@ def ordered(findings: list[Finding]) -> list[Finding]:
 def summary(checked: Checked, spec: str) -> str:
     errors = sum(1 for f in checked.findings if f.level == "error")
     notes = len(checked.findings) - errors
-    against = (
-        f"Prism {PRISM_VERSION} serving {spec}" if checked.upstream == "prism" else checked.upstream
-    )
+    against = f"Prism {PRISM_VERSION} serving {spec}" if checked.upstream == "prism" else checked.upstream
     verdict = f"{errors} finding{'s' if errors != 1 else ''}" + (f", {notes} not checked" if notes else "")
     return f"checked {checked.tools} tools, {checked.actions} actions with {len(checked.calls)} calls against {against}: {verdict}"
 
@@ -70,7 +68,9 @@ def as_json(checked: Checked, spec: str, mapping: str) -> str:
         "tools": checked.tools,
         "actions": checked.actions,
         "calls": len(checked.calls),
-        "counts": {level: sum(1 for f in checked.findings if f.level == level) for level in ("error", "note")},
+        "counts": {
+            level: sum(1 for f in checked.findings if f.level == level) for level in ("error", "note")
+        },
         "findings": [_entry(f) for f in ordered(checked.findings)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
