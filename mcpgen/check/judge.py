@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mcpgen import codes
 from mcpgen.check.model import CHECKS, Call, Finding, Skip
 from mcpgen.check.session import UpstreamKind, is_read
 from mcpgen.check.spec_facts import AnswerFacts, json_readable
@@ -62,7 +63,7 @@ def judge(context: Context, calls: Iterable[Call], skips: Iterable[Skip]) -> lis
         tool = next(t for t in context.server.tools if t.name == skip.tool)
         skipped = next((a for a in tool.actions if a.name == skip.action), None)
         where = skipped.source if skipped is not None else tool.source
-        found.append(_finding("K900", tool, skipped, skip.why, where))
+        found.append(_finding(codes.K900, tool, skipped, skip.why, where))
     return found
 
 
@@ -88,11 +89,11 @@ def _action(context: Context, tool: ToolSpec, action: ActionSpec, calls: list[Ca
 def _failure(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> list[Finding]:
     said = _first_line(call.failure or call.text)
     if call.failure is not None:
-        return [_finding("K701", tool, action, f"the call failed: {said}", action.source)]
+        return [_finding(codes.K701, tool, action, f"the call failed: {said}", action.source)]
     if not call.exchanges:
         return [
             _finding(
-                "K900", tool, action,
+                codes.K900, tool, action,
                 f"not checked: the server refused the arguments check made from the spec ({_args(call)}): {said}",
                 action.source,
                 "give the spec an example for each required parameter, so that check calls with real values",
@@ -104,7 +105,7 @@ def _failure(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -
             return [_media(tool, action, answer, said)]
         return [
             _finding(
-                "K701",
+                codes.K701,
                 tool,
                 action,
                 f"the API answered HTTP {answer.status} and the tool failed: {said}",
@@ -114,13 +115,13 @@ def _failure(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -
     if context.kind == "url" and answer.status == 404:
         return [
             _finding(
-                "K900", tool, action,
+                codes.K900, tool, action,
                 f"not checked: the sandbox holds no record for the arguments check made ({_args(call)})", action.source,
             )
         ]  # fmt: skip
     return [
         _finding(
-            "K701", tool, action,
+            codes.K701, tool, action,
             f"the upstream refused the request the tool sent for {_args(call)} (HTTP {answer.status}): {said}",
             action.source,
         )
@@ -130,7 +131,7 @@ def _failure(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -
 def _media(tool: ToolSpec, action: ActionSpec, answer: Exchange, said: str) -> Finding:
     kind = answer.content_type or "no content type"
     return _finding(
-        "K501", tool, action,
+        codes.K501, tool, action,
         f"the API answered HTTP {answer.status} with {kind}, which the tool cannot read: {said}",
         action.source,
         "map an operation that answers JSON, or leave this one out of the mapping",
@@ -143,7 +144,7 @@ def _declared_media(context: Context, tool: ToolSpec, action: ActionSpec) -> lis
         return []
     return [
         _finding(
-            "K501", tool, action,
+            codes.K501, tool, action,
             f"the spec says {action.method} {action.path} answers {', '.join(types)}, which the tool cannot read "
             "(check sends no write to find out)",
             action.source,
@@ -166,7 +167,7 @@ def _concise(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[C
     if not shown and not full:
         return [
             _finding(
-                "K900",
+                codes.K900,
                 tool,
                 action,
                 "concise fields not checked: every answer was an empty list",
@@ -187,7 +188,7 @@ def _concise(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[C
         )
         found.append(
             _finding(
-                "K101", tool, action,
+                codes.K101, tool, action,
                 f"concise field {field!r} is in no concise record{where}",
                 _place(context.mapping, pointer, action.source),
                 "name fields the answer's records have, as dotted paths inside the record",
@@ -206,7 +207,7 @@ def _concise(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[C
         )
         found.append(
             _finding(
-                "K102", tool, action,
+                codes.K102, tool, action,
                 f"{empty} concise record(s) are empty while the detailed record has fields ({_keys([sample])})"
                 + _wrapped(sample),
                 _place(context.mapping, join_pointer(action.source.pointer, "response"), action.source),
@@ -279,7 +280,7 @@ def _paging(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Ca
     if verdictless:
         found.append(
             _finding(
-                "K201", tool, action,
+                codes.K201, tool, action,
                 f"the {verdictless[0].step} list result has no has_more: the agent cannot tell a whole list "
                 f"from a first page ({_args(verdictless[0])})",
                 at_block,
@@ -297,7 +298,7 @@ def _paging(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Ca
             # A sandbox's last page may rightly leave the link out; Prism's dynamic answers never do.
             found.append(
                 _finding(
-                    "K900", tool, action,
+                    codes.K900, tool, action,
                     f"paging not checked: no answer had {path!r} ({key.replace('_', ' ')}), as on a last page; "
                     "run check where the list has more than one page",
                     _place(context.mapping, join_pointer(block, key), at_block),
@@ -306,7 +307,7 @@ def _paging(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Ca
             continue
         found.append(
             _finding(
-                "K202", tool, action,
+                codes.K202, tool, action,
                 f"the tool reads {key.replace('_', ' ')} at {path!r}, which no answer has (they have {keys}): "
                 "its paging verdict is a guess",
                 _place(context.mapping, join_pointer(block, key), at_block),
@@ -318,7 +319,7 @@ def _paging(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Ca
         if total is not None and "total_count" not in (call.structured or {}):
             found.append(
                 _finding(
-                    "K203", tool, action,
+                    codes.K203, tool, action,
                     f"the answer says {total[0]} is {total[1]}, and the result has no total_count",
                     _place(context.mapping, join_pointer(block, "total"), at_block),
                     f"add pagination: {{total: {total[0]}}} to the action",
@@ -374,7 +375,7 @@ def _unit_schema(context: Context) -> list[Finding]:
                 known = ", ".join(action.result_fields) or "no fields at all"
                 found.append(
                     _finding(
-                        "K302", tool, action,
+                        codes.K302, tool, action,
                         f"results are to show {param.wire_path!r} as {param.arg_name!r} "
                         f"({param.unit.upstream if param.unit else ''} -> {param.unit.agent if param.unit else ''}), "
                         f"and no response schema has {head!r} ({action.method} {action.path} answers with {known})",
@@ -401,7 +402,7 @@ def _units(context: Context, tool: ToolSpec, action: ActionSpec, reads: list[Cal
             continue
         found.append(
             _finding(
-                "K301", tool, action,
+                codes.K301, tool, action,
                 f"{unit.field!r} is to come back in {unit.unit.agent} as {unit.name!r}, and the answer has "
                 f"{_quoted(bad)}, not a number",
                 _unit_place(context, unit) or action.source,
@@ -423,7 +424,11 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
     if call.failure is not None:
         return [
             _finding(
-                "K701", tool, action, f"the error probe failed: {_first_line(call.failure)}", action.source
+                codes.K701,
+                tool,
+                action,
+                f"the error probe failed: {_first_line(call.failure)}",
+                action.source,
             )
         ]
     if not refused:
@@ -434,7 +439,7 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
         )
         return [
             _finding(
-                "K900",
+                codes.K900,
                 tool,
                 action,
                 f"error text not checked: {why} to the error probe ({_args(call)})",
@@ -447,7 +452,7 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
     if not call.is_error:
         return [
             _finding(
-                "K401", tool, action,
+                codes.K401, tool, action,
                 f"the API refused the request with HTTP {answer.status}{asked}, and the tool's result is not an error",
                 action.source,
             )
@@ -455,7 +460,7 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
     if not said:
         return [
             _finding(
-                "K900",
+                codes.K900,
                 tool,
                 action,
                 f"error text not checked: the HTTP {answer.status} answer has no text",
@@ -466,7 +471,7 @@ def _probe(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -> 
         return []
     return [
         _finding(
-            "K401", tool, action,
+            codes.K401, tool, action,
             f"the API answered HTTP {answer.status}{asked} saying {_quoted(said[0])}, and the tool error carries "
             f"none of its text: {_quoted(_first_line(call.text))}",
             action.source,
@@ -509,7 +514,7 @@ def _notes(tool: ToolSpec, action: ActionSpec, calls: list[Call]) -> Iterator[Fi
         if isinstance(note, str) and note not in said:
             said.add(note)
             yield _finding(
-                "K601", tool, action,
+                codes.K601, tool, action,
                 f"the server says, in the {call.step} result for {_args(call)}: {_quoted(note, 500)}",
                 action.source,
             )  # fmt: skip
@@ -522,13 +527,13 @@ def _refusals(tool: ToolSpec, action: ActionSpec, calls: list[Call]) -> Iterator
         if call.exchanges:
             sent = ", ".join(f"{e.method} {e.path}" for e in call.exchanges)
             yield _finding(
-                "K702", tool, action,
+                codes.K702, tool, action,
                 f"{call.served} with {_args(call)} must be refused before anything is sent, and {sent} went upstream",
                 action.source,
             )  # fmt: skip
         elif not call.is_error and call.failure is None:
             yield _finding(
-                "K702", tool, action,
+                codes.K702, tool, action,
                 f"{call.served} with {_args(call)} must be refused, and returned a success: {_first_line(call.text)}",
                 action.source,
             )  # fmt: skip
@@ -545,9 +550,9 @@ def _finding(
     source: SourceRef,
     hint: str | None = None,
 ) -> Finding:
-    level: Literal["error", "note"] = "note" if code == "K900" else "error"
+    level: Literal["error", "note"] = "note" if code == codes.K900 else "error"
     return Finding(
-        code, CHECKS[code][0], level, tool.name, action.name if action else None, message, source, hint
+        code, CHECKS[code], level, tool.name, action.name if action else None, message, source, hint
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mcpgen import codes
 from mcpgen.check.upstream import Exchange
 from mcpgen.diagnostics import SourceRef
 
@@ -51,19 +52,19 @@ class Finding:
     hint: str | None = None
 
 
-# code -> (check name, what it means): the stable list `--format json` and the README document.
+# code -> the check's name, as `--format json` gives it beside the code (what each means: mcpgen/codes.py).
 CHECKS = {
-    "K101": ("concise-field-missing", "a concise field the tool keeps is in no answer"),
-    "K102": ("concise-emptier", "a concise record is empty where the detailed one has fields"),
-    "K201": ("paging-verdict-missing", "a list result says nothing of more items (no has_more)"),
-    "K202": ("paging-field-missing", "a paging field the tool reads is in no answer"),
-    "K203": ("total-dropped", "the answer has a total the result does not carry"),
-    "K301": ("unit-not-number", "a unit-converted field is not a number"),
-    "K302": ("unit-not-in-schema", "a unit-converted field is not in the action's response schema"),
-    "K401": ("error-text-lost", "a tool error carries no text of the API's error body"),
-    "K501": ("media-type-unreadable", "a success answer the tool cannot read"),
-    "K601": ("server-note", "the server put a note in a result"),
-    "K701": ("call-failed", "a read call failed where the upstream did not refuse it"),
-    "K702": ("write-not-refused", "a write the server must refuse was accepted or sent"),
-    "K900": ("not-checked", "something check could not judge, and why"),
+    codes.K101: "concise-field-missing",
+    codes.K102: "concise-emptier",
+    codes.K201: "paging-verdict-missing",
+    codes.K202: "paging-field-missing",
+    codes.K203: "total-dropped",
+    codes.K301: "unit-not-number",
+    codes.K302: "unit-not-in-schema",
+    codes.K401: "error-text-lost",
+    codes.K501: "media-type-unreadable",
+    codes.K601: "server-note",
+    codes.K701: "call-failed",
+    codes.K702: "write-not-refused",
+    codes.K900: "not-checked",
 }
