@@ -59,7 +59,10 @@ def find_prism(environ: Mapping[str, str] = os.environ) -> Path:
         for candidate in (path, path / "node_modules" / ".bin" / "prism", path / "bin" / "prism"):
             if candidate.is_file():
                 return candidate
-        raise UpstreamUnavailable(f"${PRISM_ENV} is {given}, which holds no prism executable")
+        raise UpstreamUnavailable(
+            f"${PRISM_ENV} is {given}, which holds no prism executable; Prism is the npm package "
+            f"{PRISM_PACKAGE}, version {PRISM_VERSION}: `{PRISM_INSTALL}`"
+        )
     on_path = shutil.which("prism", path=environ.get("PATH"))
     if on_path:
         return Path(on_path)

@@ -20,14 +20,34 @@ from .recording import LoopbackUpstream, RecordedRequest, Reply, error_reply, ru
 
 ErrorShape = Literal["spec", "vendor", "rails"]
 ITEMS = [
-    {"id": "itm_1", "name": "Winter boots", "size": "20 MB", "status": "active", "created_at": "2026-01-02T09:00:00Z"},
-    {"id": "itm_2", "name": "Rain coat", "size": "35 MB", "status": "active", "created_at": "2026-01-05T10:30:00Z"},
-    {"id": "itm_3", "name": "Wool hat", "size": "4 MB", "status": "archived", "created_at": "2026-02-11T08:15:00Z"},
+    {
+        "id": "itm_1",
+        "name": "Winter boots",
+        "size": "20 MB",
+        "status": "active",
+        "created_at": "2026-01-02T09:00:00Z",
+    },
+    {
+        "id": "itm_2",
+        "name": "Rain coat",
+        "size": "35 MB",
+        "status": "active",
+        "created_at": "2026-01-05T10:30:00Z",
+    },
+    {
+        "id": "itm_3",
+        "name": "Wool hat",
+        "size": "4 MB",
+        "status": "archived",
+        "created_at": "2026-02-11T08:15:00Z",
+    },
 ]
 
 
 class CatalogUpstream(LoopbackUpstream):
-    def __init__(self, token: str = "test-token", *, errors: ErrorShape = "spec", wrapped: bool = False) -> None:
+    def __init__(
+        self, token: str = "test-token", *, errors: ErrorShape = "spec", wrapped: bool = False
+    ) -> None:
         super().__init__()
         self.token = token
         self.errors = errors
@@ -67,7 +87,9 @@ class CatalogUpstream(LoopbackUpstream):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=8095)
     parser.add_argument("--token", default="test-token")
     parser.add_argument("--errors", choices=["spec", "vendor", "rails"], default="spec")

@@ -18,7 +18,16 @@ PETS = [
     {"id": 2, "category": {"id": 2, "name": "Cats"}, "name": "kitty", "photoUrls": [],
      "tags": [{"id": 2, "name": "calm"}], "status": "pending"},
 ]  # fmt: skip
-ORDERS = [{"id": 1, "petId": 1, "quantity": 1, "shipDate": "2026-01-02T09:00:00.000+0000", "status": "placed", "complete": False}]
+ORDERS = [
+    {
+        "id": 1,
+        "petId": 1,
+        "quantity": 1,
+        "shipDate": "2026-01-02T09:00:00.000+0000",
+        "status": "placed",
+        "complete": False,
+    }
+]
 
 
 class PetstoreUpstream(LoopbackUpstream):
@@ -64,7 +73,9 @@ def _one(records: list[dict[str, Any]], given: str, missing: str) -> Reply:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=8096)
     args = parser.parse_args()
     run_standalone(PetstoreUpstream(), args.port)
