@@ -11,7 +11,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -50,7 +50,6 @@ class Checked:
     upstream: str  # the URL, or 'prism' (PRISM_VERSION, serving the spec)
     tools: int
     actions: int
-    server_log: str = field(default="", repr=False)
 
 
 def run_check(
@@ -101,7 +100,7 @@ def run_check(
     context = Context(server, result.mapping.document, facts, kind)
     findings = judge(context, done.calls, done.skips)
     actions = sum(len(t.actions) for t in server.tools)
-    return Checked(findings, done.calls, upstream or "prism", len(server.tools), actions, log)
+    return Checked(findings, done.calls, upstream or "prism", len(server.tools), actions)
 
 
 def _run_drive(

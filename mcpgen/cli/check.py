@@ -64,7 +64,9 @@ def check_command(
     spec: Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)],
     mapping: Annotated[
         Path,
-        typer.Option("--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False),
+        typer.Option(
+            "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
+        ),
     ],
     upstream: Annotated[
         str | None,
