@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from mcpgen.build.server import build_server
+from mcpgen.cli.check import CHECK_HELP, check_command
 from mcpgen.cli.hooks import add_hook_stubs, report_added, write_hooks
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
@@ -334,6 +335,9 @@ def lint_command(
             ref_roots=allow_ref_root or (),
         )
     )
+
+
+app.command("check", help=CHECK_HELP)(check_command)
 
 
 @app.command("validate")
