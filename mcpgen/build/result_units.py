@@ -123,13 +123,21 @@ def _chosen(action: ActionSpec, field: _Field, converted: list[_Converted]) -> _
 
 
 def _applies(converted: _Converted, action: ActionSpec, field: _Field) -> bool:
-    """Money in one fixed currency (`{agent: jpy, upstream: minor}`) converts its own field of its own
-    action's answer only: another amount of the same schema may be in any currency. Money whose
-    currency the call names converts wherever the record names it beside the amount."""
-    unit = converted.unit
-    if unit.upstream not in MINOR_NAMES or unit.agent == MAJOR:
-        return bool(unit.factor) or unit.currency_sibling is not None
-    return converted.action is action and _same_path(field.path, converted.param)
+    """Money in a currency the action fixes beside the amount (`amount_money.currency: {fixed: JPY}`)
+    converts its own field of its own action's answer only: another amount of the same schema may be
+    in any currency. Money whose currency the call names converts wherever the record names it
+    beside the amount; a fixed currency with nothing beside it (Declared value in cents) is the
+    field's own, and converts wherever the field is."""
+    unit, param = converted.unit, converted.param
+    if unit.upstream in MINOR_NAMES and unit.agent != MAJOR:
+        parent = param.wire_path.rpartition(".")[0]
+        fixed_beside = any(
+            parent and ".".join((f.wire_name, *f.path)).rpartition(".")[0] == parent
+            for f in converted.action.fixed
+        )
+        if fixed_beside:
+            return converted.action is action and _same_path(field.path, param)
+    return bool(unit.factor) or unit.currency_sibling is not None
 
 
 def _derived(field: _Field, chosen: _Converted) -> ResultUnitSpec:
