@@ -215,7 +215,7 @@ def _stated_problem(
         )
     if not is_numeric(_value(field)):
         return (
-            f"'{rule.field}' is {json_type_of(_value(field))} in the answer's schema, so it has no unit to convert",
+            f"'{rule.field}' is of type {json_type_of(_value(field))} in the answer's schema, so it has no unit to convert",
             f"remove '{rule.field}' from response.units",
         )
     if rule.unit.agent != MAJOR and rule.unit.agent not in rule.name.split("_"):

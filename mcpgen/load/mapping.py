@@ -67,8 +67,7 @@ class ParamRule:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResponseRule:
-    """How a read action's records are shown (R1, R2), and result fields in the API's unit that any
-    action shows in the agent's (T5); unset fields are derived from the spec."""
+    """How a read action's records are shown (R1, R2), and any action's in the agent's units (T5)."""
 
     items: str | None
     concise: tuple[str, ...] | None
