@@ -825,6 +825,8 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
+    if any(a.result_units for a in actions):  # a value left in the API's unit is announced (T5)
+        properties.setdefault("note", {"type": "string"})
     return {"type": "object", "properties": properties}
 
 

@@ -263,10 +263,12 @@ async def test_a_number_the_api_sends_as_a_string_is_left_and_announced(
         {"id": "shp_009", "recipient": "Lee", "weight": "1200", "declared_value": 5000, "status": "booked"},
     )
     async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
+        tools = {t["name"]: t for t in tool_dicts(await client.list_tools())}
         result = await client.call_tool(
             "ship_shipments_find", {"action": "get", "shipment_id": "shp_009", "response_format": "detailed"}
         )
     assert not result.is_error, result_text(result)
+    assert tools["ship_shipments_find"]["outputSchema"]["properties"]["note"] == {"type": "string"}
     shown = result.structured_content  # the client checked it against the tool's outputSchema
     assert shown == result_json(result)
     assert shown["weight"] == "1200" and "weight_kg" not in shown
