@@ -99,7 +99,7 @@ def plan_results(
     params: list[ParamSpec],
     defaults: list[tuple[str, Any]],
 ) -> ResultPlan:
-    body = _response_schema(spec, operation)
+    body = response_schema(spec, operation)
     if not reads(operation.method, rule):
         fields = tuple(_properties(spec, body))
         return ResultPlan(
@@ -155,14 +155,14 @@ def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
             "say so:  hints: {read_only: true}",
         )
         for key, setting in (("response", rule.response), ("pagination", rule.pagination))
-        if setting is not None
+        if setting is not None and not (isinstance(setting, ResponseRule) and setting.only_units)
     ]
 
 
 # --- the response body --------------------------------------------------------------------------
 
 
-def _response_schema(spec: Spec, operation: Operation) -> Located | None:
+def response_schema(spec: Spec, operation: Operation) -> Located | None:
     """The JSON schema of the first 2xx response, dereferenced; None when the spec has none."""
     responses = operation.located.value.get("responses")
     if not isinstance(responses, dict):
@@ -310,7 +310,7 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
 def undecided_lists(spec: Spec, operation: Operation) -> bool:
     """True when the answer has several lists and nothing says which holds its records (M225): `mcpgen
     init` then drafts `response: {single: true}`, the reading the build takes, so the draft says it."""
-    body = _response_schema(spec, operation)
+    body = response_schema(spec, operation)
     if body is None or _is_list(body):
         return False
     _, problem = _list_field(spec, operation, body)
@@ -825,6 +825,8 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
+    if any(a.result_units for a in actions):  # a value left in the API's unit is announced (T5)
+        properties.setdefault("note", {"type": "string"})
     return {"type": "object", "properties": properties}
 
 

@@ -19,9 +19,7 @@ FUNCTION_LIMIT = 80
 CHECKED = ("mcpgen", "templates/runtime")
 
 # path -> lines, and "path:function" -> lines, as they were when the limits were set.
-MODULES_OVER: dict[str, int] = {
-    "mcpgen/load/mapping.py": 891,
-}
+MODULES_OVER: dict[str, int] = {}
 FUNCTIONS_OVER: dict[str, int] = {
     "mcpgen/cli/app.py:diff_command": 98,  # a typer command: most of its lines are the options
     "mcpgen/lint/rules.py:_lint_profile": 92,
