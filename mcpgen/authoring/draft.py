@@ -34,22 +34,17 @@ from mcpgen.authoring.words import (
     singular,
     summary_name,
 )
-from mcpgen.build.parameters import operation_params
-from mcpgen.build.request_parts import non_json_answers
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
-from mcpgen.build.results import (
-    _CURSOR_PARAMS,
-    _LIMIT_PARAMS,
-    _OFFSET_PARAMS,
-    _PAGE_PARAMS,
-    CURSOR_ARG,
-    FORMAT_ARG,
-    LIMIT_ARG,
-    PAGE_ARG,
-    _declares_link_header,
-    undecided_lists,
-)
+from mcpgen.build.answers import declares_link_header as _declares_link_header
+from mcpgen.build.paging import CURSOR_ARG, LIMIT_ARG, PAGE_ARG
+from mcpgen.build.paging import CURSOR_PARAMS as _CURSOR_PARAMS
+from mcpgen.build.paging import LIMIT_PARAMS as _LIMIT_PARAMS
+from mcpgen.build.paging import OFFSET_PARAMS as _OFFSET_PARAMS
+from mcpgen.build.paging import PAGE_PARAMS as _PAGE_PARAMS
+from mcpgen.build.parameters import operation_params
+from mcpgen.build.request_parts import non_json_answers
+from mcpgen.build.results import FORMAT_ARG, undecided_lists
 from mcpgen.build.schemas import json_type_of, short_text
 from mcpgen.build.units import carries, stated_unit, with_unit
 from mcpgen.diagnostics import DiagnosticError, Level, rule_name

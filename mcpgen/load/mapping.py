@@ -104,6 +104,7 @@ class PaginationRule:
     max_limit: int | None
     source: SourceRef
     next_link: str | None = None  # body path of the next page's URL (link style)
+    next_page: str | None = None  # body path of the next page number, null on the last (page style)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -740,6 +741,7 @@ def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> 
         max_limit=rule.get("max_limit"),
         source=document.locate(pointer),
         next_link=rule.get("next_link"),
+        next_page=rule.get("next_page"),
     )
 
 
