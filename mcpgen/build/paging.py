@@ -56,7 +56,9 @@ _MORE_FIELDS = ("has_more", "hasMore", "has_next", "hasNext", "more")
 # one is a token (Stripe's search `next_page`, taken back as its `page`).
 _NEXT_PAGE_FIELDS = ("next_page", "nextPage", "next_page_number", "nextPageNumber")
 # A description saying a count is of this page only.
-_THIS_PAGE = re.compile(r"\b(this|the current|current|each|a single|one) (page|response|result|call|request)\b|\breturned\b", re.I)
+_THIS_PAGE = re.compile(
+    r"\b(this|the current|current|each|a single|one) (page|response|result|call|request)\b|\breturned\b", re.I
+)
 _STRING_KEYWORDS = ("pattern", "minLength", "maxLength", "format", "enum", "example", "examples")
 
 _FIELDS = runtime_module("paging_fields")  # what a name means: the server reads answers with it too
@@ -241,9 +243,8 @@ def _is_total(name: str, field: Located) -> bool:
     `item_count`: "Number of events in this page")."""
     value = field.value if isinstance(field.value, dict) else {}
     said = str(value.get("description") or "")
-    return (
-        bool(_FIELDS.is_total(name, said=not _THIS_PAGE.search(said)))
-        and bool(json_types(field) & {"integer", "number"})
+    return bool(_FIELDS.is_total(name, said=not _THIS_PAGE.search(said))) and bool(
+        json_types(field) & {"integer", "number"}
     )
 
 
