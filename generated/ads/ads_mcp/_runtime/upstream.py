@@ -152,13 +152,8 @@ def build_request(
             )
         else:
             whole_body = value
-    for (
-        wire,
-        path,
-        value,
-    ) in (
-        nested
-    ):  # fields the mapping lifted out of their body object (T2 flat action enum)
+    # Fields the mapping lifted out of their body object (T2 flat action enum).
+    for wire, path, value in nested:
         _put_nested(body, wire, path, value)
     # An offset inside the body (a search sent by POST) is computed from page and limit too.
     place_offset(body, action.paging, values)
