@@ -17,7 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpgen import codes
-from mcpgen.build.answers import at, declares_link_header, json_types, properties, response_headers
+from mcpgen.build.answers import (
+    at,
+    declares_link_header,
+    is_list,
+    items_are_records,
+    json_types,
+    properties,
+    response_headers,
+)
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
 from mcpgen.ir import ActionSpec, PagingSpec, PagingStyle, ParamSpec
 from mcpgen.load.mapping import ActionRule, PaginationRule, did_you_mean
@@ -520,6 +528,43 @@ def _server_param(arg_name: str, schema: dict[str, Any], source: SourceRef) -> P
     return ParamSpec(
         arg_name=arg_name, wire_name=arg_name, location="query", required=False, schema=schema, source=source
     )
+
+
+def body_paging(spec: Spec, body: Located | None) -> dict[str, str]:
+    """The request body fields that page a search sent by POST, by role, top-level or one object down,
+    as `pagination:` names them (Plaid's {'limit': 'options.count', 'offset': 'options.offset'},
+    Square's {'limit': 'limit', 'cursor': 'cursor'}); {} when the body shows no way to page."""
+    top = properties(spec, body)
+    found: dict[str, str] = {}
+    for role, names in (
+        ("page", PAGE_PARAMS),
+        ("limit", LIMIT_PARAMS),
+        ("offset", OFFSET_PARAMS),
+        ("cursor", CURSOR_PARAMS),
+    ):
+        inner = (
+            f"{holder}.{n}" for holder, field in top.items() for n in names if n in properties(spec, field)
+        )
+        path = next((n for n in names if n in top), None) or next(inner, None)
+        if path is not None:
+            found[role] = path
+    pages = "cursor" in found or "page" in found or {"offset", "limit"} <= set(found)
+    return found if pages else {}
+
+
+def counted_list(spec: Spec, answer: Located | None) -> str | None:
+    """The one list of records an answer's total names (Plaid's `transactions`, counted by
+    `total_transactions` beside `accounts`), or None."""
+    fields = properties(spec, answer)
+    totals = [_FIELDS.words(n) for n, f in fields.items() if _is_total(n, f)]
+    named = [
+        n
+        for n, f in fields.items()
+        if is_list(f)
+        and items_are_records(spec, f)
+        and any(w in ws for ws in totals for w in _FIELDS.words(n))
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def merge_limit_properties(properties: dict[str, Any], actions: list[ActionSpec]) -> dict[str, Any]:

@@ -227,6 +227,12 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     )
 
 
+def derived_list(spec: Spec, operation: Operation) -> str | None:
+    """The path of the answer's list of records as the build derives it with no mapping; None for one
+    record (`mcpgen init` drafts a search sent by POST only when it has a list to page)."""
+    return _records(spec, operation, response_schema(spec, operation), None)[0]
+
+
 def undecided_lists(spec: Spec, operation: Operation) -> bool:
     """True when the answer has several lists and nothing says which holds its records (M225): `mcpgen
     init` then drafts `response: {single: true}`, the reading the build takes, so the draft says it."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcpgen.authoring.draft import init_mapping
 from mcpgen.build.results import output_schema
 from mcpgen.diagnostics import Level
 from mcpgen.ir import ActionSpec, ServerSpec
+from mcpgen.load.openapi import load_spec
 from mcpgen.pipeline import generate
 from tests.support.paths import ROOT, SPECS
 
@@ -406,3 +408,21 @@ def test_a_pagination_path_the_answer_lacks_is_a_warning_with_the_pointer(tmp_pa
         "pagination.total 'result'" in warned.message and "/paths/~1linode~1instances/get" in warned.message
     )
     assert "did you mean 'results'" in warned.hint
+
+
+def test_init_drafts_a_search_sent_by_post_with_its_body_paging(tmp_path: Path) -> None:
+    """`mcpgen init` on plaid.com.json /paths/~1transactions~1get/post drafts it read-only, its list (the
+    one total_transactions counts, beside accounts) and its paging inside `options`; the GETs' token
+    paging (zoom.us.json's next_page_token) needs nothing drafted, and the draft builds as it is."""
+    spec = load_spec(PAGING / "paging.openapi.yaml")
+    text = init_mapping(spec)[0]
+    assert "hints: {read_only: true}" in text and "response: {items: transactions}" in text
+    assert "pagination: {limit: options.count, offset: options.offset}" in text
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(text, encoding="utf-8")
+    actions = {
+        a.operation_id: a for t in _built(PAGING / "paging.openapi.yaml", mapping).tools for a in t.actions
+    }
+    plaid, zoom = actions["transactionsGet"].paging, actions["getUserContacts"].paging
+    assert (plaid.style, plaid.offset_wire, plaid.offset_in_body) == ("offset", "options.offset", True)
+    assert (zoom.style, zoom.next_cursor) == ("cursor", "next_page_token")
