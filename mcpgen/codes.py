@@ -123,6 +123,7 @@ M224 = _code("M224", _W, "a converted parameter's unit is not applied to a resul
 M225 = _code("M225", _W, "an answer has several lists and nothing says which holds its records")
 M226 = _code("M226", _W, "`pagination` on an action whose answer is one record, not a list")
 M227 = _code("M227", _E, "`response.units` names a field the answer does not have or that is not a number, or a name that does not carry its unit")
+M228 = _code("M228", _W, "`pagination` names a field of the answer (next_cursor, total, ...) that the answer's schema does not have")
 M230 = _code("M230", _E, "a preview's read operation changes state")
 M231 = _code("M231", _E, "a preview's read operation needs a parameter the action does not take")
 M232 = _code("M232", _E, "a guard rule on a parameter that is not a number")

@@ -111,6 +111,9 @@ class ResultShape:
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
+    # The answer's other lists of records beside `items` (a sync's `modified`, `removed` beside
+    # `added`), kept whole in every format under their own names: a list is never left out of concise.
+    lists: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +129,9 @@ class PagingSpec:
     echoed: tuple[str, ...]  # body fields that only repeat the paging
     max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
     next_link: str | None = None  # link style: body path of the next page's URL (else the Link header)
+    offset_in_body: bool = False  # offset style: offset_wire is a dotted body path (a search sent by POST)
+    total_header: str | None = None  # the response header the spec says carries the total
+    next_page: str | None = None  # page style: body path of the API's next page, null on the last
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

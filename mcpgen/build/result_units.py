@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from mcpgen import codes
+from mcpgen.build.answers import response_schema
 from mcpgen.build.parameters import body_schema
-from mcpgen.build.results import response_schema
 from mcpgen.build.schemas import json_type_of
 from mcpgen.build.units import is_numeric
 from mcpgen.conversions import MAJOR

@@ -98,6 +98,7 @@ class PaginationRule:
     max_limit: int | None
     source: SourceRef
     next_link: str | None = None  # body path of the next page's URL (link style)
+    next_page: str | None = None  # body path of the next page number, null on the last (page style)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -649,21 +650,14 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
     )
 
 
+_PAGINATION_KEYS = (
+    "style", "page", "limit", "offset", "cursor", "next_cursor", "has_more", "total", "default_limit",
+    "max_limit", "next_link", "next_page",
+)  # fmt: skip
+
+
 def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> PaginationRule:
-    return PaginationRule(
-        style=rule.get("style"),
-        page=rule.get("page"),
-        limit=rule.get("limit"),
-        offset=rule.get("offset"),
-        cursor=rule.get("cursor"),
-        next_cursor=rule.get("next_cursor"),
-        has_more=rule.get("has_more"),
-        total=rule.get("total"),
-        default_limit=rule.get("default_limit"),
-        max_limit=rule.get("max_limit"),
-        source=document.locate(pointer),
-        next_link=rule.get("next_link"),
-    )
+    return PaginationRule(source=document.locate(pointer), **{key: rule.get(key) for key in _PAGINATION_KEYS})
 
 
 def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> PreviewRule | None:

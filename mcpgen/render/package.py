@@ -438,6 +438,8 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
         kwargs.append(("drop", shape.drop))
+    if shape.lists:
+        kwargs.append(("lists", shape.lists))
     return Call("Shape", tuple(kwargs))
 
 
@@ -449,6 +451,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         ("next_cursor", paging.next_cursor),
         ("has_more", paging.has_more),
         ("total", paging.total),
+        ("total_header", paging.total_header),
+        ("next_page", paging.next_page),
     ):
         if value is not None:
             kwargs.append((key, value))
@@ -458,6 +462,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         kwargs.append(("max_limit", paging.max_limit))
     if paging.next_link is not None:
         kwargs.append(("next_link", paging.next_link))
+    if paging.offset_in_body:
+        kwargs.append(("offset_in_body", True))
     return Call("Paging", tuple(kwargs))
 
 

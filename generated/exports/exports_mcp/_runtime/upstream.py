@@ -20,7 +20,7 @@ import httpx
 from .conversion import to_upstream
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
-from .pagination import merge_query, page_query, upstream_values
+from .pagination import merge_query, page_query, place_offset, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action
 
@@ -152,14 +152,11 @@ def build_request(
             )
         else:
             whole_body = value
-    for (
-        wire,
-        path,
-        value,
-    ) in (
-        nested
-    ):  # fields the mapping lifted out of their body object (T2 flat action enum)
+    # Fields the mapping lifted out of their body object (T2 flat action enum).
+    for wire, path, value in nested:
         _put_nested(body, wire, path, value)
+    # An offset inside the body (a search sent by POST) is computed from page and limit too.
+    place_offset(body, action.paging, values)
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
