@@ -166,7 +166,9 @@ def _exact(call: Any) -> list[Any]:
         return []
     sent = _sent(call.exchanges[0], wire, at)
     expected = EXACT_VALUE * call.extra["factor"]
-    if sent is None or not _number(sent) or abs(sent - round(expected)) > 1e-9:
+    if (
+        sent is None or not _number(sent) or sent != round(expected)
+    ):  # exactly: 30.000000000000004 is no cent count
         return [call.finding("h", "exact-value-misconverted", f"{call.extra['arg']}={EXACT_VALUE!r} sent as "
                              f"{wire}={json.dumps(sent)}; expected {round(expected)}",
                              "the agent's value did not reach the API as the whole upstream amount")]  # fmt: skip

@@ -156,11 +156,11 @@ def _candidates(doc: SpecDoc, method: str, path: str) -> list[tuple[str, str]]:
         return []
     found = []
     for (at, name), p in op.params.items():
-        if at == "query" and _numeric(doc.resolve(p.get("schema"))) and not _PAGING.match(name):
+        if at == "query" and _numeric(doc.resolve(p.get("schema"))) and not _PAGING.search(name):
             found.append((name, _unit_kind(name) or "other"))
     _, body = op.body_schema("json")
     for name, prop in _props(doc, body).items():
-        if _numeric(prop) and not prop.get("readOnly") and not _PAGING.match(name):
+        if _numeric(prop) and not prop.get("readOnly") and not _PAGING.search(name):
             found.append((name, _unit_kind(name) or "other"))
     return found
 
