@@ -66,6 +66,7 @@ class Derived:
     concise: dict[str, list[str]] = field(default_factory=dict)  # "tool.action" -> fields
     paging: dict[str, dict[str, str]] = field(default_factory=dict)  # "tool.action" -> pagination
     dropped: list[str] = field(default_factory=list)  # additions the build refused
+    drafted: dict[str, dict[str, Any]] = field(default_factory=dict)  # a unit's parameter as the draft had it
 
     def summary(self) -> dict[str, Any]:
         return {"units": [f"{u.tool}.{u.action}:{u.field}:{u.kind}" for u in self.units],
@@ -256,7 +257,12 @@ def derive(doc: SpecDoc, mapping: dict[str, Any]) -> Derived:
             if tool["name"] == unit.tool and action["name"] == unit.action:
                 params = action.setdefault("params", {})
                 entry = params.get(unit.field) if isinstance(params.get(unit.field), dict) else {}
-                params[unit.field] = {**entry, "unit": UNIT_KINDS[unit.kind][3]}
+                derived.drafted[f"{unit.tool}.{unit.action}:{unit.field}"] = dict(entry)
+                # The draft's own rename ('amount_cents', from "In cents") would contradict the agent's unit.
+                params[unit.field] = {
+                    **{k: v for k, v in entry.items() if k != "name"},
+                    "unit": UNIT_KINDS[unit.kind][3],
+                }
     for index, (tool, action, method, path) in enumerate(_actions(mapping, ops)):
         key = f"{tool['name']}.{action['name']}"
         kind, record, own = record_schema(doc, method, path)
@@ -294,7 +300,7 @@ def strip(mapping: dict[str, Any], derived: Derived, names: set[str] | None) -> 
             derived.paging.pop(key)
             derived.dropped.append(f"{key}:pagination")
         for unit in [u for u in derived.units if f"{u.tool}.{u.action}" == key]:
-            entry = {k: v for k, v in action["params"][unit.field].items() if k != "unit"}
+            entry = derived.drafted.get(f"{key}:{unit.field}") or {}
             if entry:
                 action["params"][unit.field] = entry
             else:

@@ -106,6 +106,7 @@ def run_spec(
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)
             row["exchanges"] = len(rec.exchanges)
             _keep_exchanges(work / "exchanges.jsonl", rec.exchanges)
+            _keep_calls(work / "calls.jsonl", calls)
     except PrismRefused as exc:
         return {"status": "excluded", "reason": f"Prism cannot serve the spec: {exc}", **_counts(generated)}
     for call in calls:
@@ -145,6 +146,18 @@ def _keep_exchanges(path: Path, exchanges: list[Any]) -> None:
             out.write(json.dumps({"method": e.method, "path": e.path, "query": e.query, "body": e.body,
                                   "status": e.status, "violations": e.violations(), "forced": e.forced,
                                   "response": e.response if len(json.dumps(e.response)) < 2000 else "..."},
+                                 default=str) + "\n")  # fmt: skip
+
+
+def _keep_calls(path: Path, calls: list[Call]) -> None:
+    """Every call as one JSON line: the step, what the agent passed and got, and the variant its answer was."""
+    with path.open("w", encoding="utf-8") as out:
+        for c in calls:
+            variant = next((e.variant for e in reversed(c.exchanges) if e.variant), None)
+            out.write(json.dumps({"step": c.step, "tool": c.tool, "action": c.action.name, "args": c.args,
+                                  "is_error": c.is_error, "raised": c.raised, "text": c.text[:2000],
+                                  "data": c.data if len(json.dumps(c.data, default=str)) < 4000 else "...",
+                                  "variant": variant, "sent": [e.body for e in c.exchanges][:4]},
                                  default=str) + "\n")  # fmt: skip
 
 
