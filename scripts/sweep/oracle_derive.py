@@ -338,15 +338,17 @@ def generate_derived(spec_path: Path, work: Path) -> tuple[dict[str, Any], Path 
     mapping = yaml.safe_load(text)
     doc = SpecDoc(json.loads(spec_path.read_text(encoding="utf-8")))
     derived = derive(doc, mapping)
-    for round_ in range(4):
+    for round_ in range(5):  # the last round checks the draft alone, every addition dropped
         mapping_path.write_text(json.dumps(mapping, indent=1), encoding="utf-8")
         generated, errors = _refusal(spec_path, mapping_path)
-        if not errors:
+        if not errors or round_ == 4:
             break
         if round_ == 0:
             (work / "derived-refused.txt").write_text("\n".join(map(str, errors)), encoding="utf-8")
+        # An error may name another action than the one whose addition caused it (a unit on one action's
+        # parameter, the same parameter unitless in another action of the tool: M207).
         named = {k for k in _keys(mapping) if any(_names(mapping, k, str(e)) for e in errors)}
-        strip(mapping, derived, named if named and round_ < 3 else None)
+        strip(mapping, derived, named if named and round_ < 2 else None)
     if not generated.ok:
         return {**result, **sweep._refused("generate", generated.diagnostics)}, None
     out = work / "pkg"
