@@ -151,12 +151,16 @@ class PreviewSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultUnitSpec:
-    """A result field in the API's unit, shown in the agent's unit and under its argument's name (T5):
-    `size` in MB comes back as `size_gb` when the agent passes `size_gb`."""
+    """A result field in the API's unit, shown in the agent's unit and under a name that says it (T5):
+    `size` in MB comes back as `size_gb` when the agent passes `size_gb` for the same schema's field."""
 
     field: str  # dotted path in a record: 'size', 'amount_money.amount'
-    name: str  # the key it gets: the argument's name
+    name: str  # the key it gets: the argument's name, or '<key>_<agent unit>'
     unit: UnitSpec
+    # The schema slot the field's value is written at, as a JSON pointer in the spec
+    # ('#/components/schemas/Money/properties/amount'): a converted parameter's unit applies to the
+    # fields of the same slot only; a unit the mapping states (`response.units`) names its field's.
+    pointer: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

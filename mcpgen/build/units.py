@@ -13,12 +13,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.schemas import json_type_of
 from mcpgen.conversions import MAJOR, minor_note, restate, spelled
 from mcpgen.conversions import MINOR as MINOR_NAMES
 from mcpgen.diagnostics import Diagnostic, error, rule_name, warning
-from mcpgen.ir import ActionSpec, FixedValue, ParamSpec, ResultUnitSpec, ToolSpec, UnitSpec
-from mcpgen.load.mapping import ParamRule, UnitRule
+from mcpgen.ir import FixedValue, ParamSpec, UnitSpec
+from mcpgen.load.mapping import ParamRule
+from mcpgen.load.unit_rules import UnitRule
 from mcpgen.names import snake_case
 
 
@@ -152,7 +154,7 @@ def unit_spec(
     if not is_numeric(schema):
         return None, [
             error(
-                "M220",
+                codes.M220,
                 f"parameter '{wire_name}' is {json_type_of(schema)}, so it has no unit to convert",
                 rule.source,
                 hint="remove 'unit' from this parameter",
@@ -161,7 +163,7 @@ def unit_spec(
     if rule.agent != MAJOR and rule.agent not in arg_name.split("_"):
         return None, [
             error(
-                "M221",
+                codes.M221,
                 f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
                 f"({rule_name('T5')})",
                 rule.source,
@@ -277,7 +279,7 @@ def with_currency(
             names = ", ".join(p.wire_path for p in params if p is not param) or "none"
             diagnostics.append(
                 error(
-                    "M124",
+                    codes.M124,
                     f"currency_from '{unit_rule.currency_from}' names no field this action sends",
                     unit_rule.source,
                     hint=f"name the field holding the ISO 4217 code, e.g. 'body.amount_money.currency'; "
@@ -321,28 +323,6 @@ def _currency_source(
     return None
 
 
-def with_result_units(tools: list[ToolSpec]) -> list[ToolSpec]:
-    """Every action converts the result fields the server's arguments convert (T5): what an agent
-    passes as `size_gb` it reads back as `size_gb`, whichever tool returns the record. A field two
-    actions convert differently is shown as the first one does."""
-    converted = result_units([a for t in tools for a in t.actions])
-    if not converted:
-        return tools
-    return [replace(t, actions=tuple(replace(a, result_units=converted) for a in t.actions)) for t in tools]
-
-
-def result_units(actions: list[ActionSpec]) -> tuple[ResultUnitSpec, ...]:
-    """The converted parameters, as the result fields they come back as."""
-    seen: dict[str, ResultUnitSpec] = {}
-    for action in actions:
-        for param in action.params:
-            if param.unit is not None and param.location in ("body", "query") and param.wire_path not in seen:
-                seen[param.wire_path] = ResultUnitSpec(
-                    field=param.wire_path, name=param.arg_name, unit=param.unit
-                )
-    return tuple(seen.values())
-
-
 def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -369,7 +349,7 @@ def renamed_unit_mismatch(
     if not named or named[-1] == spec_unit or named[-1] == {"milliseconds": "ms"}.get(spec_unit):
         return None
     return warning(
-        "M223",
+        codes.M223,
         f"'{arg_name}' says {named[-1]}, but the spec counts '{wire_name}' {found.group(0)} and nothing "
         f"converts it ({rule_name('T5')})",
         rule.source,

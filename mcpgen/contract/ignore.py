@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, InputChange
+from mcpgen import codes
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.sources import load_document
 
@@ -88,6 +89,13 @@ def _entry(raw: object, where: SourceRef, until_at: SourceRef) -> IgnoreEntry:
         raise _malformed(where, "say why in `reason:`, so the next reader knows whether it still holds")
     if pointer is not None and not (isinstance(pointer, str) and pointer.startswith("/")):
         raise _malformed(where, f"pointer {pointer!r} is not a JSON pointer; it starts with /")
+    if pointer is not None and not pointer.rstrip("/"):
+        # Every place is under it: the entry would silence every change of the spec and the mapping.
+        raise _malformed(
+            where,
+            f"pointer {pointer!r} covers the whole spec and mapping, so it would ignore every change; "
+            "name the part to ignore, e.g. /paths/~1pets/get",
+        )
     if change is not None and not isinstance(change, str):
         raise _malformed(where, "`change:` is a change id such as param-removed:tool.action#param")
     until = _until(raw.get("until"), until_at)
@@ -105,7 +113,7 @@ def _until(value: object, where: SourceRef) -> datetime.date | None:
 
 
 def _malformed(where: SourceRef, message: str) -> DiagnosticError:
-    return DiagnosticError([error("D002", message, where, hint="see `mcpgen diff --help`, --ignore")])
+    return DiagnosticError([error(codes.D002, message, where, hint="see `mcpgen diff --help`, --ignore")])
 
 
 def apply_ignore_list(ignore_list: IgnoreList, diff: ContractDiff, *, today: datetime.date) -> Applied:
@@ -123,7 +131,7 @@ def _first(entries: Iterable[IgnoreEntry], change: ContractChange) -> list[Ignor
 def _expired(entry: IgnoreEntry) -> Diagnostic:
     what = entry.change or entry.pointer
     return warning(
-        "D003",
+        codes.D003,
         f"ignore entry for {what} expired on {entry.until}: it no longer ignores anything "
         f"(reason given: {entry.reason})",
         entry.until_source or entry.source,

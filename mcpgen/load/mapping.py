@@ -1,7 +1,7 @@
 """The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
 
 Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
-Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/server.py`).
+Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/`: parameters.py, checks.py).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from typing import Any
 
 import jsonschema
 
-from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
+from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
 
 PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
@@ -47,18 +48,6 @@ UNSET: Any = _Unset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnitRule:
-    """The agent's unit, the API's unit, and upstream units in one agent unit (T5)."""
-
-    agent: str
-    upstream: str
-    factor: float  # 0 when it follows the currency `currency_from` names, call by call
-    source: SourceRef
-    currency_from: str | None = None  # mapping key of the field holding the currency code
-    as_is: tuple[float, ...] = ()  # special values sent and returned unscaled (-1 = unlimited)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamRule:
     key: str  # as written: 'weight' or 'body.weight'
     wire_name: str
@@ -78,13 +67,19 @@ class ParamRule:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResponseRule:
-    """How a read action's records are shown (R1, R2); unset fields are derived from the spec."""
+    """How a read action's records are shown (R1, R2), and any action's in the agent's units (T5)."""
 
     items: str | None
     concise: tuple[str, ...] | None
     drop: tuple[str, ...]
     source: SourceRef
     single: bool = False  # the answer is one record, whatever lists it holds
+    units: tuple[ResultUnitRule, ...] = ()  # result fields the mapping converts (any action's answer)
+
+    @property
+    def only_units(self) -> bool:
+        """Nothing but `units`, which any action may have: the other settings are a read's."""
+        return self.items is None and self.concise is None and not self.drop and not self.single
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -282,7 +277,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
     if not found:
         found.extend(_check_unique_names(document))
         found.extend(_check_auth(document))
-        found.extend(_check_units(document))
+        found.extend(check_units(document))
         found.extend(_check_limits(document))
         found.extend(_check_previews(document))
     return found
@@ -297,7 +292,7 @@ def _check_limits(document: Document) -> list[Diagnostic]:
             if default is not None and most is not None and default > most:
                 found.append(
                     error(
-                        "M111",
+                        codes.M111,
                         f"default_limit {default} of action '{action['name']}' is larger than its max_limit {most}",
                         document.locate(f"/tools/{t}/actions/{a}/pagination/default_limit"),
                         hint=f"lower default_limit to at most {most}, or raise max_limit",
@@ -319,7 +314,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
         return [
             error(
-                "M101",
+                codes.M101,
                 f"unknown key '{key}' in {where}",
                 document.locate(join_pointer(pointer, key)),
                 hint=_did_you_mean(key, allowed) + f"allowed keys: {', '.join(allowed)}",
@@ -330,7 +325,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         missing = [k for k in rule if not (isinstance(value, dict) and k in value)]
         return [
             error(
-                "M102",
+                codes.M102,
                 f"{where} needs '{key}'",
                 document.locate(pointer),
                 hint=_property_description(schema, key) or f"add '{key}: ...'",
@@ -340,14 +335,16 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "pattern":
         hint = _pattern_hint(rule, value)
         return [
-            error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
+            error(
+                codes.M103, f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint
+            )
         ]
     if kind in ("enum", "const"):
         options = rule if kind == "enum" else [rule]
         shown = ", ".join(json.dumps(o) for o in options)
         return [
             error(
-                "M104",
+                codes.M104,
                 f"{where} must be {'one of ' if len(options) > 1 else ''}{shown}; found {json.dumps(value)}",
                 document.locate(pointer),
                 hint=described,
@@ -357,7 +354,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         expected = rule
         return [
             error(
-                "M105",
+                codes.M105,
                 f"{where} must be {_article(expected)}; found {_json_type(value)}",
                 document.locate(pointer),
                 hint=described,
@@ -366,7 +363,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "minItems":
         return [
             error(
-                "M106",
+                codes.M106,
                 f"{where} needs at least {rule} entry",
                 document.locate(pointer),
                 hint=described,
@@ -382,13 +379,13 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "not" and isinstance(value, dict):
         return [
             error(
-                "M107",
+                codes.M107,
                 f"{where} combines settings that contradict each other",
                 document.locate(pointer),
                 hint=_contradiction_hint(value),
             )
         ]
-    return [error("M199", f"{where}: {problem.message}", document.locate(pointer), hint=described)]
+    return [error(codes.M199, f"{where}: {problem.message}", document.locate(pointer), hint=described)]
 
 
 def _contradiction_hint(param: dict[str, Any]) -> str:
@@ -420,7 +417,7 @@ def _duplicates(names: list[str], pointer: str, what: str, document: Document) -
             first = document.locate(f"{pointer}/{first_seen[name]}/name")
             found.append(
                 error(
-                    "M108",
+                    codes.M108,
                     f"two {what} are named '{name}' (the first is at line {first.line})",
                     document.locate(f"{pointer}/{index}/name"),
                     hint="give each a name of its own, or merge them into one",
@@ -447,7 +444,7 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
     if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
         return [
             error(
-                "M109",
+                codes.M109,
                 "an api_key auth needs 'in' (header or query) and 'name'",
                 document.locate(pointer),
                 hint="for example:  in: header  and  name: X-API-Key",
@@ -456,82 +453,10 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
     if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
         return [
             error(
-                "M110",
+                codes.M110,
                 f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
                 document.locate(pointer),
                 hint="remove them, or use type: api_key",
-            )
-        ]
-    return []
-
-
-def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (join_pointer(f"/tools/{t}/actions/{a}/params", key, "unit"), rule["unit"])
-        for t, tool in enumerate(document.data["tools"])
-        for a, action in enumerate(tool["actions"])
-        for key, rule in (action.get("params") or {}).items()
-        if "unit" in rule
-    ]
-
-
-def _check_units(document: Document) -> list[Diagnostic]:
-    """A conversion is never guessed: an unknown pair needs its factor written out, and money needs an
-    ISO 4217 code or the field that holds one (T5)."""
-    found = []
-    for pointer, unit in _unit_rules(document):
-        found += [
-            error(code, what, document.locate(pointer), hint=hint)
-            for code, what, hint in _unit_problems(unit)
-        ]
-    return found
-
-
-def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
-    agent, upstream = unit["agent"], unit["upstream"]
-    if agent == upstream:
-        return [
-            (
-                "M120",
-                f"unit converts '{agent}' to itself",
-                "remove 'unit', or name the unit the API expects in 'upstream'",
-            )
-        ]
-    if "currency_from" in unit or agent == MAJOR:
-        if agent != MAJOR or upstream not in MINOR or "currency_from" not in unit or "factor" in unit:
-            return [
-                (
-                    "M123",
-                    "an amount whose currency is another field is written {agent: major, upstream: minor, "
-                    "currency_from: <that field>}, without 'factor'",
-                    "the factor follows the currency of each call (JPY 1, USD 100, KWD 1000); for one fixed "
-                    "currency write {agent: usd, upstream: minor} instead",
-                )
-            ]
-        return []
-    if "factor" in unit:
-        return []
-    code = unknown_currency(agent, upstream)
-    if code is not None:
-        return [
-            (
-                "M122",
-                f"'{code}' is not an ISO 4217 currency code, so how many minor units make one is unknown",
-                "write the currency's ISO 4217 code (usd, jpy, kwd, ...), or give 'factor'",
-            )
-        ]
-    if known_factor(agent, upstream) is None:
-        sizes = {agent, upstream} & set(AMBIGUOUS_SIZES)
-        why = (
-            f"; '{sorted(sizes)[0]}' means 1000 or 1024 depending on the API (kib, mib, gib, tib are 1024)"
-            if sizes
-            else ""
-        )
-        return [
-            (
-                "M121",
-                f"mcpgen does not know how many '{upstream}' make one '{agent}'{why}",
-                f"add 'factor: <upstream units in one {agent}>'; known units: " + ", ".join(KNOWN_UNITS),
             )
         ]
     return []
@@ -548,7 +473,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if previewed and "preview" not in action:
                 found.append(
                     error(
-                        "M130",
+                        codes.M130,
                         f"action '{action['name']}' says confirm: preview but not how to read the current state",
                         document.locate(f"{pointer}/confirm"),
                         hint="add  preview: {read: <operationId of the read operation>}",
@@ -557,7 +482,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if "preview" in action and not previewed:
                 found.append(
                     error(
-                        "M131",
+                        codes.M131,
                         f"action '{action['name']}' has 'preview' settings but no confirm: preview",
                         document.locate(f"{pointer}/preview"),
                         hint="add  confirm: preview  to the action, or remove 'preview'",
@@ -566,7 +491,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if previewed and len(actions) > 1:
                 found.append(
                     error(
-                        "M132",
+                        codes.M132,
                         f"tool '{tool['name']}' has other actions besides '{action['name']}', which says confirm: preview",
                         document.locate(f"{pointer}/confirm"),
                         hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
@@ -576,7 +501,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if "confirm_param" in action and action["confirm_param"] != first_confirm:
                 found.append(
                     error(
-                        "M134",
+                        codes.M134,
                         f"tool '{tool['name']}' asks for two confirm values ({first_confirm} and "
                         f"{action['confirm_param']}); its one 'confirm' parameter can hold one",
                         document.locate(f"{pointer}/confirm_param"),
@@ -588,7 +513,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                     if knob in rule and not previewed:
                         found.append(
                             error(
-                                "M133",
+                                codes.M133,
                                 f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
                                 document.locate(join_pointer(pointer, "params", key, knob)),
                                 hint="add  confirm: preview  and  preview: {read: ...}  to the action "
@@ -720,6 +645,7 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         drop=tuple(rule.get("drop", ())),
         source=document.locate(pointer),
         single=bool(rule.get("single", False)),
+        units=read_result_units(rule.get("units") or {}, f"{pointer}/units", document),
     )
 
 
@@ -768,24 +694,10 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         hidden=bool(rule.get("hidden", False)),
         required=rule.get("required"),
         source=document.locate(pointer),
-        unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
+        unit=read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
         ask_user=rule.get("ask_user") is True,
-    )
-
-
-def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
-    if unit is None:
-        return None
-    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"]) or 0
-    return UnitRule(
-        agent=unit["agent"],
-        upstream=unit["upstream"],
-        factor=factor,
-        source=document.locate(pointer),
-        currency_from=unit.get("currency_from"),
-        as_is=tuple(unit.get("as_is") or ()),
     )
 
 
@@ -844,19 +756,17 @@ def did_you_mean(word: str, options: list[str]) -> str | None:
 
 def _pattern_hint(pattern: str, value: Any) -> str:
     if pattern.startswith("^[a-z][a-z0-9_]"):
-        suggestion = _snake(str(value))
+        suggestion = snake_case(str(value))
         return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
     if pattern.startswith("^[A-Z]"):
-        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{snake_case(str(value)).upper()}'"
     if pattern.startswith("^https?://"):
-        return "write a full URL such as 'https://api.example.com/v1'"
+        return "write a full URL such as 'https://api.example.com/v1', without spaces or control characters"
+    if pattern.startswith("^(?![\\s\\S]*"):
+        return "write it on one line, without line breaks or other control characters"
     if "[0-9]+\\." in pattern:
         return "write a version such as '0.1.0'"
     return f"the value must match {pattern}"
-
-
-def _snake(text: str) -> str:
-    return snake_case(text)
 
 
 def _article(json_type: Any) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
 
@@ -64,7 +65,7 @@ class RefResolver:
             if not (isinstance(current.value, dict) and isinstance(current.value.get("$ref"), str)):
                 return current
             current = self.follow(current)
-        raise DiagnosticError([error("R003", "$ref chain is too long or cyclic", located.source)])
+        raise DiagnosticError([error(codes.R003, "$ref chain is too long or cyclic", located.source)])
 
     def follow(self, located: Located) -> Located:
         ref = located.value["$ref"]
@@ -78,6 +79,8 @@ class RefResolver:
             fragment = unquote(fragment)
         document = located.document
         if file_part:
+            if "\x00" in unquote(file_part):  # no file name holds one: the OS refuses the path
+                raise DiagnosticError([_nul_error(ref, located)])
             target = (located.document.path.parent / unquote(file_part)).resolve()
             if not any(target.is_relative_to(root) for root in self.roots):
                 raise DiagnosticError([self._outside(ref, located)])
@@ -87,7 +90,7 @@ class RefResolver:
             raise DiagnosticError(
                 [
                     error(
-                        "R002",
+                        codes.R002,
                         f"$ref '{_shown(ref)}' points at nothing in {document.display_path}",
                         located.child("$ref").source,
                         hint="check the spelling of the path after '#', e.g. #/components/schemas/Pet",
@@ -101,7 +104,7 @@ class RefResolver:
         if len(self.roots) > 1:
             where += " or a directory given with --allow-ref-root"
         return error(
-            "R005",
+            codes.R005,
             f"$ref '{_shown(ref)}' points outside {where}; mcpgen reads referenced files only from there",
             located.child("$ref").source,
             hint="copy the referenced file into the spec's directory, or pass --allow-ref-root DIR to "
@@ -116,7 +119,7 @@ class RefResolver:
             raise DiagnosticError(
                 [
                     error(
-                        "R004",
+                        codes.R004,
                         f"$ref '{_shown(located.value['$ref'])}' cannot be loaded: {first.message}",
                         located.child("$ref").source,
                         hint=first.hint,
@@ -149,9 +152,18 @@ def network_ref_problem(ref: str) -> str | None:
     return None
 
 
+def _nul_error(ref: str, located: Located) -> Diagnostic:
+    return error(
+        codes.R004,
+        f"$ref '{_shown(ref)}' cannot be loaded: its file path holds a NUL character, which no file name can",
+        located.child("$ref").source,
+        hint="write the relative path of the referenced file, e.g. schemas/pet.yaml#/Pet",
+    )
+
+
 def _network_error(ref: str, located: Located) -> Diagnostic:
     return error(
-        "R001",
+        codes.R001,
         f"$ref '{_shown(ref)}' points to a network URI; mcpgen never fetches remote references",
         located.child("$ref").source,
         hint="download the referenced document next to the spec and refer to it by relative path",

@@ -16,7 +16,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from mcpgen.contract.format import format_json, format_markdown, format_text, markdown_text
 from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
@@ -227,6 +229,9 @@ def test_ignore_entries_by_id_and_by_pointer_with_expiry(release: ContractDiff, 
         ("ignore:\n  - reason: why\n", "exactly one of `change:`"),
         ("ignore:\n  - change: x\n", "`reason:`"),
         ("ignore:\n  - pointer: paths\n    reason: r\n", "starts with /"),
+        # "/" is under nothing but would prefix every pointer: it must not silence every change
+        ("ignore:\n  - pointer: /\n    reason: r\n", "would ignore every change"),
+        ("ignore:\n  - pointer: //\n    reason: r\n", "would ignore every change"),
         ("ignore:\n  - change: x\n    reason: r\n    until: soon\n", "write YYYY-MM-DD"),
         ("ignore:\n  - change: x\n    reason: r\n    expires: 2027-01-01\n", "unknown key expires"),
     ],

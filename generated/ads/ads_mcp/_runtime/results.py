@@ -85,7 +85,11 @@ def decode_body(content: bytes, secrets: tuple[str, ...]) -> tuple[Any, str | No
     if not content:
         return None, None
     try:
-        data = json.loads(content, parse_constant=_refuse_constant)
+        data = json.loads(
+            content, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
+    except _Overflow as exc:
+        return None, f"JSON holding a number past what a 64-bit float can hold ({exc})"
     except (ValueError, RecursionError):
         return None, "not valid JSON"
     try:
@@ -100,6 +104,18 @@ class _TooDeep(Exception):
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+class _Overflow(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; `1e999` would become infinity, which JSON cannot say back."""
+    value = float(text)
+    if math.isinf(value):
+        raise _Overflow(text if len(text) <= 40 else text[:37] + "...")
+    return value
 
 
 def _redacted(value: Any, secrets: tuple[str, ...], depth: int) -> Any:

@@ -183,8 +183,42 @@ def build_request(
         headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-    return httpx.Request(
-        action.method, url, params=tuple(query), headers=headers, **content
+    return _request(action, url, tuple(query), headers, content, values)
+
+
+def _request(
+    action: Action,
+    url: str,
+    query: tuple[tuple[str, str], ...],
+    headers: dict[str, str],
+    content: dict[str, Any],
+    values: Mapping[str, Any],
+) -> httpx.Request:
+    try:
+        return httpx.Request(
+            action.method, url, params=query, headers=headers, **content
+        )
+    except httpx.InvalidURL:
+        raise _unsendable_address(action, values) from None
+
+
+def _unsendable_address(action: Action, values: Mapping[str, Any]) -> ToolError:
+    """A request whose address httpx refuses: too long (past 65,536 characters) or not one HTTP can
+    carry; the longest path or query value is named, as the likely cause (E2 what, why, how)."""
+    placed = [
+        p.arg for p in action.params if p.at in ("path", "query") and p.arg in values
+    ]
+    longest = max(placed, key=lambda arg: len(str(values[arg])), default=None)
+    blamed = (
+        f" The longest value in it is {longest} ({len(str(values[longest]))} characters)."
+        if longest is not None
+        else ""
+    )
+    return ToolError(
+        f"the request for '{action.name}' cannot be sent: its address (path and query) would be too "
+        f"long for an HTTP request, or not one HTTP can carry.{blamed}",
+        "Give shorter values for the path and query parameters (an id, not a document), and call again.",
+        Recovery.FIX_INPUT,
     )
 
 
