@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -23,6 +22,7 @@ from mcpgen.build.nested import NestedField, is_nested_key, nested_fields, witho
 from mcpgen.build.regeneration import PreviousLock, regeneration_diagnostics
 from mcpgen.build.request_parts import accept_for, constant, is_credential, is_global, non_json_answers
 from mcpgen.build.results import merge_limit_properties, plan_results
+from mcpgen.build.runtime_modules import runtime_left_out
 from mcpgen.build.schemas import (
     BODY_DEPTH,
     body_variants,
@@ -195,25 +195,14 @@ def build_server(
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
-        runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
+        runtime_left_out=runtime_left_out(
+            tools,
+            access=mapping.server.access is not None,
+            discovery=discovery,
+            server_info=server_rule.server_info,
+        ),
     )
     return BuildResult(server, tuple(diagnostics))
-
-
-# Runtime modules only some packages use, each with the feature that needs it; every other module of
-# templates/runtime goes into every package. The runtime imports none of these itself: the rendered
-# server.py imports those the package carries and hands them to the runtime.
-OPTIONAL_RUNTIME = {
-    "preview": ("previews",),
-    "store": (
-        "previews",
-        "tasks",
-        "user_confirm",
-    ),  # previews, jobs and user confirmations are recorded there
-    "access": ("access",),
-    "tasks": ("tasks",),
-    "elicitation": ("user_confirm",),
-}
 
 
 def _confirm_description(value: str, names: str, asked: list[str]) -> str:
@@ -225,19 +214,6 @@ def _confirm_description(value: str, names: str, asked: list[str]) -> str:
     return (
         f"{said} When your client can ask the user (elicitation), the server asks the user to confirm "
         f"{', '.join(asked)} instead and ignores this; otherwise write it only after the user said yes."
-    )
-
-
-def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
-    """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
-    used = {
-        "previews": any(t.preview for t in tools),
-        "access": access,
-        "tasks": any(a.task for t in tools for a in t.actions),
-        "user_confirm": any(a.confirm_user or a.asked for t in tools for a in t.actions),
-    }
-    return frozenset(
-        module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
     )
 
 
