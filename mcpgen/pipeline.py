@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.contract import contract
 from mcpgen.build.regeneration import PreviousLock, previous_lock
 from mcpgen.build.server import build_server
@@ -107,7 +108,7 @@ def _built_and_rendered(
         files = render_server(built.server, served, api_title=spec.title, profiled=profile is not None)
     except RenderError as exc:
         problem = error(
-            "G001", f"internal error: {exc.path} could not be rendered: {exc.reason}", hint=BUG_HINT
+            codes.G001, f"internal error: {exc.path} could not be rendered: {exc.reason}", hint=BUG_HINT
         )
         return GenerationResult(built.server, (), (*diagnostics, problem), spec, mapping)
     problems = compile_problems(files)
@@ -179,7 +180,7 @@ def compile_problems(files: Iterable[RenderedFile]) -> list[Diagnostic]:
             reason = getattr(exc, "msg", None) or str(exc)
             problems.append(
                 error(
-                    "G002",
+                    codes.G002,
                     f"internal error: the generated {file.path} does not compile ({where}{reason})",
                     SourceRef(file=file.path, line=line),
                     hint=BUG_HINT,

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from mcpgen.build.contract import contract
-from mcpgen.contract.diff import Sources
+from mcpgen.contract.diff.model import Sources
 from mcpgen.pipeline import GenerationResult, generate
 from mcpgen.render.lockfile import lock_document
 from tests.support.paths import SPEC_DIRS, find_spec

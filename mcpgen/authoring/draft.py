@@ -34,6 +34,7 @@ from mcpgen.authoring.words import (
     singular,
     summary_name,
 )
+from mcpgen.build.parameters import operation_params
 from mcpgen.build.request_parts import non_json_answers
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
@@ -50,7 +51,6 @@ from mcpgen.build.results import (
     undecided_lists,
 )
 from mcpgen.build.schemas import json_type_of, short_text
-from mcpgen.build.server import operation_params
 from mcpgen.build.units import carries, stated_unit, with_unit
 from mcpgen.diagnostics import DiagnosticError, Level, rule_name
 from mcpgen.load.openapi import Operation, Spec, problems_for

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import ActionSpec, JsonSchema, ParamSpec
 from mcpgen.load.mapping import ActionRule, ParamRule
@@ -31,7 +32,7 @@ def asked_param(
     if action.preview is not None:
         return None, [
             error(
-                "M235",
+                codes.M235,
                 f"parameter '{param.wire_name}' of action '{action.name}' says ask_user, and the action "
                 "says confirm: preview, whose apply step runs later without anyone to ask",
                 rule.source,
@@ -42,7 +43,7 @@ def asked_param(
     if isinstance(field, str):
         return None, [
             error(
-                "M234",
+                codes.M234,
                 f"parameter '{param.wire_name}' of {operation_key} cannot be asked of the user: a form "
                 f"asks for a string, a number, an integer, a boolean or strings from an enum, and it is {field}",
                 rule.source,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error
 from mcpgen.ir import ServerSpec
 
@@ -30,7 +31,7 @@ def check_discovery_names(service: str, tool_names: list[str], source: SourceRef
     taken = set(meta_tool_names(service)) & set(tool_names)
     return [
         error(
-            "M213",
+            codes.M213,
             f"tool '{name}' has the name of a discovery meta-tool (server.discovery: search_tools)",
             source,
             hint="rename the tool in the mapping",

@@ -11,9 +11,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from mcpgen.ir import ActionSpec, ToolSpec
-from mcpgen.names import snake_case
-
-_READS = ("GET", "HEAD")
+from mcpgen.names import READ_METHODS, snake_case
 
 
 class _Reads:
@@ -28,7 +26,7 @@ class _Reads:
         self.order: dict[int, int] = {}
         for tool in tools:
             for action in tool.actions:
-                if action.method not in _READS:
+                if action.method not in READ_METHODS:
                     continue
                 self.order[id(action)] = len(self.order)
                 segments = tuple(_segments(action.path))
@@ -47,7 +45,7 @@ def with_guidance(tools: list[ToolSpec]) -> list[ToolSpec]:
 
 def _guided(tool: str, action: ActionSpec, reads: _Reads) -> ActionSpec:
     find_with, finds = _finders(action, reads)
-    check_with = None if action.method in _READS else _checker(tool, action, reads)
+    check_with = None if action.method in READ_METHODS else _checker(tool, action, reads)
     preview = action.preview
     if preview is not None:  # a failed read inside a preview names the argument and its finder too
         preview = replace(preview, read=_guided(tool, preview.read, reads))

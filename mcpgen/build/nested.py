@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.schemas import input_schema
 from mcpgen.diagnostics import Diagnostic, SourceRef, error
 from mcpgen.ir import JsonSchema
@@ -62,7 +63,7 @@ def nested_fields(
         if field is None:
             diagnostics.append(
                 error(
-                    "M203",
+                    codes.M203,
                     f"'{param_rule.key}' is not a field of {operation.key}'s request body: {why}",
                     param_rule.source,
                     hint="write the dotted path of a field inside a body object, e.g. 'body.amount_money.amount'",

@@ -24,12 +24,10 @@ from collections.abc import Mapping as MappingOf
 from dataclasses import dataclass
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
 from mcpgen.load.mapping import ActionRule, Mapping
 from mcpgen.load.openapi import Operation, Spec, find_operation
-
-UNKNOWN_OPERATION = "M201"
-REBOUND_OPERATION = "M219"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +80,7 @@ def regeneration_diagnostics(
         elif not same_endpoint(operation.method, operation.path, locked):
             rebound.append(rebound_operation_warning(spec, rule, operation, locked, previous.file))
     kept = [
-        replaced.get(d.source, d) if d.code == UNKNOWN_OPERATION and d.source is not None else d
-        for d in diagnostics
+        replaced.get(d.source, d) if d.code == codes.M201 and d.source is not None else d for d in diagnostics
     ]
     return kept + rebound
 
@@ -122,7 +119,7 @@ def renamed_operation_error(
             f"{locked.key} is not in the spec either: the API removed it. Remove the action, or map the "
             "operation that replaces it (`mcpgen validate` lists the spec's operations)" + others
         )
-    return error(UNKNOWN_OPERATION, message, rule.operation_source, hint=hint)
+    return error(codes.M201, message, rule.operation_source, hint=hint)
 
 
 def rebound_operation_warning(
@@ -144,7 +141,7 @@ def rebound_operation_warning(
         f"description, parameters and result) and edit the mapping if not; {old_endpoint}. Then "
         "regenerate. `mcpgen diff` reports this as a breaking change"
     )
-    return warning(REBOUND_OPERATION, message, rule.operation_source, hint=hint)
+    return warning(codes.M219, message, rule.operation_source, hint=hint)
 
 
 def same_endpoint(method: str, path: str, locked: LockedEndpoint) -> bool:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
 from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, PagingStyle, ParamSpec, ResultShape
 from mcpgen.load.mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
@@ -146,7 +147,7 @@ def reads(method: str, rule: ActionRule) -> bool:
 def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
     return [
         error(
-            "M214",
+            codes.M214,
             f"'{key}' of action '{rule.name}' applies to read actions (GET, or a query sent by POST that "
             f"the mapping marks read-only); {operation.key} is not one",
             setting.source,
@@ -250,7 +251,7 @@ def _records(
                 None,
                 [
                     warning(
-                        "M215",
+                        codes.M215,
                         f"response.items '{rule.items}' is not a list field of the response of {operation.key}",
                         rule.source,
                         hint=(f"did you mean {close}? " if close else "")
@@ -297,7 +298,7 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     if len(candidates) < 2:
         return None, None  # {"tags": ["a", "b"]}: a record of one field
     return None, warning(
-        "M225",
+        codes.M225,
         f"the answer of {operation.key} has {len(candidates)} lists ({', '.join(candidates)}) and nothing "
         "says which holds its records, so it is shown as one record",
         body.source,
@@ -377,7 +378,7 @@ def _shape(
                     close = did_you_mean(path, list(fields))
                     diagnostics.append(
                         warning(
-                            "M215",
+                            codes.M215,
                             f"response.{key} names '{path}', which records of {operation.key} do not have",
                             rule.source,
                             hint=(f"did you mean {close}? " if close else "")
@@ -523,7 +524,7 @@ def _not_a_paging_field(
     where = "query parameter" + (" or body field" if in_body else "")
     if explicit in in_body:  # only an offset is looked for in the query alone
         return error(
-            "M216",
+            codes.M216,
             f"pagination.{key} '{explicit}' is a body field of {operation.key}; the server computes an offset "
             "into the query only, so it cannot page by an offset sent in the body",
             wanted.source,
@@ -531,7 +532,7 @@ def _not_a_paging_field(
         )
     close = did_you_mean(explicit, list(known))
     return error(
-        "M216",
+        codes.M216,
         f"pagination.{key} '{explicit}' is not a {where} of {operation.key}",
         wanted.source,
         hint=(f"did you mean {close}? " if close else "") + f"its {where}s are: {', '.join(known) or 'none'}",
@@ -549,7 +550,7 @@ def _paging_on_a_record(
     """Pagination set on an answer that is one record (R3, R4): said at build time, with where."""
     where = f" ({body.pointer})" if body is not None else ""
     return warning(
-        "M226",
+        codes.M226,
         f"action '{rule.name}' sets pagination, but the answer of {operation.key}{where} is one record, not "
         "a list: the server passes on whatever the API says about more to come, but cannot show records "
         "a page at a time",
@@ -621,7 +622,7 @@ def _incomplete(
         return []
     return [
         error(
-            "M216",
+            codes.M216,
             f"{style} paging of {operation.key} needs {' and '.join(missing)}, which the spec does not show",
             (wanted.source if wanted is not None else rule.source),
             hint="name them under pagination:, e.g.  pagination: {"
@@ -710,7 +711,7 @@ def _clashes(operation: Operation, params: list[ParamSpec], server: list[ParamSp
     own = {p.arg_name: p for p in params}
     return [
         error(
-            "M217",
+            codes.M217,
             f"parameter '{own[s.arg_name].wire_name}' of {operation.key} would be called '{s.arg_name}', "
             "a name the server uses for paging or response_format",
             own[s.arg_name].source,

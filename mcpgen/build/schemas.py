@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, info, rule_name, warning
 from mcpgen.load.refs import Located, RefResolver
 from mcpgen.runtime_source import runtime_module
@@ -122,7 +123,7 @@ def _simplify(
             out["description"] = _cut_description(out.get("description"), raw["properties"])
             _note(
                 notes,
-                "M241",
+                codes.M241,
                 f"the fields of this object nest deeper than the {MAX_DEPTH} levels a tool's schema shows "
                 f"({rule_name('T6')}); the model sees their names in the description only, and the server "
                 "does not check them",
@@ -150,19 +151,21 @@ def _has_type(type_: Any, wanted: str) -> bool:
 def _usable_keyword(key: str, value: Any, located: Located, notes: list[Diagnostic] | None) -> bool:
     """A constraint the server can check as written; a malformed one is dropped, with a note."""
     if key in _NUMERIC_KEYWORDS and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        _note(notes, "M240", f"'{key}' is {value!r}, not a number; it is not passed on", located, None)
+        _note(notes, codes.M240, f"'{key}' is {value!r}, not a number; it is not passed on", located, None)
         return False
     if key == "enum" and not isinstance(value, list):
-        _note(notes, "M240", f"'enum' is {value!r}, not a list; it is not passed on", located, None)
+        _note(notes, codes.M240, f"'enum' is {value!r}, not a list; it is not passed on", located, None)
         return False
     if key == "pattern":
         if not isinstance(value, str):
-            _note(notes, "M240", f"'pattern' is {value!r}, not a string; it is not passed on", located, None)
+            _note(
+                notes, codes.M240, f"'pattern' is {value!r}, not a string; it is not passed on", located, None
+            )
             return False
         if python_pattern(value) is None:
             _note(
                 notes,
-                "M240",
+                codes.M240,
                 f"the pattern {value!r} uses regular-expression syntax the generated server cannot "
                 "compile, so the server does not check it (the API still does)",
                 located,
@@ -184,7 +187,7 @@ def _note(
 ) -> None:
     """A located note; a cut (M241) is information, the schema it leaves is still honest."""
     if notes is not None:
-        make = info if code == "M241" else warning
+        make = info if code == codes.M241 else warning
         notes.append(make(code, message, located.source, hint=hint))
 
 

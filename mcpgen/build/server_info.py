@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error
 from mcpgen.ir import ServerSpec
 
@@ -25,7 +26,7 @@ def check_server_info_name(service: str, tool_names: list[str], source: SourceRe
         return []
     return [
         error(
-            "M222",
+            codes.M222,
             f"tool '{name}' has the name of the server_info tool (server.server_info: true)",
             source,
             hint="rename the tool in the mapping, or leave server_info off",

@@ -4,6 +4,7 @@ them as tasks of the MCP Tasks extension (runtime tasks.py)."""
 
 from __future__ import annotations
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import TaskSpec
 from mcpgen.load.mapping import ActionRule, ToolRule
@@ -22,7 +23,7 @@ def task_spec(
         known = ", ".join(names) or "none"
         return None, [
             error(
-                "M250",
+                codes.M250,
                 f"action '{rule.name}' says its job's status is read by action '{declared.status}', "
                 f"which tool '{tool.name}' does not have (its other actions: {known})",
                 rule.source,

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.schemas import json_type_of
 from mcpgen.conversions import MAJOR, minor_note, restate, spelled
 from mcpgen.conversions import MINOR as MINOR_NAMES
@@ -152,7 +153,7 @@ def unit_spec(
     if not is_numeric(schema):
         return None, [
             error(
-                "M220",
+                codes.M220,
                 f"parameter '{wire_name}' is {json_type_of(schema)}, so it has no unit to convert",
                 rule.source,
                 hint="remove 'unit' from this parameter",
@@ -161,7 +162,7 @@ def unit_spec(
     if rule.agent != MAJOR and rule.agent not in arg_name.split("_"):
         return None, [
             error(
-                "M221",
+                codes.M221,
                 f"parameter '{arg_name}' is converted from '{rule.agent}' but its name does not say so "
                 f"({rule_name('T5')})",
                 rule.source,
@@ -277,7 +278,7 @@ def with_currency(
             names = ", ".join(p.wire_path for p in params if p is not param) or "none"
             diagnostics.append(
                 error(
-                    "M124",
+                    codes.M124,
                     f"currency_from '{unit_rule.currency_from}' names no field this action sends",
                     unit_rule.source,
                     hint=f"name the field holding the ISO 4217 code, e.g. 'body.amount_money.currency'; "
@@ -369,7 +370,7 @@ def renamed_unit_mismatch(
     if not named or named[-1] == spec_unit or named[-1] == {"milliseconds": "ms"}.get(spec_unit):
         return None
     return warning(
-        "M223",
+        codes.M223,
         f"'{arg_name}' says {named[-1]}, but the spec counts '{wire_name}' {found.group(0)} and nothing "
         f"converts it ({rule_name('T5')})",
         rule.source,

@@ -19,7 +19,9 @@ from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
-from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractDiff
 from mcpgen.contract.format import MARKDOWN_BUDGET, format_diff
 from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import format_annotations, format_sarif

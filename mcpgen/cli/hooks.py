@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error
 from mcpgen.render.package import hook_stub, render_hooks_file
 from mcpgen.write.hook_actions import LOCK_FILE, hook_changes
@@ -58,7 +59,7 @@ def _find_action(
     if not tools:
         names = ", ".join(sorted({_split_base(t) or t["name"] for t in lock.get("tools") or []}))
         return error(
-            "U005",
+            codes.U005,
             f"the package has no tool {tool}",
             SourceRef(file=LOCK_FILE),
             hint=f"its tools: {names}",
@@ -69,7 +70,7 @@ def _find_action(
                 return (_split_base(entry) or str(entry["name"])), candidate
     actions = ", ".join(sorted({a["name"] for t in tools for a in t.get("actions") or []}))
     return error(
-        "U005",
+        codes.U005,
         f"tool {tools[0]['name']} has no action {action}",
         SourceRef(file=LOCK_FILE),
         hint=f"its actions: {actions}",
@@ -88,7 +89,9 @@ def _split_base(tool: dict[str, Any]) -> str | None:
 def _failed(message: str, path: Path, hint: str) -> MergeResult:
     from mcpgen.write.preserve import MergeResult
 
-    return MergeResult(code="", diagnostics=(error("U005", message, SourceRef(file=str(path)), hint=hint),))
+    return MergeResult(
+        code="", diagnostics=(error(codes.U005, message, SourceRef(file=str(path)), hint=hint),)
+    )
 
 
 def write_hooks(path: Path, result: MergeResult) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpgen import codes
 from mcpgen.build.contract import contract
 from mcpgen.cli.output import say
 from mcpgen.diagnostics import (
@@ -86,24 +87,24 @@ def read_target(
         found = sorted(p for p in target.glob("*/tools.json")) or sorted(target.glob("tools.json"))
         if len(found) != 1:
             what = "no */tools.json" if not found else f"{len(found)} tools.json files"
-            return None, [_error("L001", f"{target} holds {what}; point at one tools.json", where)]
+            return None, [_error(codes.L001, f"{target} holds {what}; point at one tools.json", where)]
         target = found[0]
     if target.suffix.lower() in (".yaml", ".yml"):
         return None, [
-            _error("L002", f"{target} looks like a mapping file; lint SPEC --mapping {target}", where)
+            _error(codes.L002, f"{target} looks like a mapping file; lint SPEC --mapping {target}", where)
         ]
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, [_error("L003", f"file not found: {target}", where)]
+        return None, [_error(codes.L003, f"file not found: {target}", where)]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, [_error("L004", f"cannot read {target} as JSON: {exc}", where)]
+        return None, [_error(codes.L004, f"cannot read {target} as JSON: {exc}", where)]
     tools = _tool_list(data)
     if tools is None:
         hint = 'a list of tools, a tools/list result {"tools": [...]}, or a JSON-RPC response with one'
         if isinstance(data, dict) and "openapi" in data:
             hint = "this is an OpenAPI spec: pass --mapping with it"
-        return None, [_error("L005", f"{target} holds no tool list ({hint})", where)]
+        return None, [_error(codes.L005, f"{target} holds no tool list ({hint})", where)]
     return LintInput(label=str(target), tools=tools, sources={}), []
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mcpgen.contract.diff import ContractChange, Sources
+from mcpgen import codes
+from mcpgen.contract.diff.model import ContractChange, Sources
 from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, escape_pointer_token, load_document
@@ -106,7 +107,7 @@ def _read_lock(label: str, text: str) -> dict[str, Any]:
 
 
 def _problem(label: str, message: str, hint: str | None = None) -> DiagnosticError:
-    return DiagnosticError([error("D001", message, SourceRef(file=label), hint=hint)])
+    return DiagnosticError([error(codes.D001, message, SourceRef(file=label), hint=hint)])
 
 
 def file_places(operand: Operand) -> Places:

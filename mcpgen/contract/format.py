@@ -12,11 +12,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange
+from mcpgen.contract.diff.kinds import Impact, Kind
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 
 # red, yellow, magenta, green
 _COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.DEPRECATION: "35", Impact.ADDITIVE: "32"}
 _SHOWN_OPERATIONS = 3
+_RENAMES = (Kind.TOOL_RENAMED, Kind.ACTION_RENAMED, Kind.PARAM_RENAMED)  # before and after are names
 
 
 def format_diff(
@@ -143,9 +145,7 @@ def _subject(change: ContractChange) -> str:
 
 def _values(change: ContractChange) -> list[str]:
     """Before and after of a changed text, cut to the words that differ."""
-    if not (isinstance(change.before, str) and isinstance(change.after, str)) or change.code.endswith(
-        "renamed"
-    ):
+    if not (isinstance(change.before, str) and isinstance(change.after, str)) or change.code in _RENAMES:
         return []
     before, after = text_change(change.before, change.after)
     return [f"- {before}", f"+ {after}"]
@@ -271,7 +271,9 @@ def _md_head(diff: ContractDiff, old_label: str, new_label: str, used: int, unus
             else "."
         ),
         "",
-        "| breaking | behaviour-affecting | deprecation | additive | input changes that changed no tool |",
+        "| "
+        + " | ".join(i.label for i in sorted(Impact, reverse=True))
+        + " | input changes that changed no tool |",
         "|---:|---:|---:|---:|---:|",
         "| " + " | ".join(f"{n:,}" for n in counts) + f" | {used + unused:,} ({unused:,} in operations no"
         " tool maps) |",

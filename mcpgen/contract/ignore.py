@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, InputChange
+from mcpgen import codes
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.sources import load_document
 
@@ -105,7 +106,7 @@ def _until(value: object, where: SourceRef) -> datetime.date | None:
 
 
 def _malformed(where: SourceRef, message: str) -> DiagnosticError:
-    return DiagnosticError([error("D002", message, where, hint="see `mcpgen diff --help`, --ignore")])
+    return DiagnosticError([error(codes.D002, message, where, hint="see `mcpgen diff --help`, --ignore")])
 
 
 def apply_ignore_list(ignore_list: IgnoreList, diff: ContractDiff, *, today: datetime.date) -> Applied:
@@ -123,7 +124,7 @@ def _first(entries: Iterable[IgnoreEntry], change: ContractChange) -> list[Ignor
 def _expired(entry: IgnoreEntry) -> Diagnostic:
     what = entry.change or entry.pointer
     return warning(
-        "D003",
+        codes.D003,
         f"ignore entry for {what} expired on {entry.until}: it no longer ignores anything "
         f"(reason given: {entry.reason})",
         entry.until_source or entry.source,

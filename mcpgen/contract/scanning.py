@@ -14,7 +14,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractChange, ContractDiff
 from mcpgen.contract.format import suggestion, summary
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -1,7 +1,7 @@
 """The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
 
 Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
-Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/server.py`).
+Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/`: parameters.py, checks.py).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from mcpgen import codes
 from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
@@ -297,7 +298,7 @@ def _check_limits(document: Document) -> list[Diagnostic]:
             if default is not None and most is not None and default > most:
                 found.append(
                     error(
-                        "M111",
+                        codes.M111,
                         f"default_limit {default} of action '{action['name']}' is larger than its max_limit {most}",
                         document.locate(f"/tools/{t}/actions/{a}/pagination/default_limit"),
                         hint=f"lower default_limit to at most {most}, or raise max_limit",
@@ -319,7 +320,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         extra = [k for k in value if k not in allowed] if isinstance(value, dict) else []
         return [
             error(
-                "M101",
+                codes.M101,
                 f"unknown key '{key}' in {where}",
                 document.locate(join_pointer(pointer, key)),
                 hint=_did_you_mean(key, allowed) + f"allowed keys: {', '.join(allowed)}",
@@ -330,7 +331,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         missing = [k for k in rule if not (isinstance(value, dict) and k in value)]
         return [
             error(
-                "M102",
+                codes.M102,
                 f"{where} needs '{key}'",
                 document.locate(pointer),
                 hint=_property_description(schema, key) or f"add '{key}: ...'",
@@ -340,14 +341,16 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "pattern":
         hint = _pattern_hint(rule, value)
         return [
-            error("M103", f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint)
+            error(
+                codes.M103, f"{value!r} is not a valid value for {where}", document.locate(pointer), hint=hint
+            )
         ]
     if kind in ("enum", "const"):
         options = rule if kind == "enum" else [rule]
         shown = ", ".join(json.dumps(o) for o in options)
         return [
             error(
-                "M104",
+                codes.M104,
                 f"{where} must be {'one of ' if len(options) > 1 else ''}{shown}; found {json.dumps(value)}",
                 document.locate(pointer),
                 hint=described,
@@ -357,7 +360,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
         expected = rule
         return [
             error(
-                "M105",
+                codes.M105,
                 f"{where} must be {_article(expected)}; found {_json_type(value)}",
                 document.locate(pointer),
                 hint=described,
@@ -366,7 +369,7 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "minItems":
         return [
             error(
-                "M106",
+                codes.M106,
                 f"{where} needs at least {rule} entry",
                 document.locate(pointer),
                 hint=described,
@@ -382,13 +385,13 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
     if kind == "not" and isinstance(value, dict):
         return [
             error(
-                "M107",
+                codes.M107,
                 f"{where} combines settings that contradict each other",
                 document.locate(pointer),
                 hint=_contradiction_hint(value),
             )
         ]
-    return [error("M199", f"{where}: {problem.message}", document.locate(pointer), hint=described)]
+    return [error(codes.M199, f"{where}: {problem.message}", document.locate(pointer), hint=described)]
 
 
 def _contradiction_hint(param: dict[str, Any]) -> str:
@@ -420,7 +423,7 @@ def _duplicates(names: list[str], pointer: str, what: str, document: Document) -
             first = document.locate(f"{pointer}/{first_seen[name]}/name")
             found.append(
                 error(
-                    "M108",
+                    codes.M108,
                     f"two {what} are named '{name}' (the first is at line {first.line})",
                     document.locate(f"{pointer}/{index}/name"),
                     hint="give each a name of its own, or merge them into one",
@@ -447,7 +450,7 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
     if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
         return [
             error(
-                "M109",
+                codes.M109,
                 "an api_key auth needs 'in' (header or query) and 'name'",
                 document.locate(pointer),
                 hint="for example:  in: header  and  name: X-API-Key",
@@ -456,7 +459,7 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
     if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
         return [
             error(
-                "M110",
+                codes.M110,
                 f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
                 document.locate(pointer),
                 hint="remove them, or use type: api_key",
@@ -492,7 +495,7 @@ def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
     if agent == upstream:
         return [
             (
-                "M120",
+                codes.M120,
                 f"unit converts '{agent}' to itself",
                 "remove 'unit', or name the unit the API expects in 'upstream'",
             )
@@ -501,7 +504,7 @@ def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
         if agent != MAJOR or upstream not in MINOR or "currency_from" not in unit or "factor" in unit:
             return [
                 (
-                    "M123",
+                    codes.M123,
                     "an amount whose currency is another field is written {agent: major, upstream: minor, "
                     "currency_from: <that field>}, without 'factor'",
                     "the factor follows the currency of each call (JPY 1, USD 100, KWD 1000); for one fixed "
@@ -515,7 +518,7 @@ def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
     if code is not None:
         return [
             (
-                "M122",
+                codes.M122,
                 f"'{code}' is not an ISO 4217 currency code, so how many minor units make one is unknown",
                 "write the currency's ISO 4217 code (usd, jpy, kwd, ...), or give 'factor'",
             )
@@ -529,7 +532,7 @@ def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
         )
         return [
             (
-                "M121",
+                codes.M121,
                 f"mcpgen does not know how many '{upstream}' make one '{agent}'{why}",
                 f"add 'factor: <upstream units in one {agent}>'; known units: " + ", ".join(KNOWN_UNITS),
             )
@@ -548,7 +551,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if previewed and "preview" not in action:
                 found.append(
                     error(
-                        "M130",
+                        codes.M130,
                         f"action '{action['name']}' says confirm: preview but not how to read the current state",
                         document.locate(f"{pointer}/confirm"),
                         hint="add  preview: {read: <operationId of the read operation>}",
@@ -557,7 +560,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if "preview" in action and not previewed:
                 found.append(
                     error(
-                        "M131",
+                        codes.M131,
                         f"action '{action['name']}' has 'preview' settings but no confirm: preview",
                         document.locate(f"{pointer}/preview"),
                         hint="add  confirm: preview  to the action, or remove 'preview'",
@@ -566,7 +569,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if previewed and len(actions) > 1:
                 found.append(
                     error(
-                        "M132",
+                        codes.M132,
                         f"tool '{tool['name']}' has other actions besides '{action['name']}', which says confirm: preview",
                         document.locate(f"{pointer}/confirm"),
                         hint="a previewed action becomes the tools <tool>_preview and <tool>_apply: give it a tool of its own",
@@ -576,7 +579,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
             if "confirm_param" in action and action["confirm_param"] != first_confirm:
                 found.append(
                     error(
-                        "M134",
+                        codes.M134,
                         f"tool '{tool['name']}' asks for two confirm values ({first_confirm} and "
                         f"{action['confirm_param']}); its one 'confirm' parameter can hold one",
                         document.locate(f"{pointer}/confirm_param"),
@@ -588,7 +591,7 @@ def _check_previews(document: Document) -> list[Diagnostic]:
                     if knob in rule and not previewed:
                         found.append(
                             error(
-                                "M133",
+                                codes.M133,
                                 f"'{knob}' of parameter '{key}' needs the current value, which only a preview reads",
                                 document.locate(join_pointer(pointer, "params", key, knob)),
                                 hint="add  confirm: preview  and  preview: {read: ...}  to the action "

@@ -19,6 +19,7 @@ import pydantic
 from openapi_pydantic.v3.v3_0 import OpenAPI as OpenAPI30
 from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
 from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
@@ -111,7 +112,9 @@ def _load_spec(path: Path, display_path: str | None, ref_roots: Sequence[Path]) 
     document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
-        raise DiagnosticError([error("S001", "an OpenAPI document must be a mapping", document.locate(""))])
+        raise DiagnosticError(
+            [error(codes.S001, "an OpenAPI document must be a mapping", document.locate(""))]
+        )
     version = str(data.get("openapi", ""))
     model = _model_for(version, document)
     problems = check_network_refs(document)
@@ -164,7 +167,7 @@ def problems_for(spec: Spec, operations: Sequence[Operation]) -> list[Diagnostic
         if user is not None:
             out.append(
                 error(
-                    "S010",
+                    codes.S010,
                     f"not valid OpenAPI here ({message}), and {user} uses it",
                     problem.source,
                     hint="fix this part of the spec, or leave that operation unmapped",
@@ -173,7 +176,7 @@ def problems_for(spec: Spec, operations: Sequence[Operation]) -> list[Diagnostic
         else:
             out.append(
                 warning(
-                    "S010",
+                    codes.S010,
                     f"not valid OpenAPI here ({message}); no mapped operation uses it, so it is ignored",
                     problem.source,
                     hint="fix the spec when you can; nothing generated depends on it",
@@ -250,7 +253,7 @@ def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
         "Swagger 2.0 documents can be converted with swagger2openapi" if "swagger" in document.data else None
     )
     raise DiagnosticError(
-        [error("S002", f"only OpenAPI 3.0 and 3.1 are supported; found {found}", source, hint)]
+        [error(codes.S002, f"only OpenAPI 3.0 and 3.1 are supported; found {found}", source, hint)]
     )
 
 
@@ -356,7 +359,7 @@ def _validation_diagnostics(errors: _ErrorList, document: Document) -> list[Diag
         )
     ]
     return [
-        error("S003", f"not a valid OpenAPI document here: {msg}", document.locate(pointer))
+        error(codes.S003, f"not a valid OpenAPI document here: {msg}", document.locate(pointer))
         for pointer, msg in kept
     ]
 

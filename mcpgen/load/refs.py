@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
 from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
 
@@ -64,7 +65,7 @@ class RefResolver:
             if not (isinstance(current.value, dict) and isinstance(current.value.get("$ref"), str)):
                 return current
             current = self.follow(current)
-        raise DiagnosticError([error("R003", "$ref chain is too long or cyclic", located.source)])
+        raise DiagnosticError([error(codes.R003, "$ref chain is too long or cyclic", located.source)])
 
     def follow(self, located: Located) -> Located:
         ref = located.value["$ref"]
@@ -87,7 +88,7 @@ class RefResolver:
             raise DiagnosticError(
                 [
                     error(
-                        "R002",
+                        codes.R002,
                         f"$ref '{_shown(ref)}' points at nothing in {document.display_path}",
                         located.child("$ref").source,
                         hint="check the spelling of the path after '#', e.g. #/components/schemas/Pet",
@@ -101,7 +102,7 @@ class RefResolver:
         if len(self.roots) > 1:
             where += " or a directory given with --allow-ref-root"
         return error(
-            "R005",
+            codes.R005,
             f"$ref '{_shown(ref)}' points outside {where}; mcpgen reads referenced files only from there",
             located.child("$ref").source,
             hint="copy the referenced file into the spec's directory, or pass --allow-ref-root DIR to "
@@ -116,7 +117,7 @@ class RefResolver:
             raise DiagnosticError(
                 [
                     error(
-                        "R004",
+                        codes.R004,
                         f"$ref '{_shown(located.value['$ref'])}' cannot be loaded: {first.message}",
                         located.child("$ref").source,
                         hint=first.hint,
@@ -151,7 +152,7 @@ def network_ref_problem(ref: str) -> str | None:
 
 def _network_error(ref: str, located: Located) -> Diagnostic:
     return error(
-        "R001",
+        codes.R001,
         f"$ref '{_shown(ref)}' points to a network URI; mcpgen never fetches remote references",
         located.child("$ref").source,
         hint="download the referenced document next to the spec and refer to it by relative path",

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, source_found_later
 
 MB = 1024 * 1024
@@ -123,18 +124,18 @@ def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) ->
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
-        raise DiagnosticError([error("F001", f"file not found: {shown}", source)]) from None
+        raise DiagnosticError([error(codes.F001, f"file not found: {shown}", source)]) from None
     except OSError as exc:
         raise DiagnosticError([_unreadable(shown, exc)]) from None
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise DiagnosticError([error("F002", f"cannot read {shown}: it is a directory", source)])
+            raise DiagnosticError([error(codes.F002, f"cannot read {shown}: it is a directory", source)])
         if regular_only and not stat.S_ISREG(mode):
             raise DiagnosticError(
                 [
                     error(
-                        "F007",
+                        codes.F007,
                         f"{shown} is not a regular file (a device, pipe or socket), so mcpgen does not read it",
                         source,
                         hint="refer to a file that holds the JSON or YAML itself",
@@ -153,12 +154,12 @@ def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) ->
 
 
 def _unreadable(shown: str, exc: OSError) -> Diagnostic:
-    return error("F002", f"cannot read {shown}: {exc.strerror or exc}", SourceRef(file=shown))
+    return error(codes.F002, f"cannot read {shown}: {exc.strerror or exc}", SourceRef(file=shown))
 
 
 def _too_large(shown: str, max_bytes: int) -> Diagnostic:
     return error(
-        "F006",
+        codes.F006,
         f"{shown} is larger than {max_bytes // MB} MB, the most mcpgen reads of such a file",
         SourceRef(file=shown),
         hint="check that this is the file you meant; a spec this large can be split into files that $ref each other",
@@ -175,7 +176,7 @@ def _decode(raw: bytes, shown: str) -> str:
         raise DiagnosticError(
             [
                 error(
-                    "F008",
+                    codes.F008,
                     f"not valid UTF-8: the byte 0x{raw[exc.start]:02x} cannot start or continue a character",
                     SourceRef(file=shown, line=line, column=column),
                     hint="save the file as UTF-8, the only encoding mcpgen reads",
@@ -189,11 +190,11 @@ def _load_json(text: str, path: Path, shown: str) -> Document:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         source = SourceRef(file=shown, line=exc.lineno, column=exc.colno)
-        raise DiagnosticError([error("F003", f"invalid JSON: {exc.msg}", source)]) from None
+        raise DiagnosticError([error(codes.F003, f"invalid JSON: {exc.msg}", source)]) from None
     except RecursionError:
         raise DiagnosticError([_too_deep(_at_offset(shown, text, _json_depth_offset(text)))]) from None
     except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
-        raise DiagnosticError([_long_number("F003", shown, text)]) from None
+        raise DiagnosticError([_long_number(codes.F003, shown, text)]) from None
     document = Document(display_path=shown, path=path, text=text, data=data)
     # A lone surrogate can only come from a `\ud800`-style escape: look for one only then.
     _check_values(document, strings=_ESCAPED_SURROGATE.search(text) is not None)
@@ -240,18 +241,18 @@ def _load_yaml(text: str, path: Path, shown: str) -> Document:
         column = mark.column + 1 if mark else None
         message = f"invalid YAML: {exc.problem or exc.context}"
         raise DiagnosticError(
-            [error("F004", message, SourceRef(file=shown, line=line, column=column))]
+            [error(codes.F004, message, SourceRef(file=shown, line=line, column=column))]
         ) from None
     except yaml.YAMLError as exc:
-        raise DiagnosticError([error("F004", f"invalid YAML: {exc}", SourceRef(file=shown))]) from None
+        raise DiagnosticError([error(codes.F004, f"invalid YAML: {exc}", SourceRef(file=shown))]) from None
     except ValueError:  # an integer past Python's 4,300-digit limit for int() of text
-        raise DiagnosticError([_long_number("F004", shown, text)]) from None
+        raise DiagnosticError([_long_number(codes.F004, shown, text)]) from None
     finally:
         loader.dispose()
     if duplicates:
         raise DiagnosticError(
             error(
-                "F005",
+                codes.F005,
                 f"key '{split_pointer(pointer)[-1]}' appears twice in one mapping; the second would silently win",
                 SourceRef(file=shown, pointer=pointer, line=pos.line, column=pos.column),
                 hint="remove or rename one of the two entries",
@@ -269,7 +270,7 @@ def _control_character(shown: str, text: str, exc: yaml.reader.ReaderError) -> D
     code = exc.character if isinstance(exc.character, int) else ord(exc.character)
     offset = text.find(chr(code))
     return error(
-        "F004",
+        codes.F004,
         f"invalid YAML: the file holds the control character U+{code:04X}, which YAML does not allow",
         _at_offset(shown, text, offset) if offset >= 0 else SourceRef(file=shown),
         hint="remove it; inside a double-quoted string a value can spell it as an escape, e.g. \\x1b",
@@ -333,7 +334,7 @@ def _yaml_children(
             raise DiagnosticError(
                 [
                     error(
-                        "F004",
+                        codes.F004,
                         "invalid YAML for mcpgen: a key here is a list or a mapping; keys are text",
                         source,
                     )
@@ -351,7 +352,7 @@ def _yaml_children(
 
 def _self_alias(shown: str, pointer: str, at: Position) -> Diagnostic:
     return error(
-        "F009",
+        codes.F009,
         "an alias here refers to itself: its anchor contains it, so the value would never end",
         SourceRef(file=shown, pointer=pointer, line=at.line, column=at.column),
         hint="write the repeated part out instead of the alias",
@@ -360,7 +361,7 @@ def _self_alias(shown: str, pointer: str, at: Position) -> Diagnostic:
 
 def _alias_bomb(shown: str, pointer: str, at: Position, expanded: int) -> Diagnostic:
     return error(
-        "F009",
+        codes.F009,
         f"aliases expand this file past {expanded:,} values, more than it holds itself (an alias bomb "
         "such as 'billion laughs'); mcpgen stops reading here",
         SourceRef(file=shown, pointer=pointer, line=at.line, column=at.column),
@@ -370,7 +371,7 @@ def _alias_bomb(shown: str, pointer: str, at: Position, expanded: int) -> Diagno
 
 def _too_deep(source: SourceRef) -> Diagnostic:
     return error(
-        "F011",
+        codes.F011,
         f"values are nested more than {MAX_DEPTH} levels deep here; mcpgen reads no deeper",
         source,
         hint="real specs nest fewer than 30 levels; move deep schemas under components and $ref them",
@@ -430,7 +431,7 @@ def _check_values(document: Document, *, strings: bool) -> None:
         raise DiagnosticError(
             [
                 error(
-                    "F012",
+                    codes.F012,
                     "NaN and infinity are not JSON numbers, and no generated file can hold them",
                     source,
                     hint="write a finite number, or the text in quotes",
@@ -440,7 +441,7 @@ def _check_values(document: Document, *, strings: bool) -> None:
     raise DiagnosticError(
         [
             error(
-                "F010",
+                codes.F010,
                 "this text holds an unpaired surrogate escape (\\ud800 to \\udfff), which is not a character "
                 "and cannot be written out as UTF-8",
                 source,

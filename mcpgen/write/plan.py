@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.ir import RenderedFile
 from mcpgen.write.hook_actions import LOCK_FILE, HookNames, hook_changes, sibling_imports
@@ -142,7 +143,7 @@ def apply_write(plan: WritePlan, *, force: bool = False) -> None:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
         raise DiagnosticError(
-            [error("W002", f"cannot write the output: {exc}", SourceRef(file=str(out_dir)))]
+            [error(codes.W002, f"cannot write the output: {exc}", SourceRef(file=str(out_dir)))]
         ) from None
     # The manifest goes last: until it is replaced, the old one still describes what is on disk.
     staged.sort(key=lambda pair: pair[1].name == MANIFEST)
@@ -160,7 +161,7 @@ def _refuse_foreign_directory(out_dir: Path, force: bool) -> None:
         raise DiagnosticError(
             [
                 error(
-                    "W001",
+                    codes.W001,
                     f"{out_dir} already exists and was not written by mcpgen; refusing to write into it",
                     SourceRef(file=str(out_dir)),
                     hint="choose a new or empty directory, or pass --force to write into it anyway",
@@ -184,7 +185,7 @@ def _untracked(out_dir: Path, known: set[str]) -> tuple[str, ...]:
 
 def _untracked_warning(out_dir: Path, path: str) -> Diagnostic:
     return warning(
-        "W003",
+        codes.W003,
         f"{path} is inside the generated package but mcpgen did not write it, so it ships unseen",
         SourceRef(file=str(out_dir / path)),
         hint="put your own code in hooks.py (it is yours and kept on every regeneration) or outside "

@@ -29,6 +29,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
 
 STUB_PREFIXES = ("before_", "after_")
@@ -51,7 +52,7 @@ class MergeResult:
     @property
     def failed(self) -> bool:
         """The file was left as it is because merging it would be wrong (see the error diagnostics)."""
-        return any(d.code in ("U001", "U004") for d in self.diagnostics)
+        return any(d.code in (codes.U001, codes.U004) for d in self.diagnostics)
 
 
 @dataclass(slots=True)
@@ -102,7 +103,7 @@ def merge(
     ]
     diagnostics += [
         warning(
-            "U002",
+            codes.U002,
             f"{name} belongs to no action any more; it was kept, and the server no longer calls it",
             SourceRef(file=path, line=bindings.lines[name]),
             hint="delete it if its action is gone for good, or rename it after the action that replaces it",
@@ -114,7 +115,7 @@ def merge(
         module, line = bindings.opaque[0]
         diagnostics.append(
             warning(
-                "U003",
+                codes.U003,
                 f"{path} imports * from {module}, which mcpgen cannot read, so it cannot tell whether "
                 f"{', '.join(missing)} are defined there; no stubs were added, so none can replace them",
                 SourceRef(file=path, line=line),
@@ -147,7 +148,7 @@ def _syntax_error(source: str, path: str) -> Diagnostic | None:
     except SyntaxError as exc:
         line, column = exc.lineno or 1, exc.offset or 1
         return error(
-            "U001",
+            codes.U001,
             f"{Path(path).name} is not valid Python: {exc.msg} (line {line}, column {column}); the server would "
             "fail to start, so nothing was written",
             SourceRef(file=path, line=line, column=column),
@@ -157,7 +158,7 @@ def _syntax_error(source: str, path: str) -> Diagnostic | None:
         cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # Python accepts it, libcst does not (newer syntax)
         return error(
-            "U001",
+            codes.U001,
             f"{path} uses syntax mcpgen cannot edit yet ({exc.message}); nothing was written",
             SourceRef(file=path, line=exc.raw_line, column=exc.raw_column + 1),
             hint="write that part another way, or move it into a module hooks.py imports by name",
@@ -368,7 +369,7 @@ def _follow_renames(
         if new in bindings.lines:
             problems.append(
                 error(
-                    "U004",
+                    codes.U004,
                     f"the action of {old} was renamed, so its hook is now {new}, but {path} already "
                     f"defines {new}; the server would call only {new}, so nothing was written",
                     where,
@@ -378,7 +379,7 @@ def _follow_renames(
         elif old not in bindings.plain_defs:
             problems.append(
                 error(
-                    "U004",
+                    codes.U004,
                     f"the action of {old} was renamed, so the server now calls {new}; {old} is not a "
                     "plain top-level def mcpgen can rename (it is bound under a statement, imported or "
                     "assigned), so nothing was written",

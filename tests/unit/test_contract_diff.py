@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
-from mcpgen.contract.diff import Impact, diff_contracts, schema_changes, suggest_version
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.schemas import schema_changes
+from mcpgen.contract.diff.semver import suggest_version
 from mcpgen.contract.format import format_diff, text_change
 
 
@@ -142,23 +145,27 @@ def test_new_optional_parameters_and_actions_add_and_new_required_ones_break() -
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ({"type": "number"}, {"type": "integer"}, [("breaking", "type-narrowed")]),
-        ({"type": "integer"}, {"type": "number"}, [("additive", "type-widened")]),
-        ({"type": "string"}, {"type": "integer"}, [("breaking", "type-changed")]),
-        ({"type": ["string", "null"]}, {"type": "string"}, [("breaking", "type-narrowed")]),
-        ({"enum": ["a", "b"]}, {"enum": ["a"]}, [("breaking", "enum-value-removed")]),
-        ({"enum": ["a"]}, {"enum": ["a", "b"]}, [("additive", "enum-value-added")]),
-        ({}, {"enum": ["a"]}, [("breaking", "enum-introduced")]),
-        ({"maximum": 100}, {"maximum": 50}, [("breaking", "constraint-tightened")]),
-        ({"minLength": 3}, {"minLength": 1}, [("additive", "constraint-relaxed")]),
-        ({}, {"pattern": "^[a-z]+$"}, [("breaking", "constraint-tightened")]),
-        ({"default": 20}, {"default": 50}, [("behaviour-affecting", "default-changed")]),
-        ({"description": "a"}, {"description": "b"}, [("behaviour-affecting", "description-changed")]),
-        ({"items": {"enum": ["x", "y"]}}, {"items": {"enum": ["x"]}}, [("breaking", "enum-value-removed")]),
+        ({"type": "number"}, {"type": "integer"}, [("breaking", "param-type-narrowed")]),
+        ({"type": "integer"}, {"type": "number"}, [("additive", "param-type-widened")]),
+        ({"type": "string"}, {"type": "integer"}, [("breaking", "param-type-changed")]),
+        ({"type": ["string", "null"]}, {"type": "string"}, [("breaking", "param-type-narrowed")]),
+        ({"enum": ["a", "b"]}, {"enum": ["a"]}, [("breaking", "param-enum-value-removed")]),
+        ({"enum": ["a"]}, {"enum": ["a", "b"]}, [("additive", "param-enum-value-added")]),
+        ({}, {"enum": ["a"]}, [("breaking", "param-enum-introduced")]),
+        ({"maximum": 100}, {"maximum": 50}, [("breaking", "param-constraint-tightened")]),
+        ({"minLength": 3}, {"minLength": 1}, [("additive", "param-constraint-relaxed")]),
+        ({}, {"pattern": "^[a-z]+$"}, [("breaking", "param-constraint-tightened")]),
+        ({"default": 20}, {"default": 50}, [("behaviour-affecting", "param-default-changed")]),
+        ({"description": "a"}, {"description": "b"}, [("behaviour-affecting", "param-description-changed")]),
+        (
+            {"items": {"enum": ["x", "y"]}},
+            {"items": {"enum": ["x"]}},
+            [("breaking", "param-enum-value-removed")],
+        ),
         (
             {"properties": {"a": {}}, "required": []},
             {"properties": {"a": {}}, "required": ["a"]},
-            [("breaking", "member-required")],
+            [("breaking", "param-member-required")],
         ),
     ],
 )

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact, Kind
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from tests.github_edits import variant
 
 LIST = "GET /repos/{owner}/{repo}/issues"
@@ -84,6 +86,12 @@ def test_the_release_is_breaking(with_specs: bool) -> None:
     diff = _diff("release", with_specs=with_specs)
     assert diff.impact is Impact.BREAKING
     assert (diff.bump, diff.suggested_version) == ("minor", "0.4.0")  # 0.3.0: breaking bumps the minor
+
+
+def test_every_change_is_in_a_class_its_kind_is_registered_with(with_specs: bool) -> None:
+    diff = _diff("release", with_specs=with_specs)
+    assert diff.changes
+    assert [c.id for c in diff.changes if c.impact not in Kind(c.code).impacts] == []
 
 
 def test_renamed_parameter_is_breaking_and_traced_to_both_names(with_specs: bool) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.cli.operands import load_operand
-from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractDiff
 from tests.unit.test_contract_diff import edited, lock, param
 
 CENTS = {"agent": "USD", "upstream": "cents", "factor": 100.0}

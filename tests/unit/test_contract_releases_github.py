@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from mcpgen.contract.diff import ContractDiff, Impact, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractDiff
 from mcpgen.contract.format import MARKDOWN_BUDGET, format_markdown, markdown_text
 from tests.unit.release_truth import disagreements, release_lock, truth
 

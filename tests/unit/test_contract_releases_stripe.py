@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractChange, ContractDiff
 from tests.unit.release_truth import disagreements, release_lock, truth
 
 pytestmark = pytest.mark.slow  # init + generate of two Stripe releases: about 30 s on 2 cores

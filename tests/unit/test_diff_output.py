@@ -16,7 +16,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mcpgen.contract.diff import ContractChange, ContractDiff, Impact, InputChange, diff_contracts
+from mcpgen.contract.diff.compare import diff_contracts
+from mcpgen.contract.diff.kinds import Impact
+from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 from mcpgen.contract.format import format_json, format_markdown, format_text, markdown_text
 from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
