@@ -212,7 +212,9 @@ class ActionSpec:
     # The body field the mapping's server.idempotency_key names, when this action's body has it: the
     # server fills it with a key per logical request, the agent never sees it.
     idempotency_body: str | None = None
-    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    # What the action does (S4), decided by build/hints.py for every action, a preview's read too:
+    # `idempotent` is also the runtime's rule for a timeout (E4), placed as it is by render.
+    hints: ToolHints
     accept: str | None = None  # the Accept header its answers call for; None: application/json
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None

@@ -24,7 +24,7 @@ from mcpgen.ir import (
     ToolSpec,
     UnitSpec,
 )
-from mcpgen.names import IDEMPOTENT_METHODS, hook_names
+from mcpgen.names import hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
 from mcpgen.render.jsontext import indented_json
@@ -365,7 +365,7 @@ def _action_call(action: ActionSpec) -> Call:
         )
     if action.idempotency_body:
         kwargs.append(("idempotency_body", action.idempotency_body))
-    if action.hints.idempotent if action.hints is not None else action.method in IDEMPOTENT_METHODS:
+    if action.hints.idempotent:
         kwargs.append(("idempotent", True))  # build's decision (build/hints.py): the runtime has no rule
     if action.accept:
         kwargs.append(("accept", action.accept))
@@ -503,7 +503,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("version", server.version),
             ("instructions", server.description),
             ("upstream", upstream),
-            *([("server_info", True)] if server.server_info else []),
+            *([("server_info", Code("server_info"))] if _carries(server, "info") else []),
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
@@ -513,6 +513,10 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else []
             ),
             *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
+            *([("discovery", Code("Discovery"))] if _carries(server, "discovery") else []),
+            *([("units", Code("conversion"))] if _carries(server, "conversion") else []),
+            *([("patterns", Code("python_pattern"))] if _carries(server, "patterns") else []),
+            *([("local_times", Code("local_time_problems"))] if _carries(server, "times") else []),
         ),
     )
     return {
@@ -522,6 +526,11 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_previews": _carries(server, "preview"),
         "uses_elicitation": _carries(server, "elicitation"),
         "uses_tasks": _carries(server, "tasks"),
+        "uses_discovery": _carries(server, "discovery"),
+        "uses_units": _carries(server, "conversion"),
+        "uses_server_info": _carries(server, "info"),
+        "uses_patterns": _carries(server, "patterns"),
+        "uses_local_times": _carries(server, "times"),
     }
 
 

@@ -227,7 +227,7 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
-    """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
+    """specs/ads with what no example has: on-demand discovery, a fixed value, idempotency keys (the server's header, one an
     operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
     server of its own, and a second credential."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
@@ -257,7 +257,8 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
-        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
+        "  timeout_s: 30\n  discovery: search_tools\n"  # ServerConfig.discovery
+        "  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
         "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
         "    scopes: [ads:use]\n",
     )
