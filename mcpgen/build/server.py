@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from mcpgen.build.checks import check_auth, check_hook_names
 from mcpgen.build.discovery import check_discovery_names
+from mcpgen.build.failures import server_errors, with_failures
 from mcpgen.build.fingerprints import (
     Canonicalizer,
     fingerprint_tools,
@@ -55,6 +56,8 @@ def build_server(
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
     tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
+    tools, found = with_failures(tools, spec, mapping)  # E2, E3: failures inside a 2xx answer; error codes
+    diagnostics += found
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
@@ -108,6 +111,7 @@ def build_server(
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
+        errors=server_errors(mapping),
         runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
     )
     return BuildResult(server, tuple(diagnostics))

@@ -21,6 +21,7 @@ import jsonschema
 from mcpgen import codes
 from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
+from mcpgen.load.answers import AnswerRules, read_answers
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.names import snake_case
 
@@ -153,6 +154,7 @@ class ActionRule:
     )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
     task: TaskRule | None = None  # the API runs it as a job
+    answers: AnswerRules | None = None  # its error codes' kinds of recovery, and failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,6 +218,7 @@ class ServerRule:
     idempotency_body: str | None = None  # ... or from this body field, on every action that has it
     extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
     headers: tuple[tuple[str, str], ...] = ()  # sent with every request (an API version, say)
+    answers: AnswerRules | None = None  # the API's error codes' kinds of recovery, failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -631,6 +634,7 @@ def _read(document: Document) -> Mapping:
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
             idempotency_body=(server.get("idempotency_key") or {}).get("body"),
             headers=tuple((str(k), str(v)) for k, v in (server.get("headers") or {}).items()),
+            answers=read_answers(server, "/server", document),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -668,12 +672,7 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
 def _read_hints(hints: dict[str, Any] | None) -> HintsRule | None:
     if not hints:
         return None
-    return HintsRule(
-        read_only=hints.get("read_only"),
-        destructive=hints.get("destructive"),
-        idempotent=hints.get("idempotent"),
-        open_world=hints.get("open_world"),
-    )
+    return HintsRule(**{k: hints.get(k) for k in ("read_only", "destructive", "idempotent", "open_world")})
 
 
 def _text(value: str | None) -> str | None:
@@ -702,6 +701,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
         task=_read_task(action.get("task")),
+        answers=read_answers(action, pointer, document),
     )
 
 
@@ -847,19 +847,15 @@ def did_you_mean(word: str, options: list[str]) -> str | None:
 
 def _pattern_hint(pattern: str, value: Any) -> str:
     if pattern.startswith("^[a-z][a-z0-9_]"):
-        suggestion = _snake(str(value))
+        suggestion = snake_case(str(value))
         return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
     if pattern.startswith("^[A-Z]"):
-        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{snake_case(str(value)).upper()}'"
     if pattern.startswith("^https?://"):
         return "write a full URL such as 'https://api.example.com/v1'"
     if "[0-9]+\\." in pattern:
         return "write a version such as '0.1.0'"
     return f"the value must match {pattern}"
-
-
-def _snake(text: str) -> str:
-    return snake_case(text)
 
 
 def _article(json_type: Any) -> str:
