@@ -465,7 +465,7 @@ def _at(data: Any, pointer: str) -> tuple[bool, Any]:
     """The value at a JSON pointer ('/meta/success'), and whether it is there."""
     node = data
     for raw in pointer.split("/")[1:]:
-        key = raw.replace("~1", "/").replace("~0", "~")
+        key = _unescaped(raw)
         if isinstance(node, dict) and key in node:
             node = node[key]
         elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
@@ -483,7 +483,7 @@ def _failed(
     value: Any,
 ) -> ToolError:
     problem = _reported_problem(answer.data, failure, value)
-    field = failure.at.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    field = _unescaped(failure.at.rsplit("/", 1)[-1])
     what = (
         f"the API reported a failure in its answer to '{action.name}' (HTTP {answer.status_code}, "
         f"{field} is {_quoted(json_text(value), 60)}).{told(problem)}"
@@ -527,27 +527,31 @@ def _next_step(
 
 
 def _reported_problem(data: Any, failure: Failure, value: Any) -> ApiProblem:
-    """What the API said about its failure: the field the mapping names, else the words beside the failing
-    field (its message, error, errors, detail), never the records of a success answer. A failing code is
-    the error code."""
+    """What the API said about its failure: the field the mapping names, else (or when that field is not in
+    the answer) the words beside the failing field (its message, error, errors, detail), never the records of
+    a success answer. A failing code is the error code."""
+    parent_at, _, name = failure.at.rpartition("/")
+    problem = ApiProblem("")
     if failure.message is not None:
         found, said = _at(data, failure.message)
-        problem = (
-            api_problem({"message": said} if isinstance(said, str) else said)
-            if found
-            else ApiProblem("")
-        )
-    else:
-        _, parent = _at(data, failure.at.rsplit("/", 1)[0])
+        if found:
+            problem = api_problem({"message": said} if isinstance(said, str) else said)
+    if not problem.said:
+        _, parent = _at(data, parent_at)
         beside = parent if isinstance(parent, dict) else {}
-        problem = api_problem(
-            {k: v for k, v in beside.items() if key_words(str(k)) & _WORDS_KEYS}
-        )
-    if "code" in key_words(failure.at.rsplit("/", 1)[-1]) and isinstance(
-        value, (str, int)
-    ):
+        words = {
+            k: v
+            for k, v in beside.items()
+            if key_words(str(k)) & _WORDS_KEYS and str(k) != _unescaped(name)
+        }
+        problem = api_problem(words)
+    if "code" in key_words(_unescaped(name)) and isinstance(value, (str, int)):
         problem = ApiProblem(problem.said, problem.fields, (str(value), *problem.codes))
     return problem
+
+
+def _unescaped(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
 
 
 def json_text(value: Any) -> str:
