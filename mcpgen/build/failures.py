@@ -26,6 +26,7 @@ from mcpgen.load.refs import Located
 _SUCCESS_FLAGS = frozenset(("success", "ok", "succeeded", "successful", "issuccess", "issuccessful"))
 _ERROR_CODES = frozenset(("errorcode", "errcode", "errorno", "errno", "errornumber"))
 _ERROR_LISTS = frozenset(("errors",))
+_ERROR_WORDS = frozenset(("message", "msg", "detail", "title", "reason", "description", "code", "error"))
 # The values of an error code that mean "no error" (compared without regard to case at run time).
 _NO_ERROR = ("", "0", "None", "OK", "Success")
 _MAX_NAMED = 3  # actions a note names; the rest are counted
@@ -97,9 +98,20 @@ def _detected(spec: Spec, body: Located | None, action: ActionSpec) -> tuple[Fai
             unless = _no_error_values(value)
             if unless:
                 failures.append(FailureSpec(at=at, unless=unless))
-        elif key in _ERROR_LISTS and _types(value) == {"array"}:
+        elif key in _ERROR_LISTS and _types(value) == {"array"} and _lists_errors(spec, schema):
             failures.append(FailureSpec(at=at, non_empty=True))
     return tuple(failures)
+
+
+def _lists_errors(spec: Spec, schema: Located) -> bool:
+    """An `errors` list of texts, or of objects with words or a code: not a list of records named errors."""
+    if not isinstance(schema.value.get("items"), dict):
+        return True
+    items = spec.resolver.deref(schema.child("items"))
+    if _types(items.value if isinstance(items.value, dict) else {}) == {"string"}:
+        return True
+    names = {n.lower() for n in _properties(spec, items)}
+    return not names or bool(names & _ERROR_WORDS)
 
 
 def _no_error_values(schema: dict[str, Any]) -> tuple[Any, ...]:

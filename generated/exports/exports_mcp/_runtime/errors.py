@@ -198,7 +198,12 @@ def _read_object(body: dict[str, Any], depth: int) -> _Found:
                 found.add(_read_map(value, depth))
             else:
                 found.add(_read(value, depth + 1))
-        elif depth == 0 and not found.words and _messages(value):
+        elif (
+            depth == 0
+            and not found.words
+            and isinstance(value, list)
+            and _messages(value)
+        ):
             # Django REST: {"email": ["is required"]}
             found.words.append(f"{key}: {_messages(value)[0]}")
             found.fields.append(key)
