@@ -159,6 +159,17 @@ JSEND_POST = {
     "responses": _ok(_OBJECT),
 }
 
+# A JSON:API document (jsonapi.org/format/#document-top-level) has `data` or `errors`, error objects with
+# status, title and detail; some servers send the errors with 200.
+_JSONAPI_ERROR = {"type": "object", "properties": {"status": _TEXT, "title": _TEXT, "detail": _TEXT}}
+JSONAPI_GET = {
+    "operationId": "getArticle",
+    "summary": "Get an article",
+    "parameters": [{"name": "id", "in": "path", "required": True, "schema": _TEXT}],
+    "responses": _ok({"type": "object", "properties": {"data": _OBJECT, "errors": {"type": "array",
+                                                                                  "items": _JSONAPI_ERROR}}}),
+}  # fmt: skip
+
 SPEC = {
     "openapi": "3.0.3",
     "info": {"title": "Failure kinds", "version": "1"},
@@ -172,6 +183,7 @@ SPEC = {
         "/conversations.history": {"get": SLACK_HISTORY},
         "/StartVideo": {"post": ZAPPITI_START},
         "/posts": {"post": JSEND_POST},
+        "/articles/{id}": {"get": JSONAPI_GET},
     },
 }
 
@@ -188,6 +200,7 @@ tools:
       - name: balance
         operation: accountsBalanceGet
         hints: {read_only: true}
+        errors: {ITEM_LOGIN_REQUIRED: needs_human}
       - name: transactions
         operation: transactionsGet
         hints: {read_only: true}
@@ -218,6 +231,8 @@ tools:
       - name: publish
         operation: createPost
         failure: {field: status, equals: [fail, error], message: data, unchanged: true}
+      - name: article
+        operation: getArticle
 """
 
 
@@ -230,7 +245,7 @@ class VendorUpstream(LoopbackUpstream):
         for method, path in (("POST", "/accounts/balance/get"), ("POST", "/transactions/get"),
                              ("POST", "/item/remove"), ("POST", "/videos"), ("GET", "/api/v1/videos/{id}"),
                              ("POST", "/chat.postMessage"), ("GET", "/conversations.history"),
-                             ("POST", "/StartVideo"), ("POST", "/posts")):  # fmt: skip
+                             ("POST", "/StartVideo"), ("POST", "/posts"), ("GET", "/articles/{id}")):  # fmt: skip
             self.route(method, path, self._answer)
 
     def _answer(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
@@ -322,6 +337,13 @@ CASES: dict[str, tuple[str, Reply, str, dict[str, Any], list[str], str]] = {
         {"action": "publish", "body": "text"},
         ['(HTTP 200, status is "fail"). The API said: A title is required.',
          "The API reports it did not make the change.", "The argument is title."],
+        "fix the input",
+    ),
+    "JSON:API errors[] in a 200 to a read": (
+        "/articles/1", Reply(200, {"errors": [{"status": "404", "title": "Not found",
+                                               "detail": "No article has the id 1."}]}),
+        "kinds_blog", {"action": "article", "id": "1"},
+        ["The API said: Not found: No article has the id 1."],
         "fix the input",
     ),
 }  # fmt: skip

@@ -484,9 +484,10 @@ def _failed(
 ) -> ToolError:
     problem = _reported_problem(answer.data, failure, value)
     field = _unescaped(failure.at.rsplit("/", 1)[-1])
+    shown = "not empty" if failure.non_empty else _quoted(json_text(value), 60)
     what = (
         f"the API reported a failure in its answer to '{action.name}' (HTTP {answer.status_code}, "
-        f"{field} is {_quoted(json_text(value), 60)}).{told(problem)}"
+        f"{field} is {shown}).{told(problem)}"
     )
     kind = recovery_kind(problem, action, table)
     how, recovery = _next_step(kind, problem, action)
@@ -542,7 +543,8 @@ def _reported_problem(data: Any, failure: Failure, value: Any) -> ApiProblem:
         words = {
             k: v
             for k, v in beside.items()
-            if key_words(str(k)) & _WORDS_KEYS and str(k) != _unescaped(name)
+            if key_words(str(k)) & _WORDS_KEYS
+            and (failure.non_empty or str(k) != _unescaped(name))
         }
         problem = api_problem(words)
     if "code" in key_words(_unescaped(name)) and isinstance(value, (str, int)):
