@@ -78,11 +78,6 @@ def build_server(
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
     base_url_default = server_rule.base_url_default or _spec_base_url(spec)
-    unmapped = tuple(
-        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
-        for op in spec.operations
-        if op.key not in used
-    )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
     tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
@@ -101,7 +96,7 @@ def build_server(
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
         mapping_file=mapping_file,
-        unmapped_operations=unmapped,
+        unmapped_operations=_unmapped(spec, used),
         mcpgen_version=__version__,
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
@@ -145,6 +140,15 @@ def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
+    )
+
+
+def _unmapped(spec: Spec, used: set[str]) -> tuple[str, ...]:
+    """'METHOD /path (operationId)' of every operation no action maps, for the report."""
+    return tuple(
+        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
+        for op in spec.operations
+        if op.key not in used
     )
 
 
