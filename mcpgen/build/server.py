@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mcpgen.build.checks import check_auth, check_hook_names
 from mcpgen.build.discovery import check_discovery_names
+from mcpgen.build.failures import server_errors, with_failures
 from mcpgen.build.fingerprints import (
     Canonicalizer,
     fingerprint_tools,
@@ -57,6 +58,8 @@ def build_server(
     # T5: results in the agent's units where they share the converted parameter's schema
     tools, found = with_result_units(spec, built)
     diagnostics += found
+    tools, found = with_failures(tools, spec, mapping)  # E2, E3: failures inside a 2xx answer; error codes
+    diagnostics += found
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
@@ -67,11 +70,6 @@ def build_server(
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
     base_url_default = server_rule.base_url_default or _spec_base_url(spec)
-    unmapped = tuple(
-        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
-        for op in spec.operations
-        if op.key not in used
-    )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
     tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
     tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
@@ -90,7 +88,7 @@ def build_server(
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
         mapping_file=mapping_file,
-        unmapped_operations=unmapped,
+        unmapped_operations=_unmapped(spec, used),
         mcpgen_version=__version__,
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
@@ -102,6 +100,7 @@ def build_server(
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
+        errors=server_errors(mapping),
         runtime_left_out=runtime_left_out(
             tools,
             access=mapping.server.access is not None,
@@ -123,6 +122,15 @@ def _check_server_names(mapping: Mapping, tools: list[ToolSpec]) -> list[Diagnos
     if rule.discovery == "search_tools":
         found += check_discovery_names(rule.name, names, rule.source)
     return found
+
+
+def _unmapped(spec: Spec, used: set[str]) -> tuple[str, ...]:
+    """'METHOD /path (operationId)' of every operation no action maps, for the report."""
+    return tuple(
+        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
+        for op in spec.operations
+        if op.key not in used
+    )
 
 
 def _access(mapping: Mapping) -> AccessSpec | None:

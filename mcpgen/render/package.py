@@ -14,6 +14,8 @@ import jinja2
 from mcpgen.ir import (
     ActionSpec,
     AuthSpec,
+    FailureSpec,
+    FixedValue,
     PagingSpec,
     ParamSpec,
     PreviewSpec,
@@ -238,6 +240,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     preview = tool.preview
     names = [
         "Action",
+        *(["Failure"] if any(a.failures for a in actions) else []),
         *(["Fixed"] if uses_fixed else []),
         *(["Guard"] if preview and preview.guards else []),
         *(["Param"] if uses_params else []),
@@ -318,23 +321,7 @@ def _action_call(action: ActionSpec) -> Call:
     if action.defaults:
         kwargs.append(("defaults", dict(action.defaults)))
     if action.fixed:
-        kwargs.append(
-            (
-                "fixed",
-                tuple(
-                    Call(
-                        "Fixed",
-                        (
-                            ("wire", f.wire_name),
-                            ("at", f.location),
-                            ("value", f.value),
-                            *((("path", f.path),) if f.path else ()),
-                        ),
-                    )
-                    for f in action.fixed
-                ),
-            )
-        )
+        kwargs.append(("fixed", tuple(_fixed_call(f) for f in action.fixed)))
     if action.body_encoding:
         kwargs.append(("body", action.body_encoding))
     if action.find_with:
@@ -375,6 +362,10 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("body_requires", action.body_requires))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
+    if action.errors:
+        kwargs.append(("errors", dict(action.errors)))
+    if action.failures:
+        kwargs.append(("failures", tuple(_failure_call(f) for f in action.failures)))
     if action.variants:
         kwargs.append(
             (
@@ -386,6 +377,22 @@ def _action_call(action: ActionSpec) -> Call:
             )
         )
     return Call("Action", tuple(kwargs))
+
+
+def _fixed_call(fixed: FixedValue) -> Call:
+    path = (("path", fixed.path),) if fixed.path else ()
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), ("value", fixed.value), *path))
+
+
+def _failure_call(failure: FailureSpec) -> Call:
+    """A failure reported inside a 2xx answer (build/failures.py), with only the settings it has."""
+    kwargs: list[tuple[str, Any]] = [("at", failure.at)]
+    kwargs += [("equals", failure.equals)] if failure.equals else []
+    kwargs += [("unless", failure.unless)] if failure.unless else []
+    kwargs += [("non_empty", True)] if failure.non_empty else []
+    kwargs += [("message", failure.message)] if failure.message else []
+    kwargs += [("unchanged", True)] if failure.unchanged else []
+    return Call("Failure", tuple(kwargs))
 
 
 def _param_call(param: ParamSpec) -> Call:
@@ -485,6 +492,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("errors", dict(server.errors)),) if server.errors else ()),
         ),
     )
     access = server.access

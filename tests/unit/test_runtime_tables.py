@@ -16,6 +16,7 @@ import ast
 import dataclasses
 import importlib
 import importlib.util
+import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -149,6 +150,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "body_requires": "body_requires",
             "variants": "variants",
             "task": "task",
+            "errors": "errors",
+            "failures": "failures",
         },
         {
             "description": "goes to tools.json",
@@ -161,6 +164,18 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
             "result_fields": "goes to tools.json (the tool's outputSchema)",
         },
+    ),
+    ir.FailureSpec: (
+        "Failure",
+        {
+            "at": "at",
+            "equals": "equals",
+            "unless": "unless",
+            "non_empty": "non_empty",
+            "message": "message",
+            "unchanged": "unchanged",
+        },
+        {},
     ),
     ir.TaskSpec: (
         "TaskPoll",
@@ -219,6 +234,16 @@ def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     ):
         yield real / f"{spec}.json", real / f"{mapping}.mapping.yaml"
     yield _ads_with_the_rest(scratch)
+    yield _failure_kinds(scratch)
+
+
+def _failure_kinds(scratch: Path) -> tuple[Path, Path]:
+    """The vendor answers of tests/e2e/test_api_failure_kinds.py: error codes and failures inside a 2xx."""
+    from tests.e2e.test_api_failure_kinds import MAPPING, SPEC
+
+    (scratch / "failures.json").write_text(json.dumps(SPEC), encoding="utf-8")
+    (scratch / "failures.mapping.yaml").write_text(MAPPING, encoding="utf-8")
+    return scratch / "failures.json", scratch / "failures.mapping.yaml"
 
 
 def _replaced(text: str, old: str, new: str) -> str:

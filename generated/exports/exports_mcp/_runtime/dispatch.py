@@ -206,7 +206,9 @@ class Dispatcher:
         if job is not None and tasks_ok and self.tasks is not None:
             subject = caller.subject if caller is not None else ""
             created = await self.tasks.create(self.tools[name], action, job, subject)
-            if created is not None:  # else no task to give: the answer and next_step below
+            if (
+                created is not None
+            ):  # else no task to give: the answer and next_step below
                 return created, f"{outcome}, task {created['taskId'][:12]}..."
         if job is not None and self.tasks is not None:
             # A client without the Tasks extension follows the job itself.

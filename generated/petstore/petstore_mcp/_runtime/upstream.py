@@ -10,7 +10,7 @@ import re
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
@@ -20,7 +20,8 @@ import httpx
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
-from .results import Answer, decode_body, http_error, redirect_error, unusable_error
+from .refusals import http_error, redirect_error, reported_failure, unusable_error
+from .results import Answer, decode_body
 from .routing import Action, Param
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -53,6 +54,8 @@ class Upstream:
     extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
+    # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
+    errors: Mapping[str, str] = field(default_factory=dict)
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -408,11 +411,21 @@ async def send(
     next (E2 what, why, how; E4 unknown outcome is not retry)."""
     answer = await _exchange(client, upstream, request, action)
     if answer.status_code >= 400:
-        raise http_error(answer, action, upstream.auth.env if upstream.auth else None)
+        raise http_error(
+            answer,
+            action,
+            upstream.auth.env if upstream.auth else None,
+            upstream.errors,
+        )
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
         raise unusable_error(answer, action, upstream.base_url_env)
+    failed = (
+        reported_failure(answer, action, upstream.errors) if action.failures else None
+    )
+    if failed is not None:  # a 2xx that says the call failed is no success
+        raise failed
     return answer
 
 
