@@ -63,7 +63,7 @@ def build_server(
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
-    diagnostics += check_auth(spec, mapping)
+    diagnostics += check_auth(spec, mapping, mapping.server.base_url_default or _spec_base_url(spec))
     diagnostics += _check_server_names(mapping, tools)
     discovery = mapping.server.discovery == "search_tools"
     if has_errors(diagnostics):
@@ -106,6 +106,7 @@ def build_server(
             access=mapping.server.access is not None,
             discovery=discovery,
             server_info=server_rule.server_info,
+            auth_kind=server_rule.auth.type if server_rule.auth else None,
         ),
     )
     return BuildResult(server, tuple(diagnostics))
@@ -143,7 +144,20 @@ def _access(mapping: Mapping) -> AccessSpec | None:
 def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
-    return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]
+    return AuthSpec(
+        kind=rule.type,  # type: ignore[arg-type]
+        env=rule.env,
+        location=rule.location,  # type: ignore[arg-type]
+        param_name=rule.name,
+        prefix=rule.prefix,
+        token_url=rule.token_url,
+        authorization_url=rule.authorization_url,
+        revocation_url=rule.revocation_url,
+        scopes=rule.scopes,
+        client_id_env=rule.client_id_env,
+        client_secret_env=rule.client_secret_env,
+        allow_insecure=rule.allow_insecure,
+    )
 
 
 def _spec_base_url(spec: Spec) -> str:

@@ -39,8 +39,9 @@ def server_env(server: ServerSpec) -> tuple[EnvVar, ...]:
     and every credential it sends. Per-host base URLs follow the main one when unset, so they are left out."""
     base = EnvVar(server.base_url_env, server.default_base_url or "<base URL of the API>", secret=False)
     credentials = tuple(
-        EnvVar(auth.env, f"<your {auth.env}>", secret=True)
+        EnvVar(env, f"<your {env}>", secret=True)
         for auth in ((server.auth, *server.extra_auth) if server.auth is not None else ())
+        for env in auth.envs
     )
     return (base, *credentials)
 

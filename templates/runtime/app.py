@@ -246,6 +246,8 @@ def run(
         use_json_logs()
     # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    for problem in config.upstream.start_problems():
+        log.error("%s", problem)
     server = build_server(
         config,
         tools,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import re
@@ -11,8 +12,8 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-from urllib.parse import quote, urlencode
+from typing import Any, Literal, Protocol
+from urllib.parse import quote, urlencode, urlsplit
 
 import anyio.to_thread
 import httpx
@@ -38,6 +39,33 @@ class Auth:
     env: str
     at: Literal["header", "query"] | None = None
     name: str | None = None
+    # api_key in a header: what goes before the key ('Bearer ', 'Token '), unless the key has it already.
+    prefix: str = ""
+    # The credential may go over plain http:// to another machine (a trusted network).
+    allow_insecure: bool = False
+
+
+class TokenSource(Protocol):
+    """A token the server obtains itself and sends as a bearer token: oauth_client.py's
+    `ClientCredentials` or oauth_user.py's `UserTokens`, present only in a package whose `server.auth`
+    is one of those (P3 credentials: the caller's own token never goes upstream)."""
+
+    allow_insecure: bool
+    env: str  # the variable a refused token's credentials are most likely wrong in
+    token_url: str
+
+    async def token(self, client: httpx.AsyncClient, subject: str) -> str: ...
+
+    def refused(self, token: str, subject: str) -> None:
+        """The API answered 401 invalid_token to this token: forget it, so the next one is new."""
+        ...
+
+    def secret_forms(self) -> tuple[str, ...]: ...
+
+    def described(self, subject: str) -> list[dict[str, Any]]:
+        """The credential variables, whether each is set, and for a user's token whether the caller
+        has linked one; never a value (for the server_info tool)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +84,8 @@ class Upstream:
     headers: tuple[tuple[str, str], ...] = ()
     # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
     errors: Mapping[str, str] = field(default_factory=dict)
+    # A token the server obtains (OAuth 2.0), sent as a bearer token; instead of `auth`.
+    tokens: TokenSource | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -83,6 +113,44 @@ class Upstream:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    def start_problems(self) -> list[str]:
+        """What would refuse every call's credential, said once at start as well (the server still
+        starts, and each call says it again: E3 which kind of recovery)."""
+        checks: list[Callable[[], Any]] = []
+        try:
+            base = self.base_url()
+        except ToolError:
+            base = ""
+        for auth in self.auths:
+            checks += [
+                functools.partial(refuse_insecure, base, auth.allow_insecure, auth.env),
+                functools.partial(credential, auth.env, "credential"),
+            ]
+        if self.tokens is not None:
+            tokens = self.tokens
+            checks += [
+                functools.partial(
+                    refuse_insecure, base, tokens.allow_insecure, tokens.env
+                ),
+                functools.partial(
+                    refuse_insecure, tokens.token_url, tokens.allow_insecure, tokens.env
+                ),
+            ]
+        problems: list[str] = []
+        for check in checks:
+            try:
+                check()
+            except ToolError as exc:
+                problems.append(f"{exc.what} {exc.how}")
+        return list(dict.fromkeys(problems))
+
+    @property
+    def credential_env(self) -> str | None:
+        """The variable a refused credential is most likely wrong in; None when the server sends none."""
+        if self.tokens is not None:
+            return self.tokens.env
+        return self.auth.env if self.auth else None
+
     @property
     def auths(self) -> tuple[Auth, ...]:
         return (self.auth, *self.extra_auth) if self.auth else ()
@@ -100,6 +168,8 @@ class Upstream:
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
+        if self.tokens is not None:
+            forms += self.tokens.secret_forms()
         return tuple(forms)
 
 
@@ -156,7 +226,10 @@ def build_request(
     # An offset inside the body (a search sent by POST) is computed from page and limit too.
     place_offset(body, action.paging, values)
     query = merge_query(query, page_query(action.paging, values))
-    _apply_auth(upstream, headers, query)
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
+        lambda m: path_values[m.group(1)], action.path
+    )
+    _apply_auth(upstream, url, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
     # one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
     key = idempotency_key or uuid.uuid4().hex
@@ -166,9 +239,6 @@ def build_request(
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
         form.append((action.idempotency_body, key))
-    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
-        lambda m: path_values[m.group(1)], action.path
-    )
     content = _content(action, body, whole_body, form, headers)
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -359,17 +429,18 @@ def _simple(value: Any, style: str | None, explode: bool | None) -> str:
 
 
 def _apply_auth(
-    upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
+    upstream: Upstream, url: str, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
     for auth in upstream.auths:
+        refuse_insecure(url, auth.allow_insecure, auth.env)
         _apply_one(auth, headers, query)
 
 
 def _apply_one(
     auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    secret = os.environ.get(auth.env)
-    if not secret:
+    secret = credential(auth.env, _CREDENTIAL_WORDS[auth.kind][1])
+    if secret is None:
         raise missing_credential(auth)
     if auth.kind == "bearer":
         headers["authorization"] = f"Bearer {secret}"
@@ -378,7 +449,54 @@ def _apply_one(
     elif auth.at == "query":
         query.append((auth.name or "api_key", secret))
     else:
-        headers[(auth.name or "x-api-key").lower()] = secret
+        has_prefix = secret.lower().startswith(auth.prefix.lower())
+        headers[(auth.name or "x-api-key").lower()] = (
+            secret if has_prefix else auth.prefix + secret
+        )
+
+
+# What the generated client configs hold until the user fills them in: never sent as a credential.
+_PLACEHOLDER = re.compile(r"^\s*<\s*your\b[^>]*>\s*$", re.IGNORECASE)
+
+
+def credential(env: str, what: str) -> str | None:
+    """The value of a credential variable; None when unset. One still holding the client config's
+    `<your ...>` placeholder is refused, naming the variable (E3 which kind of recovery)."""
+    value = os.environ.get(env)
+    if not value:
+        return None
+    if _PLACEHOLDER.match(value):
+        raise ToolError(
+            f"no credentials: the environment variable {env} still holds the placeholder of the client "
+            "config, not a real value, so nothing was sent to the API.",
+            f"This needs the user: replace the placeholder of {env} with the {what} in this MCP server's "
+            "config, restart the server and call again.",
+            Recovery.NEEDS_PERMISSION,
+        )
+    return value
+
+
+def insecure(url: str) -> bool:
+    """Plain http:// to a host other than this machine: anyone on the way could read a credential."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    loopback = host in ("localhost", "::1") or re.fullmatch(r"127(\.\d{1,3}){3}", host)
+    return parts.scheme.lower() == "http" and not loopback
+
+
+def refuse_insecure(url: str, allowed: bool, env: str) -> None:
+    """A credential never goes over plain http:// to another machine unless the mapping says the
+    network is trusted (P3 credentials); the call says so, and how to fix it."""
+    if allowed or not insecure(url):
+        return
+    parts = urlsplit(url)
+    raise ToolError(
+        f"the credential in {env} was not sent: the API's address {parts.scheme}://{parts.hostname} is "
+        "plain http:// to another machine, where anyone on the way could read it.",
+        "This needs the user: point the server at the API's https:// address (its base URL variable), or, "
+        "on a trusted network only, set allow_insecure: true on server.auth and regenerate.",
+        Recovery.NEEDS_HUMAN,
+    )
 
 
 def missing_credential(auth: Auth) -> ToolError:
@@ -405,18 +523,22 @@ async def send(
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
+    subject: str = "",
 ) -> Answer:
     """Send with the configured timeout. Only a 2xx with a JSON body (or none) comes back; refusals,
     redirects, answers too big or not JSON, and network failures become errors that say what to do
-    next (E2 what, why, how; E4 unknown outcome is not retry)."""
-    answer = await _exchange(client, upstream, request, action)
+    next (E2 what, why, how; E4 unknown outcome is not retry). A token the server obtains goes with
+    it, and once more, new, when the API answers 401 invalid_token (the request was refused unread)."""
+    tokens = upstream.tokens
+    if tokens is None:
+        answer = await _exchange(client, upstream, request, action)
+    else:
+        answer = await _with_token(client, upstream, tokens, request, action, subject)
     if answer.status_code >= 400:
-        raise http_error(
-            answer,
-            action,
-            upstream.auth.env if upstream.auth else None,
-            upstream.errors,
-        )
+        refused = http_error(answer, action, upstream.credential_env, upstream.errors)
+        if answer.status_code == 401:
+            refused.how = _unprefixed_hint(upstream) + refused.how
+        raise refused
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
@@ -427,6 +549,47 @@ async def send(
     if failed is not None:  # a 2xx that says the call failed is no success
         raise failed
     return answer
+
+
+async def _with_token(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    tokens: TokenSource,
+    request: httpx.Request,
+    action: Action,
+    subject: str,
+) -> Answer:
+    refuse_insecure(str(request.url), tokens.allow_insecure, tokens.env)
+    token = await tokens.token(client, subject)
+    request.headers["authorization"] = f"Bearer {token}"
+    answer = await _exchange(client, upstream, request, action)
+    if answer.status_code == 401 and _invalid_token(answer):
+        tokens.refused(token, subject)
+        request.headers["authorization"] = (
+            f"Bearer {await tokens.token(client, subject)}"
+        )
+        answer = await _exchange(client, upstream, request, action)
+    return answer
+
+
+def _invalid_token(answer: Answer) -> bool:
+    """RFC 6750: an expired or revoked token is answered `WWW-Authenticate: Bearer error="invalid_token"`."""
+    challenge = answer.headers.get("www-authenticate", "")
+    return bool(re.search(r'error\s*=\s*"?invalid_token', challenge, re.IGNORECASE))
+
+
+def _unprefixed_hint(upstream: Upstream) -> str:
+    """A key sent as the whole Authorization header: many APIs want a scheme word before it."""
+    auth = upstream.auth
+    if auth is None or auth.kind != "api_key" or auth.at != "header" or auth.prefix:
+        return ""
+    if (auth.name or "").lower() != "authorization":
+        return ""
+    return (
+        f"The key in {auth.env} is sent as the whole Authorization header, with no scheme word before "
+        "it; if the API's documentation writes 'Authorization: Bearer <key>' (or Token), ask the user to "
+        "add prefix: 'Bearer ' to server.auth and regenerate, or to set the variable to 'Bearer <key>'. "
+    )
 
 
 async def _exchange(
