@@ -92,7 +92,7 @@ def authorization_key(name: str, scheme: dict[str, Any], env_stem: str, env: str
         location="header",
         name=header,
         why=f"{why}; the spec does not say whether a word goes before the key, so it is sent as it is: "
-        "if the API wants 'Bearer <key>' (or Token), add  prefix: 'Bearer '",
+        "if the API wants 'Bearer <key>' (or Token), add prefix: 'Bearer '",
     )
 
 
