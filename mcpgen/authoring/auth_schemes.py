@@ -30,7 +30,7 @@ _WORD_PATTERNS = (
     re.compile(r"\b([A-Za-z][\w-]*)\s+\{token\}"),  # NetworkInsight {token}
     re.compile(r"[\"'`]([A-Za-z][\w-]*)[\"'`]\s*\[?space\]?", re.I),  # Enter 'Bearer' [space]
 )
-_SCOPE = re.compile(r"^[A-Za-z0-9:._/-]+$")  # what the mapping's scopes allow
+_SCOPE = re.compile(r"^[!#-\[\]-~]+$")  # an RFC 6749 scope token, as the mapping's auth scopes allow
 _BEARER_TEXT = re.compile(r"\bbearer\b", re.I)
 _NOT_A_WORD = frozenset({"the", "a", "an", "your", "with", "and", "or", "api", "key", "token", "value"})
 
@@ -121,6 +121,11 @@ def oauth_flow(
     kind = max(usable, key=lambda k: (covered(k), k == "clientCredentials"))
     flow = usable[kind]
     token_url = _absolute(str(flow["tokenUrl"]), base_url)
+    sign_in = _absolute(str(flow.get("authorizationUrl", "")), base_url)
+    if not token_url.startswith(("https://", "http://")) or (
+        kind != "clientCredentials" and not sign_in.startswith(("https://", "http://"))
+    ):
+        return None  # relative to a server the spec does not name: the user gets a token elsewhere
     common = {
         "token_url": token_url,
         "scopes": tuple(wanted),
@@ -142,7 +147,7 @@ def oauth_flow(
         env="",
         location=None,
         name=None,
-        authorization_url=_absolute(str(flow["authorizationUrl"]), base_url),
+        authorization_url=sign_in,
         why=f"from securitySchemes.{name}'s authorizationCode flow: each user links their own account "
         "through the API's sign-in page (served over HTTP with server.access)",
         **common,  # type: ignore[arg-type]

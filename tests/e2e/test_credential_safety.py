@@ -52,7 +52,9 @@ class Tasks(LoopbackUpstream):
         return Reply(200, {"tasks": []})
 
 
-def generated(root: Path, spec: dict[str, Any], edit: dict[str, Any] | None = None) -> tuple[Path, dict[str, Any], str]:
+def generated(
+    root: Path, spec: dict[str, Any], edit: dict[str, Any] | None = None
+) -> tuple[Path, dict[str, Any], str]:
     (root / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     drafted = run_mcpgen("init", root / "spec.json", "-o", root / "mapping.yaml", "--name", "tasks")
     assert drafted.returncode == 0, drafted.stderr
@@ -66,13 +68,17 @@ def generated(root: Path, spec: dict[str, Any], edit: dict[str, Any] | None = No
 
 
 async def _call(package: Path, env: dict[str, str], log: Path | None = None) -> Any:
-    async with stdio_client([sys.executable, "-m", "tasks_mcp"], {"PYTHONPATH": str(package), **env}, log) as client:
+    async with stdio_client(
+        [sys.executable, "-m", "tasks_mcp"], {"PYTHONPATH": str(package), **env}, log
+    ) as client:
         [tool] = [t.name for t in (await client.list_tools()).tools]
         return await client.call_tool(tool, {"action": "list"})
 
 
 async def test_the_word_before_the_key_is_drafted_and_sent_once(tmp_path: Path) -> None:
-    package, mapping, _ = generated(tmp_path, key_spec('Token-based authentication with required prefix "Token"'))
+    package, mapping, _ = generated(
+        tmp_path, key_spec('Token-based authentication with required prefix "Token"')
+    )
     assert mapping["server"]["auth"] == {"type": "api_key", "env": "TASKS_API_KEY", "in": "header",
                                          "name": "Authorization", "prefix": "Token "}  # fmt: skip
     with Tasks() as upstream:
@@ -91,7 +97,9 @@ async def test_a_refused_raw_key_on_authorization_says_how_to_add_the_word(tmp_p
     with Tasks() as upstream:
         refused = await _call(package, {"TASKS_BASE_URL": upstream.base_url, "TASKS_API_KEY": "k-41d2a9"})
     text = result_text(refused)
-    assert refused.is_error and "sent as the whole Authorization header" in text and "prefix: 'Bearer '" in text
+    assert (
+        refused.is_error and "sent as the whole Authorization header" in text and "prefix: 'Bearer '" in text
+    )
     assert "k-41d2a9" not in text
 
 
@@ -104,7 +112,9 @@ async def test_bearer_words_in_the_spec_draft_a_bearer_token(tmp_path: Path) -> 
 async def test_a_placeholder_from_the_client_config_is_never_sent(tmp_path: Path) -> None:
     package, _, _ = generated(tmp_path, key_spec('Token-based authentication with required prefix "Token"'))
     with Tasks() as upstream:
-        result = await _call(package, {"TASKS_BASE_URL": upstream.base_url, "TASKS_API_KEY": "<your TASKS_API_KEY>"})
+        result = await _call(
+            package, {"TASKS_BASE_URL": upstream.base_url, "TASKS_API_KEY": "<your TASKS_API_KEY>"}
+        )
         assert upstream.requests == []
     text = result_text(result)
     assert result.is_error and "TASKS_API_KEY still holds the placeholder" in text

@@ -48,7 +48,9 @@ def spec(token_url: str, api: str) -> dict[str, Any]:
 class Things(Introspecting):
     def __init__(self, provider: Provider) -> None:
         super().__init__(provider)
-        self.route("GET", "/things/{thing_id}", lambda r, p: Reply(200, {"id": p["thing_id"], "name": "a thing"}))
+        self.route(
+            "GET", "/things/{thing_id}", lambda r, p: Reply(200, {"id": p["thing_id"], "name": "a thing"})
+        )
 
 
 async def test_client_credentials_token_is_shared_cached_renewed_and_never_shown(tmp_path: Path) -> None:
@@ -58,8 +60,12 @@ async def test_client_credentials_token_is_shared_cached_renewed_and_never_shown
         authorization_server(tmp_path, [client], ttl={"ClientCredentials": TOKEN_TTL_S}) as provider,
         Things(provider) as api,
     ):
-        (tmp_path / "spec.json").write_text(json.dumps(spec(provider.token_url, api.base_url)), encoding="utf-8")
-        drafted = run_mcpgen("init", tmp_path / "spec.json", "-o", tmp_path / "mapping.yaml", "--name", "things")
+        (tmp_path / "spec.json").write_text(
+            json.dumps(spec(provider.token_url, api.base_url)), encoding="utf-8"
+        )
+        drafted = run_mcpgen(
+            "init", tmp_path / "spec.json", "-o", tmp_path / "mapping.yaml", "--name", "things"
+        )
         assert drafted.returncode == 0, drafted.stderr
         draft = (tmp_path / "mapping.yaml").read_text(encoding="utf-8")
         assert "securitySchemes.oauth: oauth2 clientCredentials" in draft
@@ -112,7 +118,9 @@ async def test_client_credentials_token_is_shared_cached_renewed_and_never_shown
 def _assert_no_secret(secrets: set[str], texts: list[str], log: Path, package: Path) -> None:
     """No token nor client secret in any result, in the server's log, or in any generated file."""
     outputs = {"results": "\n".join(texts), "log": log.read_text(encoding="utf-8")}
-    outputs |= {str(p): p.read_text(encoding="utf-8", errors="replace") for p in package.rglob("*") if p.is_file()}
+    outputs |= {
+        str(p): p.read_text(encoding="utf-8", errors="replace") for p in package.rglob("*") if p.is_file()
+    }
     assert "obtained an access token" in outputs["log"]
     leaks = [(where, secret[:6]) for where, text in outputs.items() for secret in secrets if secret in text]
     assert leaks == []
@@ -123,10 +131,20 @@ async def test_a_refused_client_says_which_variables_and_the_secret_stays_out(tm
     client = {**CLIENT, "grant_types": ["client_credentials"], "redirect_uris": [], "response_types": [],
               "scope": "read"}  # fmt: skip
     with authorization_server(tmp_path, [client]) as provider, Things(provider) as api:
-        (tmp_path / "spec.json").write_text(json.dumps(spec(provider.token_url, api.base_url)), encoding="utf-8")
-        assert run_mcpgen("init", tmp_path / "spec.json", "-o", tmp_path / "m.yaml", "--name", "things").returncode == 0
+        (tmp_path / "spec.json").write_text(
+            json.dumps(spec(provider.token_url, api.base_url)), encoding="utf-8"
+        )
+        assert (
+            run_mcpgen(
+                "init", tmp_path / "spec.json", "-o", tmp_path / "m.yaml", "--name", "things"
+            ).returncode
+            == 0
+        )
         out = tmp_path / "out"
-        assert run_mcpgen("generate", tmp_path / "spec.json", "-m", tmp_path / "m.yaml", "-o", out).returncode == 0
+        assert (
+            run_mcpgen("generate", tmp_path / "spec.json", "-m", tmp_path / "m.yaml", "-o", out).returncode
+            == 0
+        )
         wrong = "cs-wrong-0b9d7e"
         env = {"PYTHONPATH": str(out), "THINGS_CLIENT_ID": CLIENT["client_id"], "THINGS_CLIENT_SECRET": wrong}
         async with stdio_client([sys.executable, "-m", "things_mcp"], env) as session:
