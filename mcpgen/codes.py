@@ -133,6 +133,7 @@ M242 = _code("M242", _W, "a request body with no fields or type the tool's schem
 M243 = _code("M243", _W, "a preview's read operation types a parameter otherwise than the action does")
 M244 = _code("M244", _W, "a request body requires fields its schema marks `readOnly`, which are never sent")
 M250 = _code("M250", _E, "a task's `status` action is not an action of the tool")
+M251 = _code("M251", _E, "`task:` on an operation whose spec documents success answers but no 202 Accepted, so it never runs as a job")
 
 # --- credentials --------------------------------------------------------------------------------------------
 M301 = _code("M301", _I, "the spec has security schemes and the mapping no `server.auth`")

@@ -134,6 +134,7 @@ class TaskRule:
     job_id: str = "id"
     state: str = "status"
     poll_interval_s: float = 5.0
+    source: SourceRef | None = None  # the `task:` key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -701,14 +702,15 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         confirm_param=action.get("confirm_param"),
         confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
-        task=_read_task(action.get("task")),
+        task=_read_task(action.get("task"), document.locate(f"{pointer}/task")),
     )
 
 
-def _read_task(task: dict[str, Any] | None) -> TaskRule | None:
+def _read_task(task: dict[str, Any] | None, source: SourceRef) -> TaskRule | None:
     if task is None:
         return None
     return TaskRule(
+        source=source,
         status=task.get("status"),
         job_id=task.get("job_id", "id"),
         state=task.get("state", "status"),
