@@ -61,8 +61,10 @@ F012 = _code("F012", _E, "a number is NaN or an infinity, which no generated fil
 
 # --- the spec -----------------------------------------------------------------------------------------------
 S001 = _code("S001", _E, "the OpenAPI document is not a mapping")
-S002 = _code("S002", _E, "the document is not OpenAPI 3.0 or 3.1")
+S002 = _code("S002", _E, "the document is not Swagger 2.0, OpenAPI 3.0 or 3.1")
 S003 = _code("S003", _E, "the document is not valid OpenAPI at the place named")
+S004 = _code("S004", _E, "a Swagger 2.0 operation that OpenAPI 3.0 cannot say: two body parameters, or a body and form fields")
+S005 = _code("S005", _W, "a Swagger 2.0 list format (collectionFormat) OpenAPI 3.0 has no equivalent for, converted to the nearest")
 S010 = _code("S010", (_E, _W), "a part of one component or operation is not valid OpenAPI: an error where a mapped operation uses it, a warning (ignored) where none does")
 
 # --- $ref ---------------------------------------------------------------------------------------------------
