@@ -271,7 +271,14 @@ def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
     found = f"'{version}'" if version else "no 'openapi' field (nor 'swagger')"
     hint = "write openapi: 3.0.3 (or swagger: '2.0' for a Swagger 2.0 document)"
     raise DiagnosticError(
-        [error(codes.S002, f"only Swagger 2.0, OpenAPI 3.0 and 3.1 are supported; found {found}", source, hint)]
+        [
+            error(
+                codes.S002,
+                f"only Swagger 2.0, OpenAPI 3.0 and 3.1 are supported; found {found}",
+                source,
+                hint,
+            )
+        ]
     )
 
 

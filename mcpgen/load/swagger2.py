@@ -138,7 +138,9 @@ class _Converter:
         if isinstance(definitions, dict) and definitions:
             schemas = components["schemas"] = {}
             for name, schema in definitions.items():
-                schemas[name] = self.schema(schema, f"/components/schemas/{_esc(name)}", f"/definitions/{_esc(name)}")
+                schemas[name] = self.schema(
+                    schema, f"/components/schemas/{_esc(name)}", f"/definitions/{_esc(name)}"
+                )
         parameters = {
             name: parameter
             for name, parameter in self.shared_parameters.items()
@@ -152,7 +154,9 @@ class _Converter:
         responses = self.swagger.get("responses")
         if isinstance(responses, dict) and responses:
             components["responses"] = {
-                name: self.response(r, self.produces, f"/components/responses/{_esc(name)}", f"/responses/{_esc(name)}")
+                name: self.response(
+                    r, self.produces, f"/components/responses/{_esc(name)}", f"/responses/{_esc(name)}"
+                )
                 for name, r in responses.items()
             }
         schemes = self.swagger.get("securityDefinitions")
@@ -190,7 +194,7 @@ class _Converter:
             if not isinstance(item, dict) or "$ref" in item:
                 converted[path] = item
                 continue
-            shared = item.get("parameters") if isinstance(item.get("parameters"), list) else []
+            shared = _list(item.get("parameters"))
             new_item: dict[str, Any] = {}
             for key, value in item.items():
                 if key == "parameters":
@@ -218,10 +222,12 @@ class _Converter:
                 kept.append(self.parameter(parameter, here, there))
         return kept
 
-    def operation(self, operation: dict[str, Any], shared: list[Any], at: str, path_at: str) -> dict[str, Any]:
+    def operation(
+        self, operation: dict[str, Any], shared: list[Any], at: str, path_at: str
+    ) -> dict[str, Any]:
         consumes = _media_list(operation.get("consumes"), self.consumes)
         produces = _media_list(operation.get("produces"), self.produces)
-        own = operation.get("parameters") if isinstance(operation.get("parameters"), list) else []
+        own = _list(operation.get("parameters"))
         parts = self._body_parts(own, shared, at, path_at)
         new: dict[str, Any] = {}
         for key, value in operation.items():
@@ -331,14 +337,19 @@ class _Converter:
         if fmt == "multi":
             return {"explode": True}
         if fmt == "csv":
-            return {"style": "form", "explode": False} if where in ("query", "cookie") else {"style": "simple"}
-        if fmt in ("ssv", "pipes") and where == "query":
+            form = where in ("query", "cookie", "formData")
+            return {"style": "form", "explode": False} if form else {"style": "simple"}
+        if fmt in ("ssv", "pipes") and where in ("query", "formData"):
             return {"style": "spaceDelimited" if fmt == "ssv" else "pipeDelimited"}
         self.out.problems.append(
             Problem(
                 f"{source}/collectionFormat",
-                f"collectionFormat {fmt} has no OpenAPI 3.0 equivalent "
-                + ("here (only in query parameters)" if fmt in ("ssv", "pipes") else "")
+                f"collectionFormat {fmt} has "
+                + (
+                    "an OpenAPI 3.0 equivalent only in a query or form"
+                    if fmt in ("ssv", "pipes")
+                    else "no OpenAPI 3.0 equivalent"
+                )
                 + "; the values are sent as OpenAPI 3.0's default for this parameter instead",
                 "check how the API reads this list; csv or multi convert exactly",
                 fatal=False,
@@ -346,7 +357,9 @@ class _Converter:
         )
         return {"x-collectionFormat": fmt} if fmt == "tsv" else {}
 
-    def request_body(self, parts: list[tuple[dict[str, Any], str]], consumes: list[str], at: str) -> dict[str, Any]:
+    def request_body(
+        self, parts: list[tuple[dict[str, Any], str]], consumes: list[str], at: str
+    ) -> dict[str, Any]:
         body = next((p for p in parts if p[0].get("in") == "body"), None)
         if body is not None:
             return self._body(body[0], body[1], consumes, at)
@@ -360,7 +373,9 @@ class _Converter:
         new["content"] = {}
         for media in consumes or list(DEFAULT_CONSUMES):
             schema_at = join_pointer(at, "content", media, "schema")
-            new["content"][media] = {"schema": self.schema(parameter.get("schema") or {}, schema_at, f"{source}/schema")}
+            new["content"][media] = {
+                "schema": self.schema(parameter.get("schema") or {}, schema_at, f"{source}/schema")
+            }
         if parameter.get("required"):
             new["required"] = True
         new.update(_extensions(parameter))
@@ -375,10 +390,12 @@ class _Converter:
         encoding: dict[str, Any] = {}
         for parameter, source in parts:
             name = str(parameter.get("name"))
-            properties[name] = self._form_field(parameter, join_pointer(schema_at, "properties", name), source)
+            properties[name] = self._form_field(
+                parameter, join_pointer(schema_at, "properties", name), source
+            )
             if parameter.get("required") is True:
                 required.append(name)
-            style = self._style(parameter, source) if parameter.get("collectionFormat") else {}
+            style = self._style(parameter, source)
             if style:
                 encoding[name] = style
         schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -393,7 +410,7 @@ class _Converter:
             new["required"] = True
         return new
 
-    def _form_field(self, parameter: dict[str, Any], at: str, source: str) -> dict[str, Any]:
+    def _form_field(self, parameter: dict[str, Any], at: str, source: str) -> Any:
         field_schema: dict[str, Any] = {}
         if parameter.get("description"):
             field_schema["description"] = parameter["description"]
@@ -413,13 +430,15 @@ class _Converter:
         if isinstance(response.get("$ref"), str):
             return {**response, "$ref": _ref(response["$ref"])}
         new: dict[str, Any] = {"description": response.get("description") or ""}
-        examples = response.get("examples") if isinstance(response.get("examples"), dict) else {}
+        examples = response["examples"] if isinstance(response.get("examples"), dict) else {}
         for key, value in response.items():
             if key == "schema":
                 new["content"] = self._response_content(value, examples, produces, at, source)
             elif key == "headers" and isinstance(value, dict):
                 new["headers"] = {
-                    name: self.header(h, join_pointer(at, "headers", name), join_pointer(source, "headers", name))
+                    name: self.header(
+                        h, join_pointer(at, "headers", name), join_pointer(source, "headers", name)
+                    )
                     for name, h in value.items()
                     if str(name).lower() != "status code"
                 }
@@ -436,7 +455,9 @@ class _Converter:
         content: dict[str, Any] = {}
         for media in produces or list(DEFAULT_PRODUCES):
             entry: dict[str, Any] = {
-                "schema": self.schema(schema, join_pointer(at, "content", media, "schema"), f"{source}/schema")
+                "schema": self.schema(
+                    schema, join_pointer(at, "content", media, "schema"), f"{source}/schema"
+                )
             }
             if media in examples:
                 entry["examples"] = {"response": {"value": examples[media]}}
@@ -474,7 +495,13 @@ def _schema(schema: Any) -> Any:
         elif key in _ONE and isinstance(value, dict):
             new[key] = _schema(value)
         elif key == "items" and isinstance(value, list):  # 2.0 allows no tuple, but some specs write one
-            new[key] = _schema(value[0]) if len(value) == 1 else {"anyOf": [_schema(v) for v in value]} if value else {}
+            new[key] = (
+                _schema(value[0])
+                if len(value) == 1
+                else {"anyOf": [_schema(v) for v in value]}
+                if value
+                else {}
+            )
         elif key in _LIST and isinstance(value, list):
             new[key] = [_schema(v) for v in value]
         elif key in _MAP and isinstance(value, dict):
@@ -496,7 +523,10 @@ def _without_formats(schema: dict[str, Any]) -> dict[str, Any]:
     """A parameter's `items` without 2.0's nested collectionFormat, which 3.0 has no place for."""
     items = schema.get("items")
     if isinstance(items, dict) and "collectionFormat" in items:
-        schema = {**schema, "items": _without_formats({k: v for k, v in items.items() if k != "collectionFormat"})}
+        schema = {
+            **schema,
+            "items": _without_formats({k: v for k, v in items.items() if k != "collectionFormat"}),
+        }
     return schema
 
 
@@ -506,6 +536,10 @@ def _ref(ref: str) -> str:
         if ref.startswith(old):
             return new + ref[len(old) :]
     return ref
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _media_list(value: Any, default: Iterable[str]) -> list[str]:

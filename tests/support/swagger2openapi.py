@@ -30,7 +30,10 @@ s2o.convertFile(process.argv[2], {patch: true, warnOnly: true})
 def install() -> Path | None:
     """`npm ci` the pinned swagger2openapi into .cache/swagger2openapi once (scripts/test does it before
     the run); None when npm is missing."""
-    if MODULE.is_dir() and (HOME / "package-lock.json").read_bytes() == (PIN / "package-lock.json").read_bytes():
+    if (
+        MODULE.is_dir()
+        and (HOME / "package-lock.json").read_bytes() == (PIN / "package-lock.json").read_bytes()
+    ):
         return MODULE
     if shutil.which("npm") is None:
         return None
@@ -44,7 +47,11 @@ def install() -> Path | None:
 
 def convert(path: Path) -> dict[str, Any]:
     completed = subprocess.run(
-        ["node", "-e", _SCRIPT, str(MODULE), str(path)], capture_output=True, text=True, timeout=300, check=False
+        ["node", "-e", _SCRIPT, str(MODULE), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     return json.loads(completed.stdout)
@@ -59,7 +66,9 @@ def _at(document: dict[str, Any], ref: str) -> Any:
 
 def _deref(document: dict[str, Any], value: Any) -> Any:
     for _ in range(16):
-        if not (isinstance(value, dict) and isinstance(value.get("$ref"), str) and value["$ref"].startswith("#/")):
+        if not (
+            isinstance(value, dict) and isinstance(value.get("$ref"), str) and value["$ref"].startswith("#/")
+        ):
             return value
         value = _at(document, value["$ref"])
     return value
@@ -117,7 +126,10 @@ def tool_facts(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
             operation = item.get(method)
             if not isinstance(operation, dict):
                 continue
-            parameters = {**shared, **dict(_parameter_facts(document, p) for p in operation.get("parameters") or [])}
+            parameters = {
+                **shared,
+                **dict(_parameter_facts(document, p) for p in operation.get("parameters") or []),
+            }
             body = _deref(document, operation.get("requestBody"))
             out[f"{method.upper()} {path}"] = {
                 "operationId": operation.get("operationId"),
