@@ -58,6 +58,8 @@ F009 = _code("F009", _E, "YAML aliases would never end (an alias inside its own 
 F010 = _code("F010", _E, "a string holds an unpaired surrogate escape, which is not a character")
 F011 = _code("F011", _E, "values are nested deeper than mcpgen reads")
 F012 = _code("F012", _E, "a number is NaN or an infinity, which no generated file can hold")
+F013 = _code("F013", _E, "a spec's URL cannot be fetched: no connection, a refused certificate, an HTTP error, too slow, or no room to keep it")
+F014 = _code("F014", _E, "a spec's URL is refused: plain http without --allow-http, a redirect away from https, or too many redirects")
 
 # --- the spec -----------------------------------------------------------------------------------------------
 S001 = _code("S001", _E, "the OpenAPI document is not a mapping")
@@ -68,7 +70,7 @@ S005 = _code("S005", _W, "a Swagger 2.0 list format (collectionFormat) OpenAPI 3
 S010 = _code("S010", (_E, _W), "a part of one component or operation is not valid OpenAPI: an error where a mapped operation uses it, a warning (ignored) where none does")
 
 # --- $ref ---------------------------------------------------------------------------------------------------
-R001 = _code("R001", _E, "a `$ref` points to a network URI; remote references are never fetched")
+R001 = _code("R001", _E, "a `$ref` points to a network URI on a host --allow-ref-host does not name; such references are not fetched")
 R002 = _code("R002", _E, "a `$ref` points at nothing in its document")
 R003 = _code("R003", _E, "a `$ref` chain is too long or cyclic")
 R004 = _code("R004", _E, "the file a `$ref` names cannot be loaded")

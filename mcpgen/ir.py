@@ -313,6 +313,7 @@ class ServerSpec:
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
+    spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
+from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
@@ -84,7 +85,6 @@ class FailOn(enum.StrEnum):
     any = "any"
 
 
-SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
 MappingOpt = Annotated[
     Path,
     typer.Option(
@@ -130,6 +130,8 @@ def generate_command(
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Generate (or regenerate) the server package in OUT.
 
@@ -140,7 +142,14 @@ def generate_command(
     """
     chosen = _profile(profile)
     previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds
-    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or (), previous=previous)
+    result = generate(
+        spec_input(spec),
+        mapping,
+        chosen,
+        ref_roots=allow_ref_root or (),
+        previous=previous,
+        remote=remote_options(allow_http, allow_ref_host),
+    )
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         say("no files were written", err=True)
@@ -199,13 +208,16 @@ def config_command(
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Print CLIENT's configuration for the server SPEC and MAPPING generate: the command that launches it
     (or its URL) and the environment variables it needs, with placeholders for credentials.
     The text goes to stdout; where it belongs goes to stderr."""
     if client not in CLIENTS:
         raise typer.BadParameter(f"use one of {', '.join(CLIENTS)}", param_hint="CLIENT")
-    result = generate(spec, mapping, None, ref_roots=allow_ref_root or ())
+    remote = remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, None, ref_roots=allow_ref_root or (), remote=remote)
     _report(result.diagnostics, quiet=True)
     if not result.ok or result.server is None:
         raise typer.Exit(1)
@@ -341,9 +353,18 @@ app.command("check", help=CHECK_HELP)(check_command)
 
 
 @app.command("validate")
-def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRootsOpt = None) -> None:
+def validate_command(
+    spec: SpecArg,
+    mapping: MappingOpt,
+    allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
+) -> None:
     """Check the spec and the mapping file, and list the operations no tool maps."""
-    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping, ref_roots=allow_ref_root or ())
+    remote = remote_options(allow_http, allow_ref_host)
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(
+        spec_input(spec), mapping, ref_roots=allow_ref_root or (), remote=remote
+    )
     if loaded_spec is None or loaded_mapping is None:
         _report(diagnostics, quiet=False)
         raise typer.Exit(1)
@@ -502,8 +523,13 @@ def init_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
-    raise typer.Exit(run_init(spec, out, name=name, force=force, ref_roots=allow_ref_root or ()))
+    remote = remote_options(allow_http, allow_ref_host)
+    raise typer.Exit(
+        run_init(spec_input(spec), out, name=name, force=force, ref_roots=allow_ref_root or (), remote=remote)
+    )
 
 
 @app.command("schema")

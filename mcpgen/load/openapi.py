@@ -20,6 +20,7 @@ from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
+from mcpgen.load.remote import Fetched, RemoteOptions, fetch, is_url
 from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
 from mcpgen.load.swagger2 import convert, is_swagger2
 
@@ -66,6 +67,7 @@ class Spec:
     # they matter only if a mapped operation uses them (`problems_for`), so loading goes on.
     invalid: tuple[Diagnostic, ...] = ()
     converted_from: str | None = None  # "Swagger 2.0": the document was converted on load (swagger2.py)
+    fetched: Fetched | None = None  # given by URL: where from, the kept copy, its sha256 (remote.py)
     # find_operation's lookups: 'METHOD /path' and operationId (the first operation holding it).
     _by_reference: dict[str, Operation] = field(default_factory=dict, repr=False, compare=False)
 
@@ -81,12 +83,27 @@ class Spec:
         return components.get("securitySchemes") or {}
 
 
-def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()) -> Spec:
+def load_spec(
+    path: Path | str,
+    display_path: str | None = None,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
+) -> Spec:
     """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used.
 
-    `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
+    `path` may be an https URL (a str): the spec is fetched (remote.py) and kept in the cache.
+    `$ref`s may read files under the spec's own directory and under `ref_roots` only, and fetch from
+    the hosts `remote.ref_hosts` names (refs.py).
     """
-    document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
+    remote = remote or RemoteOptions()
+    fetched = None
+    if isinstance(path, str) and is_url(path):
+        fetched = fetch(path, remote)
+        document = load_document(fetched.path, display_path or path, max_bytes=MAX_SPEC_BYTES)
+        document.base_url = fetched.final_url
+    else:
+        document = load_document(Path(path), display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
         raise DiagnosticError(
@@ -98,7 +115,7 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
         data = document.data
     version = str(data.get("openapi", ""))
     model = _model_for(version, document)
-    problems = check_network_refs(document)
+    problems = check_network_refs(document, remote.ref_hosts)
     if problems:
         raise DiagnosticError(problems)
     invalid: list[Diagnostic] = []
@@ -109,7 +126,7 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
             raise DiagnosticError(found[:5])
         invalid = found
     invalid += converted
-    resolver = RefResolver(document, roots=ref_roots)
+    resolver = RefResolver(document, roots=ref_roots, remote=remote)
     info = data.get("info") or {}
     return Spec(
         document=document,
@@ -124,6 +141,7 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
         operations=tuple(_operations(document, resolver)),
         invalid=tuple(invalid),
         converted_from="Swagger 2.0" if document.origin is not None else None,
+        fetched=fetched,
     )
 
 
@@ -464,9 +482,13 @@ def find_operation(spec: Spec, reference: str) -> Operation | None:
 
 
 def load_spec_or_diagnostics(
-    path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()
+    path: Path | str,
+    display_path: str | None = None,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> tuple[Spec | None, list[Diagnostic]]:
     try:
-        return load_spec(path, display_path, ref_roots=ref_roots), []
+        return load_spec(path, display_path, ref_roots=ref_roots, remote=remote), []
     except DiagnosticError as exc:
         return None, list(exc.diagnostics)

@@ -70,6 +70,7 @@ class Document:
     _json_cache: dict[str, Position] = field(default_factory=dict)
     _json_index: _JsonIndex | None = None
     origin: Callable[[str], str] | None = None
+    base_url: str | None = None  # fetched from this URL: relative `$ref`s are resolved against it
 
     def locate(self, pointer: str) -> SourceRef:
         if self.origin is not None:
