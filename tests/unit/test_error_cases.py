@@ -67,7 +67,7 @@ def test_network_ref_in_a_spec_is_refused_not_fetched(tmp_path: Path) -> None:
     assert (
         f"{spec}:8:" in completed.stderr
         and "R001" in completed.stderr
-        and "never fetches" in completed.stderr
+        and "fetches references only from hosts --allow-ref-host names" in completed.stderr
     )
 
 
