@@ -111,6 +111,9 @@ class ResultShape:
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
+    # The answer's other lists of records beside `items` (a sync's `modified`, `removed` beside
+    # `added`), kept whole in every format under their own names: a list is never left out of concise.
+    lists: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +129,9 @@ class PagingSpec:
     echoed: tuple[str, ...]  # body fields that only repeat the paging
     max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
     next_link: str | None = None  # link style: body path of the next page's URL (else the Link header)
+    offset_in_body: bool = False  # offset style: offset_wire is a dotted body path (a search sent by POST)
+    total_header: str | None = None  # the response header the spec says carries the total
+    next_page: str | None = None  # page style: body path of the API's next page, null on the last
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,12 +157,16 @@ class PreviewSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultUnitSpec:
-    """A result field in the API's unit, shown in the agent's unit and under its argument's name (T5):
-    `size` in MB comes back as `size_gb` when the agent passes `size_gb`."""
+    """A result field in the API's unit, shown in the agent's unit and under a name that says it (T5):
+    `size` in MB comes back as `size_gb` when the agent passes `size_gb` for the same schema's field."""
 
     field: str  # dotted path in a record: 'size', 'amount_money.amount'
-    name: str  # the key it gets: the argument's name
+    name: str  # the key it gets: the argument's name, or '<key>_<agent unit>'
     unit: UnitSpec
+    # The schema slot the field's value is written at, as a JSON pointer in the spec
+    # ('#/components/schemas/Money/properties/amount'): a converted parameter's unit applies to the
+    # fields of the same slot only; a unit the mapping states (`response.units`) names its field's.
+    pointer: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,6 +177,20 @@ class TaskSpec:
     job_id: str = "id"
     state: str = "status"
     poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailureSpec:
+    """A failure the API reports inside a 2xx answer (build/failures.py), the runtime's `Failure`: the value
+    at JSON pointer `at` fails the answer when it is one of `equals`, when it is set and none of `unless`, or,
+    with `non_empty`, when it holds anything."""
+
+    at: str  # '/ok', '/meta/success'
+    equals: tuple[Any, ...] = ()
+    unless: tuple[Any, ...] = ()
+    non_empty: bool = False
+    message: str | None = None  # JSON pointer of the API's words about it
+    unchanged: bool = False  # the mapping says a failing answer means the API made no change
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -202,7 +226,9 @@ class ActionSpec:
     # The body field the mapping's server.idempotency_key names, when this action's body has it: the
     # server fills it with a key per logical request, the agent never sees it.
     idempotency_body: str | None = None
-    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    # What the action does (S4), decided by build/hints.py for every action, a preview's read too:
+    # `idempotent` is also the runtime's rule for a timeout (E4), placed as it is by render.
+    hints: ToolHints
     accept: str | None = None  # the Accept header its answers call for; None: application/json
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None
@@ -221,6 +247,9 @@ class ActionSpec:
     # so not in `params` nor the inputSchema; sent upstream like the others.
     asked: tuple[ParamSpec, ...] = ()
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
+    # The API's error codes and the kind of recovery each calls for (the action's `errors:`, E3).
+    errors: tuple[tuple[str, str], ...] = ()
+    failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -313,6 +342,7 @@ class ServerSpec:
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
+    errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
     spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
 
 

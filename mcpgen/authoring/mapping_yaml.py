@@ -134,6 +134,17 @@ def _action(action: DraftAction) -> list[str]:
             "        response: {single: true}  # its answer has several lists and the spec does not say which "
             "holds records; if it is a list, write  response: {items: <that field>}"
         )
+    if action.search:
+        lines.append(
+            "        hints: {read_only: true}  # a search sent by POST: it reads, and pages by its body"
+        )
+    if action.items:
+        lines.append(
+            f"        response: {{items: {_scalar(action.items)}}}  # the list the answer's total counts"
+        )
+    if action.body_paging:
+        fields = ", ".join(f"{role}: {_scalar(path)}" for role, path in action.body_paging)
+        lines.append(f"        pagination: {{{fields}}}  # paging fields inside a body object")
     if action.params:
         lines.append("        params:")
         for param in action.params:

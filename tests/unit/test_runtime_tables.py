@@ -16,6 +16,7 @@ import ast
 import dataclasses
 import importlib
 import importlib.util
+import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -72,10 +73,14 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
-    ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
+    ir.ResultUnitSpec: (
+        "ResultUnit",
+        {"field": "field", "name": "name", "unit": "unit"},
+        {"pointer": "the schema slot the unit was scoped to, for diagnostics"},
+    ),
     ir.ResultShape: (
         "Shape",
-        {"items": "items", "concise": "concise", "drop": "drop", "record": "record"},
+        {"items": "items", "concise": "concise", "drop": "drop", "record": "record", "lists": "lists"},
         {},
     ),
     ir.PagingSpec: (
@@ -90,6 +95,9 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "echoed": "echoed",
             "max_limit": "max_limit",
             "next_link": "next_link",
+            "offset_in_body": "offset_in_body",
+            "total_header": "total_header",
+            "next_page": "next_page",
         },
         {},
     ),
@@ -142,6 +150,8 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "body_requires": "body_requires",
             "variants": "variants",
             "task": "task",
+            "errors": "errors",
+            "failures": "failures",
         },
         {
             "description": "goes to tools.json",
@@ -154,6 +164,18 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
             "result_fields": "goes to tools.json (the tool's outputSchema)",
         },
+    ),
+    ir.FailureSpec: (
+        "Failure",
+        {
+            "at": "at",
+            "equals": "equals",
+            "unless": "unless",
+            "non_empty": "non_empty",
+            "message": "message",
+            "unchanged": "unchanged",
+        },
+        {},
     ),
     ir.TaskSpec: (
         "TaskPoll",
@@ -202,7 +224,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages", "schemas", "shapes"):
+    for name in ("units", "pages", "schemas", "shapes", "paging"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
     for spec, mapping in (
@@ -212,6 +234,16 @@ def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     ):
         yield real / f"{spec}.json", real / f"{mapping}.mapping.yaml"
     yield _ads_with_the_rest(scratch)
+    yield _failure_kinds(scratch)
+
+
+def _failure_kinds(scratch: Path) -> tuple[Path, Path]:
+    """The vendor answers of tests/e2e/test_api_failure_kinds.py: error codes and failures inside a 2xx."""
+    from tests.e2e.test_api_failure_kinds import MAPPING, SPEC
+
+    (scratch / "failures.json").write_text(json.dumps(SPEC), encoding="utf-8")
+    (scratch / "failures.mapping.yaml").write_text(MAPPING, encoding="utf-8")
+    return scratch / "failures.json", scratch / "failures.mapping.yaml"
 
 
 def _replaced(text: str, old: str, new: str) -> str:
@@ -220,7 +252,7 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
-    """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
+    """specs/ads with what no example has: on-demand discovery, a fixed value, idempotency keys (the server's header, one an
     operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
     server of its own, and a second credential."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
@@ -250,7 +282,8 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
-        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
+        "  timeout_s: 30\n  discovery: search_tools\n"  # ServerConfig.discovery
+        "  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
         "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
         "    scopes: [ads:use]\n",
     )
