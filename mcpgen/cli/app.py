@@ -142,14 +142,8 @@ def generate_command(
     """
     chosen = _profile(profile)
     previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds
-    result = generate(
-        spec_input(spec),
-        mapping,
-        chosen,
-        ref_roots=allow_ref_root or (),
-        previous=previous,
-        remote=remote_options(allow_http, allow_ref_host),
-    )
+    roots, remote = allow_ref_root or (), remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, chosen, ref_roots=roots, previous=previous, remote=remote)
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         say("no files were written", err=True)
