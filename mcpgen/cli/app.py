@@ -22,7 +22,7 @@ from mcpgen.cli.output import say
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
-from mcpgen.contract.format import MARKDOWN_BUDGET, format_diff
+from mcpgen.contract.format import MARKDOWN_BUDGET, TEXT_BUDGET, format_diff
 from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import format_annotations, format_sarif
 from mcpgen.diagnostics import (
@@ -408,11 +408,11 @@ def diff_command(
         int,
         typer.Option(
             "--max-chars",
-            min=1000,
-            help="markdown: at most this many characters (GitHub's comment limit by default); whole "
-            "lines only, the rest counted in an 'N more, see the JSON' line.",
+            min=0,
+            help=f"markdown and text: at most this many characters (markdown {MARKDOWN_BUDGET:,}, GitHub's "
+            f"comment limit; text {TEXT_BUDGET:,}); whole lines only, the rest counted in 'N more, see the JSON'.",
         ),
-    ] = MARKDOWN_BUDGET,
+    ] = 0,
     unmapped: Annotated[
         Unmapped,
         typer.Option(

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractChange, ContractDiff
-from mcpgen.contract.format import suggestion, summary
+from mcpgen.contract.format import SHOWN_CAUSES, suggestion, summary, what_changed
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -92,12 +92,13 @@ def _subject(change: ContractChange) -> str:
 
 
 def _causes(change: ContractChange) -> str:
+    """The best cause (causes come ranked, `trace.cause_rank`) and how many more the JSON lists."""
     if not change.causes:
         return ""
     first = change.causes[0]
-    where = f"{first.origin} {first.change} at {first.pointer or '/'}"
-    more = len(change.causes) - 1
-    return f"; caused by {where}" + (f" and {more} more" if more else "")
+    where = f"{first.origin} {what_changed(first)} at {first.pointer or '/'}"
+    more = len(_edit_keys(change)) - 1
+    return f"; caused by {where}" + (f" and {more} more (see the JSON)" if more > 0 else "")
 
 
 # --- SARIF 2.1.0 ----------------------------------------------------------------------------------
@@ -174,6 +175,7 @@ def _result(
             "id": change.id,
             "impact": change.impact.label,
             "causes": _edits(change),
+            "moreCauses": max(0, len(_edit_keys(change)) - SHOWN_CAUSES),
         },
     }
     if reason is not None:
@@ -181,11 +183,18 @@ def _result(
     return result
 
 
+def _edit_keys(change: ContractChange) -> list[tuple[str, str, str]]:
+    """Each edit among the causes once, best first: one edit of a shared definition is a cause through
+    every operation that reaches it (Stripe 1.1.1 -> 1.3.17 wrote 68 MB of the same few edits)."""
+    return list(dict.fromkeys((c.origin, c.change, c.pointer) for c in change.causes))
+
+
 def _edits(change: ContractChange) -> list[dict[str, str]]:
-    """Each edit among the causes once: one edit of a shared definition is a cause through every
-    operation that reaches it (Stripe 1.1.1 -> 1.3.17 wrote 68 MB of the same few edits)."""
-    edits = dict.fromkeys((c.origin, c.change, c.pointer) for c in change.causes)
-    return [{"origin": origin, "change": kind, "pointer": pointer} for origin, kind, pointer in edits]
+    """The first causes, as text and markdown show them; the JSON lists every one."""
+    return [
+        {"origin": origin, "change": kind, "pointer": pointer}
+        for origin, kind, pointer in _edit_keys(change)[:SHOWN_CAUSES]
+    ]
 
 
 def _uri(file: str) -> str:

@@ -21,6 +21,7 @@ _WORDING = frozenset(
 )
 _COMING_AND_GOING = frozenset({Kind.ACTION_ADDED, Kind.ACTION_REMOVED, Kind.TOOL_ADDED, Kind.TOOL_REMOVED})
 _ANNOTATIONS = frozenset({Kind.ANNOTATION_LESS_SAFE, Kind.ANNOTATION_SAFER})
+_RESULTS = frozenset({Kind.RESULT_TYPE_CHANGED, Kind.RESULT_UNIT_CHANGED})
 
 
 def trace(
@@ -40,8 +41,78 @@ def trace(
         scope = scopes.scope(change)
         chosen = index.relevant(change, scope) or index.candidates(scope) or index.generated
         used.update(chosen)
-        traced.append(replace(change, causes=tuple(inputs[i] for i in chosen)))
+        causes = sorted((inputs[i] for i in chosen), key=lambda item: cause_rank(change, item))
+        traced.append(replace(change, causes=tuple(causes)))
     return traced, used
+
+
+# The last words of a pointer that name what a kind of change is about: an input there explains it best.
+_NAMED_BY_KIND: dict[Kind, frozenset[str]] = {
+    **dict.fromkeys(_WORDING, frozenset({"description", "summary", "title"})),
+    **dict.fromkeys(
+        (Kind.PARAM_ENUM_VALUE_ADDED, Kind.PARAM_ENUM_VALUE_REMOVED, Kind.PARAM_ENUM_INTRODUCED),
+        frozenset({"enum"}),
+    ),
+    Kind.PARAM_ENUM_DROPPED: frozenset({"enum"}),
+    **dict.fromkeys(
+        (Kind.PARAM_REQUIRED, Kind.PARAM_OPTIONAL, Kind.PARAM_MEMBER_REQUIRED, Kind.PARAM_MEMBER_OPTIONAL),
+        frozenset({"required"}),
+    ),
+    **dict.fromkeys(
+        (
+            Kind.PARAM_TYPE_CHANGED,
+            Kind.PARAM_TYPE_NARROWED,
+            Kind.PARAM_TYPE_WIDENED,
+            Kind.RESULT_TYPE_CHANGED,
+        ),
+        frozenset({"type", "nullable", "$ref"}),
+    ),
+    **dict.fromkeys(
+        (Kind.PARAM_CONSTRAINT_TIGHTENED, Kind.PARAM_CONSTRAINT_RELAXED),
+        frozenset(
+            {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength"}
+            | {"minItems", "maxItems", "pattern"}
+        ),
+    ),
+    **dict.fromkeys(
+        (Kind.PARAM_UNIT_CHANGED, Kind.RESULT_UNIT_CHANGED),
+        frozenset({"description", "x-unit", "format", "unit", "name"}),
+    ),
+    Kind.PARAM_DEFAULT_CHANGED: frozenset({"default"}),
+    Kind.PARAM_FORMAT_CHANGED: frozenset({"format"}),
+    **dict.fromkeys(
+        (
+            Kind.ACTION_DEPRECATED,
+            Kind.ACTION_DEPRECATION_SAID,
+            Kind.PARAM_DEPRECATED,
+            Kind.PARAM_DEPRECATION_SAID,
+        ),
+        frozenset(
+            {"deprecated", "x-deprecated", "x-is-deprecated", "x-release-status", "x-stability-level"}
+            | {"x-sunset", "x-lifecycle", "summary", "description"}
+        ),
+    ),
+}
+# Parts of a spec that no tool is built from: examples and code samples for people.
+_INERT = frozenset(
+    {"example", "examples", "x-code-samples", "x-codeSamples", "x-code-sample", "x-readme", "externalDocs"}
+)
+
+
+def cause_rank(change: ContractChange, item: InputChange) -> int:
+    """Lower first: an input at the place this kind of change is about (the enum of an enum change,
+    the description of a wording change, the mapping); then inputs that can change a tool (a schema,
+    a required list); then examples and code samples, which cannot. Ties keep the input order."""
+    tokens = item.pointer.rsplit("#", 1)[-1].split("/")
+    if _INERT.intersection(tokens):
+        return 3
+    if item.origin == "mapping":
+        return 0
+    if tokens[-1] in _NAMED_BY_KIND.get(change.code, ()):
+        return 0
+    if item.origin == "generator":
+        return 2
+    return 1
 
 
 class _InputIndex:
@@ -158,6 +229,8 @@ def _param_parts(wires: set[tuple[Any, Any]]) -> set[str | None]:
 def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | None:
     """The parts a spec input must be in to explain this change, when `_relevant` decides spec inputs by
     their part alone; None when it does not."""
+    if change.code in _RESULTS:
+        return None
     if change.param:
         return _param_parts(_param_wires(change, scope))
     if change.code in _WORDING:
@@ -169,6 +242,8 @@ def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | 
 
 def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
+    if change.code in _RESULTS:
+        return item.origin != "spec" or str(item.part).startswith("response ")
     if change.param:
         wires = _param_wires(change, scope)
         if item.origin == "spec":
