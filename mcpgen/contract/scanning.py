@@ -88,7 +88,8 @@ def _location(place: Place | None) -> list[tuple[str, str]]:
 
 def _subject(change: ContractChange) -> str:
     subject = f"{change.tool}.{change.action}" if change.action else change.tool
-    return f"{subject} parameter {change.param}" if change.param else subject
+    what = "result field" if change.code.startswith("result-") else "parameter"
+    return f"{subject} {what} {change.param}" if change.param else subject
 
 
 def _causes(change: ContractChange) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,7 +43,8 @@ def trace(
         scope = scopes.scope(change)
         chosen = index.relevant(change, scope) or index.candidates(scope) or index.generated
         used.update(chosen)
-        causes = sorted((inputs[i] for i in chosen), key=lambda item: cause_rank(change, item))
+        rank = cause_rank(change)
+        causes = sorted((inputs[i] for i in chosen), key=rank)
         traced.append(replace(change, causes=tuple(causes)))
     return traced, used
 
@@ -99,20 +102,38 @@ _INERT = frozenset(
 )
 
 
-def cause_rank(change: ContractChange, item: InputChange) -> int:
-    """Lower first: an input at the place this kind of change is about (the enum of an enum change,
-    the description of a wording change, the mapping); then inputs that can change a tool (a schema,
-    a required list); then examples and code samples, which cannot. Ties keep the input order."""
-    tokens = item.pointer.rsplit("#", 1)[-1].split("/")
-    if _INERT.intersection(tokens):
-        return 3
-    if item.origin == "mapping":
-        return 0
-    if tokens[-1] in _NAMED_BY_KIND.get(change.code, ()):
-        return 0
-    if item.origin == "generator":
-        return 2
-    return 1
+def cause_rank(change: ContractChange) -> Callable[[InputChange], int]:
+    """How well each input explains `change`, lower first: an input at the place this kind of change
+    is about (the enum of an enum change; for a wording change, an edit whose new words are words the
+    text gained, then any description or summary), and the mapping; then inputs that can change a tool
+    (a schema, a required list); then examples and code samples, which cannot. Sorting is stable:
+    ties keep the input order."""
+    named = _NAMED_BY_KIND.get(change.code, frozenset())
+    gained: frozenset[str] = frozenset()
+    if change.code in _WORDING and isinstance(change.before, str) and isinstance(change.after, str):
+        gained = _words(change.after) - _words(change.before)
+
+    def rank(item: InputChange) -> int:
+        tokens = item.pointer.rsplit("#", 1)[-1].split("/")
+        if _INERT.intersection(tokens):
+            return 4
+        if item.origin == "mapping":
+            return 0
+        if gained:
+            before, arrow, after = item.detail.rpartition(" -> ")
+            new_words = _words(after) - _words(before) if arrow else _words(item.detail)
+            if new_words & gained:
+                return 0
+            return 1 if tokens[-1] in named else 2
+        if tokens[-1] in named:
+            return 0
+        return 3 if item.origin == "generator" else 1
+
+    return rank
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9]{2,}", text.lower()))
 
 
 class _InputIndex:
@@ -233,7 +254,7 @@ def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | 
         return None
     if change.param:
         return _param_parts(_param_wires(change, scope))
-    if change.code in _WORDING:
+    if change.code in _WORDING - {Kind.TOOL_DESCRIPTION_CHANGED}:
         return {"summary", "description"}
     if change.code in _COMING_AND_GOING:
         return {None}
@@ -243,7 +264,9 @@ def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | 
 def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
     """Narrow the inputs in scope to those that can explain this kind of change."""
     if change.code in _RESULTS:
-        return item.origin != "spec" or str(item.part).startswith("response ")
+        if item.origin == "spec":
+            return str(item.part).startswith("response ")
+        return "/response" in item.pointer or item.origin == "generator"
     if change.param:
         wires = _param_wires(change, scope)
         if item.origin == "spec":
@@ -254,7 +277,9 @@ def _relevant(change: ContractChange, item: InputChange, scope: _Scope) -> bool:
         )
     if change.code in _WORDING:
         if item.origin == "spec":
-            return item.part in ("summary", "description")
+            # a tool description says what each action needs: a required list is a cause too
+            needs = change.code == Kind.TOOL_DESCRIPTION_CHANGED and item.pointer.endswith("/required")
+            return item.part in ("summary", "description") or needs
         return item.pointer.endswith(("/description", "/title")) or "/description" in item.pointer
     if change.code in _COMING_AND_GOING:
         return item.part is None
