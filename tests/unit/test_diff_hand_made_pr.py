@@ -291,3 +291,26 @@ def test_annotations_sit_on_the_line_of_their_tool_action_or_parameter(pull_requ
     assert annotated("jobs_jobs.update parameter selected_repository_ids") == line_of("- name: update")
     assert annotated("jobs_jobs.get result field id") == line_of("- name: get")
     assert annotated("jobs_jobs parameter text") == line_of("q: {name: text}")
+
+
+def test_a_hook_that_reads_a_renamed_argument_is_warned_about(tmp_path: Path) -> None:
+    # The pull request renames `q` to `text`: a before-hook that still reads args["q"] would get
+    # nothing and silently stop filtering. `generate` names the hook, the line and the new name.
+    from tests.unit.cli import run_cli
+
+    _write(tmp_path, "old", BEFORE, False)
+    _write(tmp_path, "new", _after(), True)
+    out = tmp_path / "out"
+    assert run_cli("generate", "old.json", "-m", "old.mapping.yaml", "-o", out, cwd=tmp_path).returncode == 0
+    hooks = next(out.glob("*/hooks.py"))
+    hooks.write_text(
+        hooks.read_text(encoding="utf-8")
+        + '\n\ndef before_jobs__list(args):\n    args["q"] = args.get("q", "").strip()\n    return args\n',
+        encoding="utf-8",
+    )
+    line = hooks.read_text(encoding="utf-8").splitlines().index('    args["q"] = args.get("q", "").strip()') + 1
+    done = run_cli("generate", "new.json", "-m", "new.mapping.yaml", "-o", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + done.stderr
+    assert f"hooks.py:{line}" in said and "U006" in said, said
+    assert "before_jobs__list reads argument 'q', which its action now calls 'text'" in said
