@@ -144,7 +144,7 @@ def _mapping_pointer(lock: dict[str, Any], change: ContractChange, data: Any) ->
     chosen = [a for a in actions if a.get("name") == change.action]
     for action in (chosen or actions) if change.param else ():
         rule = (action.get("mapping") or {}).get("pointer")
-        param = action_params(action).get(change.param)
+        param = action_params(action).get(str(change.param))
         if rule is None or param is None:
             continue
         for key in (f"{param.get('in')}.{param.get('wire')}", str(param.get("wire"))):

@@ -111,10 +111,10 @@ def stale_arguments(source: str, renamed_args: dict[str, dict[str, str]], path: 
         return []  # merge says so
     found = []
     for node in tree.body:
-        renamed = (
-            renamed_args.get(node.name) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        )
-        for inner in ast.walk(node) if renamed else ():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name not in renamed_args:
+            continue
+        renamed = renamed_args[node.name]
+        for inner in ast.walk(node):
             if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in renamed:
                 new = renamed[inner.value]
                 found.append(

@@ -246,6 +246,8 @@ def disagreements(old: dict[str, Any], new: dict[str, Any], changes: list[Any]) 
     for c in changes:
         if c.code not in COVERED_CODES or c.tool in renamed_tools:
             continue
+        if c.action is not None and c.param is not None and c.code != "param-required":
+            continue  # an action's own schema: the lock's flat walk cannot see it; spec_truth checks it
         if (c.tool, c.action) in renamed_actions or (c.tool, c.param) in renamed_params:
             continue
         kinds = [kind for kind, codes in _SAME_SUBJECT.items() if c.code in codes]
@@ -417,7 +419,9 @@ def _narrowed(old: dict[str, Any], new: dict[str, Any], old_param: Any, new_para
     """What an action's parameter no longer accepts: enum values, bounds; and a number's unit."""
     found = set()
     if isinstance(old.get("enum"), list) and isinstance(new.get("enum"), list):
-        if {json.dumps(v) for v in old["enum"]} - {json.dumps(v) for v in new["enum"]}:
+        # null aside: a tool's schema offers no null for an enum (GitHub's `nullable` enums), so no
+        # call sent it before either
+        if {json.dumps(v) for v in old["enum"] if v is not None} - {json.dumps(v) for v in new["enum"]}:
             found.add("action-enum-lost")
     for key, direction in _TIGHTER.items():
         before, after = old.get(key), new.get(key)
