@@ -308,9 +308,61 @@ def test_a_hook_that_reads_a_renamed_argument_is_warned_about(tmp_path: Path) ->
         + '\n\ndef before_jobs__list(args):\n    args["q"] = args.get("q", "").strip()\n    return args\n',
         encoding="utf-8",
     )
-    line = hooks.read_text(encoding="utf-8").splitlines().index('    args["q"] = args.get("q", "").strip()') + 1
+    line = (
+        hooks.read_text(encoding="utf-8").splitlines().index('    args["q"] = args.get("q", "").strip()') + 1
+    )
     done = run_cli("generate", "new.json", "-m", "new.mapping.yaml", "-o", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     said = done.stdout + done.stderr
     assert f"hooks.py:{line}" in said and "U006" in said, said
     assert "before_jobs__list reads argument 'q', which its action now calls 'text'" in said
+
+
+def _diff(tmp_path: Path, after: dict[str, Any], mapping_extra: str = "") -> ContractDiff:
+    old, new = _write(tmp_path, "old", BEFORE, False), _write(tmp_path, "new", after, False)
+    if mapping_extra:
+        for side in ("old", "new"):
+            path = tmp_path / f"{side}.mapping.yaml"
+            text = path.read_text(encoding="utf-8").replace(
+                "  version: 1.0.0\n", f"  version: 1.0.0\n{mapping_extra}"
+            )
+            path.write_text(text, encoding="utf-8")
+    before, now = load_operand(old, tmp_path), load_operand(new, tmp_path)
+    return diff_contracts(before.lock, now.lock)
+
+
+def test_words_that_say_deprecated_are_a_weaker_deprecation_of_their_own(tmp_path: Path) -> None:
+    after = copy.deepcopy(BEFORE)
+    after["paths"]["/jobs/search"]["get"]["summary"] = "Search jobs. Deprecated: use listJobs with q."
+    (change,) = [c for c in _diff(tmp_path, after).changes if c.impact is Impact.DEPRECATION]
+    assert (change.code, change.action) == ("action-deprecation-said", "search")
+    assert "only its words say so" in change.message
+
+
+def test_a_marker_the_mapping_names_is_read(tmp_path: Path) -> None:
+    after = copy.deepcopy(BEFORE)
+    after["paths"]["/jobs/search"]["get"]["x-retiring"] = "2027-01-01"
+    unnamed = _diff(tmp_path, after)
+    assert not [c for c in unnamed.changes if c.impact is Impact.DEPRECATION]
+    named = _diff(tmp_path, after, "  deprecation_markers: [x-retiring]\n")
+    (change,) = [c for c in named.changes if c.impact is Impact.DEPRECATION]
+    assert (change.code, change.action) == ("action-deprecated", "search")
+    assert "x-retiring: 2027-01-01" in change.message
+
+
+def test_text_stays_within_its_budget_and_says_what_it_left_out(pull_request: tuple[Any, Any]) -> None:
+    before, after = pull_request
+    diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
+    full = format_text(diff, old_label="old", new_label="new")
+    cut = format_text(diff, old_label="old", new_label="new", budget=1_500)
+    assert len(full) > 1_500 >= len(cut)
+    assert "more contract changes did not fit: see the JSON" in cut
+    assert all(line in full.splitlines() or "see the JSON" in line for line in cut.splitlines())
+
+
+def test_a_change_inside_a_response_does_not_read_as_a_response_added(pull_request: tuple[Any, Any]) -> None:
+    before, after = pull_request
+    diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
+    text = format_text(diff, old_label="old", new_label="new")
+    assert "spec: response 200: changed at /paths/~1jobs~1{job_id}/get/responses/200/content" in text
+    assert "added response 200" not in text and "changed response 200" not in text
