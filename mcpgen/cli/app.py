@@ -24,7 +24,7 @@ from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
 from mcpgen.contract.format import MARKDOWN_BUDGET, TEXT_BUDGET, format_diff
 from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
-from mcpgen.contract.scanning import format_annotations, format_sarif
+from mcpgen.contract.scanning import SARIF_BUDGET, format_annotations, format_sarif
 from mcpgen.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -409,8 +409,8 @@ def diff_command(
         typer.Option(
             "--max-chars",
             min=0,
-            help=f"markdown and text: at most this many characters (markdown {MARKDOWN_BUDGET:,}, GitHub's "
-            f"comment limit; text {TEXT_BUDGET:,}); whole lines only, the rest counted in 'N more, see the JSON'.",
+            help=f"markdown, text, sarif: at most this many characters (markdown {MARKDOWN_BUDGET:,}, GitHub's "
+            f"comment limit; text {TEXT_BUDGET:,}; sarif {SARIF_BUDGET:,}); the rest counted, the JSON has all.",
         ),
     ] = 0,
     unmapped: Annotated[
@@ -445,7 +445,7 @@ def diff_command(
         formatted = (
             format_annotations(diff, places, ignored=ignored)
             if fmt is DiffFormat.github
-            else format_sarif(diff, places, ignored=ignored, version=__version__)
+            else format_sarif(diff, places, ignored=ignored, version=__version__, budget=max_chars)
         )
         say(formatted, nl=False)
     else:

@@ -105,16 +105,23 @@ def _causes(change: ContractChange) -> str:
 # --- SARIF 2.1.0 ----------------------------------------------------------------------------------
 
 
+# At most about this many characters of SARIF (a code-scanning upload); the JSON is never cut.
+SARIF_BUDGET = 2_000_000
+_SARIF_ROOM = 300  # the log around the run, and the count of what was left out
+
+
 def format_sarif(
     diff: ContractDiff,
     places: Places,
     *,
     version: str,
     ignored: Mapping[str, str] | None = None,
+    budget: int = 0,
 ) -> str:
     """A SARIF log with one run: a rule per kind of change (its code), a result per change with its
     place, the tool/action/parameter as a logical location, a stable fingerprint, and a suppression
-    (with the ignore list's reason) for each ignored change."""
+    (with the ignore list's reason) for each ignored change. Results past `budget` characters
+    (SARIF_BUDGET by default) are left out, least severe first, and counted in the run's properties."""
     ignored = ignored or {}
     codes = sorted({c.code for c in diff.changes})
     rule_index = {code: index for index, code in enumerate(codes)}
@@ -127,7 +134,7 @@ def format_sarif(
                 "rules": [_rule(code, severities[code]) for code in codes],
             }
         },
-        "results": [_result(c, places(c), rule_index[c.code], ignored.get(c.id)) for c in diff.changes],
+        "results": [],
         "properties": {
             "server": diff.server,
             "oldVersion": diff.old_version,
@@ -137,7 +144,18 @@ def format_sarif(
             "summary": summary(diff),
         },
     }
+    # Most severe first, while they fit in the budget; the rest counted (the JSON has every change).
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    room = (budget or SARIF_BUDGET) - len(json.dumps(log, indent=2, ensure_ascii=False)) - _SARIF_ROOM
+    for index, change in enumerate(diff.changes):
+        result = _result(change, places(change), rule_index[change.code], ignored.get(change.id))
+        written = json.dumps(result, indent=2, ensure_ascii=False)
+        room -= len(written) + 8 * (written.count("\n") + 1) + 2  # indented 8 deeper in the log, a comma
+        if room < 0:
+            run["properties"]["omittedResults"] = len(diff.changes) - index
+            run["properties"]["omittedBecause"] = "the log's size bound; `mcpgen diff --format json` has them"
+            break
+        run["results"].append(result)
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
