@@ -43,9 +43,8 @@ def trace(
         scope = scopes.scope(change)
         chosen = index.relevant(change, scope) or index.candidates(scope) or index.generated
         used.update(chosen)
-        rank = cause_rank(change)
-        causes = sorted((inputs[i] for i in chosen), key=rank)
-        traced.append(replace(change, causes=tuple(causes)))
+        rank = cause_rank(change, index)
+        traced.append(replace(change, causes=tuple(inputs[i] for i in sorted(chosen, key=rank))))
     return traced, used
 
 
@@ -102,20 +101,30 @@ _INERT = frozenset(
 )
 
 
-def cause_rank(change: ContractChange) -> Callable[[InputChange], int]:
-    """How well each input explains `change`, lower first: an input at the place this kind of change
-    is about (the enum of an enum change; for a wording change, an edit whose new words are words the
-    text gained, then any description or summary), and the mapping; then inputs that can change a tool
-    (a schema, a required list); then examples and code samples, which cannot. Sorting is stable:
-    ties keep the input order."""
+def cause_rank(change: ContractChange, index: _InputIndex) -> Callable[[int], int]:
+    """How well each input (a position in the index) explains `change`, lower first: an input at the
+    place this kind of change is about (the enum of an enum change; for a wording change, an edit whose
+    new words are words the text gained, then any description or summary), and the mapping; then
+    inputs that can change a tool (a schema, a required list); then examples and code samples, which
+    cannot. Sorting is stable: ties keep the input order."""
     named = _NAMED_BY_KIND.get(change.code, frozenset())
     gained: frozenset[str] = frozenset()
     if change.code in _WORDING and isinstance(change.before, str) and isinstance(change.after, str):
         gained = _words(change.after) - _words(change.before)
 
-    def rank(item: InputChange) -> int:
-        tokens = item.pointer.rsplit("#", 1)[-1].split("/")
-        if _INERT.intersection(tokens):
+    known: dict[tuple[str, str], int] = {}  # one edit reached through many operations ranks once
+
+    def rank(position: int) -> int:
+        item = index.inputs[position]
+        key = (item.pointer, item.detail)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _rank(item)
+        return found
+
+    def _rank(item: InputChange) -> int:
+        inert, last = index.tail(item.pointer)
+        if inert:
             return 4
         if item.origin == "mapping":
             return 0
@@ -124,8 +133,8 @@ def cause_rank(change: ContractChange) -> Callable[[InputChange], int]:
             new_words = _words(after) - _words(before) if arrow else _words(item.detail)
             if new_words & gained:
                 return 0
-            return 1 if tokens[-1] in named else 2
-        if tokens[-1] in named:
+            return 1 if last in named else 2
+        if last in named:
             return 0
         return 3 if item.origin == "generator" else 1
 
@@ -147,12 +156,36 @@ class _InputIndex:
         self.by_part: dict[tuple[str, str | None], list[int]] = {}
         self.by_rule: dict[str, list[int]] = {}
         self.generated = [i for i, item in enumerate(inputs) if item.origin == "generator"]
+        self._tails: dict[str, tuple[bool, str]] = {}
         for i, item in enumerate(inputs):
             if item.origin == "spec" and item.operation is not None:
                 self.by_operation.setdefault(item.operation, []).append(i)
                 self.by_part.setdefault((item.operation, item.part), []).append(i)
             elif item.origin == "mapping" and item.rule is not None:
                 self.by_rule.setdefault(item.rule, []).append(i)
+
+    def responses(self, operation: str) -> list[int]:
+        """The operation's inputs in the parts of its answers ('response 200', ...)."""
+        return [
+            i
+            for i in self.by_operation.get(operation, ())
+            if str(self.inputs[i].part).startswith("response ")
+        ]
+
+    def required(self, operation: str) -> list[int]:
+        """The operation's inputs at a `required` list (what an action needs)."""
+        return [
+            i for i in self.by_operation.get(operation, ()) if self.inputs[i].pointer.endswith("/required")
+        ]
+
+    def tail(self, pointer: str) -> tuple[bool, str]:
+        """Whether a pointer is in an example or code sample, and its last token (once per pointer: one
+        edit of a shared definition is an input of every operation that reaches it)."""
+        found = self._tails.get(pointer)
+        if found is None:
+            tokens = pointer.rsplit("#", 1)[-1].split("/")
+            found = self._tails[pointer] = (not _INERT.isdisjoint(tokens), tokens[-1])
+        return found
 
     def candidates(self, scope: _Scope) -> list[int]:
         """Every input of the scope's operations and rules."""
@@ -163,10 +196,15 @@ class _InputIndex:
     def relevant(self, change: ContractChange, scope: _Scope) -> list[int]:
         """The candidates that can explain this kind of change (see `_relevant`, which this answers
         without testing every spec input of the scope)."""
+        found: list[int] = []
+        if change.code in _RESULTS:  # the parts of the answers
+            found = [i for operation in scope.operations for i in self.responses(operation)]
+        elif change.code == Kind.TOOL_DESCRIPTION_CHANGED:  # its words, and what each action needs
+            found = [i for operation in scope.operations for i in self.required(operation)]
         parts = _relevant_parts(change, scope)
         if parts is None:  # the test is not by part alone: each candidate is asked
             return [i for i in self.candidates(scope) if _relevant(change, self.inputs[i], scope)]
-        found = [
+        found += [
             i
             for operation in scope.operations
             for part in parts
@@ -251,7 +289,9 @@ def _relevant_parts(change: ContractChange, scope: _Scope) -> set[str | None] | 
     """The parts a spec input must be in to explain this change, when `_relevant` decides spec inputs by
     their part alone; None when it does not."""
     if change.code in _RESULTS:
-        return None
+        return set()  # `relevant` takes the answers' parts itself
+    if change.code == Kind.TOOL_DESCRIPTION_CHANGED:
+        return {"summary", "description"}
     if change.param:
         return _param_parts(_param_wires(change, scope))
     if change.code in _WORDING - {Kind.TOOL_DESCRIPTION_CHANGED}:
