@@ -56,8 +56,8 @@ def action_schema_changes(
         now_params = action_params(after)
         for arg, was in action_params(action).items():
             now = now_params.get(arg)
-            if now is None:
-                continue
+            if now is None or ("schema" not in was and "schema" not in now):
+                continue  # the tool's flat property on both sides: its changes are the tool's
             before, current = checked_schema(was, old), checked_schema(now, new)
             if before is None or current is None or before == current:
                 continue
