@@ -15,7 +15,7 @@ equal, and keeps code strings out of every other module.
 
 Families: F input files, S the OpenAPI spec, R `$ref`s, M1xx the mapping file alone, M2xx the mapping
 against the spec, M3xx credentials, W the output directory, U the user's hooks.py, G internal errors,
-D `mcpgen diff`, L `mcpgen lint`.
+D `mcpgen diff`, L `mcpgen lint`, K `mcpgen check`.
 """
 
 from __future__ import annotations
@@ -119,8 +119,11 @@ M220 = _code("M220", _E, "a unit on a parameter that is not a number")
 M221 = _code("M221", _E, "a converted parameter whose name does not carry its unit")
 M222 = _code("M222", _E, "a tool takes the name of the `server_info` tool")
 M223 = _code("M223", _W, "a name claims a unit the spec does not count in, and nothing converts it")
+M224 = _code("M224", _W, "a converted parameter's unit is not applied to a result field of its name whose schema it does not share")
 M225 = _code("M225", _W, "an answer has several lists and nothing says which holds its records")
 M226 = _code("M226", _W, "`pagination` on an action whose answer is one record, not a list")
+M227 = _code("M227", _E, "`response.units` names a field the answer does not have or that is not a number, or a name that does not carry its unit")
+M228 = _code("M228", _W, "`pagination` names a field of the answer (next_cursor, total, ...) that the answer's schema does not have")
 M230 = _code("M230", _E, "a preview's read operation changes state")
 M231 = _code("M231", _E, "a preview's read operation needs a parameter the action does not take")
 M232 = _code("M232", _E, "a guard rule on a parameter that is not a number")
@@ -166,4 +169,18 @@ L002 = _code("L002", _E, "lint was given a mapping file without its spec")
 L003 = _code("L003", _E, "the tool list file does not exist")
 L004 = _code("L004", _E, "the tool list file cannot be read as JSON")
 L005 = _code("L005", _E, "the file holds no tool list")
+# --- mcpgen check ------------------------------------------------------------------------------------------
+K101 = _code("K101", _E, "a concise field the tool keeps is in no concise record of the answers")
+K102 = _code("K102", _E, "a concise record is empty where the detailed record has fields (often a wrapped record)")
+K201 = _code("K201", _E, "a list result says nothing of more items: no has_more")
+K202 = _code("K202", _E, "a paging field the tool reads (next cursor, has_more, total, next link) is in no answer")
+K203 = _code("K203", _E, "the answer has a total of all records, and the list result carries no total_count")
+K301 = _code("K301", _E, "a result field converted to the agent's unit is not a number in the answer")
+K302 = _code("K302", _E, "a result field a unit converts is in no response schema")
+K401 = _code("K401", _E, "a tool error carries none of the text of the API's error body")
+K501 = _code("K501", _E, "a success answer's media type is one the server cannot read")
+K601 = _code("K601", _E, "the server put a `note` in a result")
+K701 = _code("K701", _E, "a read call failed where the upstream did not refuse it, or the upstream refused the request the tool sent")
+K702 = _code("K702", _E, "a write the server must refuse before sending was accepted, or sent upstream")
+K900 = _code("K900", _I, "something check could not judge, and why")
 # fmt: on

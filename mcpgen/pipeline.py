@@ -20,7 +20,7 @@ from mcpgen.build.server import build_server
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, has_errors
 from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
-from mcpgen.load.openapi import Spec, collector_paused, load_spec
+from mcpgen.load.openapi import Spec, load_spec
 from mcpgen.profiles import Profile
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.package import RenderError, render_server
@@ -75,10 +75,7 @@ def generate(
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
-    # The build and the render make objects by the hundred thousand and hardly a reference cycle:
-    # the collector would only walk them again and again (see load_spec); it runs afterwards.
-    with collector_paused():
-        return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile, previous)
+    return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile, previous)
 
 
 def _built_and_rendered(
@@ -134,21 +131,20 @@ def generate_lock(spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Pa
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
     if spec is None or mapping is None:
         return LockResult(None, tuple(diagnostics), spec)
-    with collector_paused():  # as in generate: the build makes objects by the hundred thousand
-        try:
-            built = build_server(
-                spec,
-                mapping,
-                spec_file=_header_path(spec_path, mapping_path),
-                mapping_file=_shown_name(mapping_path.name),
-            )
-        except DiagnosticError as exc:  # an unresolvable $ref met while building
-            return LockResult(None, tuple(diagnostics + list(exc.diagnostics)), spec)
-        diagnostics += built.diagnostics
-        if built.server is None or has_errors(diagnostics):
-            return LockResult(None, tuple(diagnostics), spec)
-        # Through its canonical JSON: the very document `generate` writes and a lock operand reads.
-        lock = json.loads(lock_json(built.server, contract(built.server)))
+    try:
+        built = build_server(
+            spec,
+            mapping,
+            spec_file=_header_path(spec_path, mapping_path),
+            mapping_file=_shown_name(mapping_path.name),
+        )
+    except DiagnosticError as exc:  # an unresolvable $ref met while building
+        return LockResult(None, tuple(diagnostics + list(exc.diagnostics)), spec)
+    diagnostics += built.diagnostics
+    if built.server is None or has_errors(diagnostics):
+        return LockResult(None, tuple(diagnostics), spec)
+    # Through its canonical JSON: the very document `generate` writes and a lock operand reads.
+    lock = json.loads(lock_json(built.server, contract(built.server)))
     return LockResult(lock, tuple(diagnostics), spec, mapping)
 
 

@@ -229,3 +229,14 @@ def looks_random(part: str) -> bool:
     letters = re.sub(r"[^A-Za-z]", "", part)
     mixed_case = any(c.isupper() for c in letters) and any(c.islower() for c in letters)
     return (part[:1].isdigit() and mixed_case) or len(re.findall(r"[A-Z]{2,}[a-z]", part)) >= 2
+
+
+def word_forms(key: str) -> tuple[str, ...]:
+    """How a path segment may spell the group: 'issue_comments' -> issue_comments, comment, comments, ..."""
+    last = key.rsplit("_", 1)[-1]
+    return tuple(sorted({key, singular(key), plural(key), last, singular(last), plural(last)}))
+
+
+def name_words(key: str) -> set[str]:
+    """Every word of a tool's name, singular and plural: an action name need not repeat them."""
+    return {form for word in key.split("_") if word for form in (word, singular(word), plural(word))}

@@ -327,16 +327,14 @@ def body_variants(located: Located, resolver: RefResolver) -> tuple[Variant, ...
         return ()
     shared_required = [r for r in raw.get("required") or () if isinstance(r, str)]
     variants = []
-    for index, (branch, value) in enumerate(branches):
+    for index, (_, value) in enumerate(branches):
         fields = tuple(value.get("properties") or ())
         required = tuple(dict.fromkeys([*shared_required, *(value.get("required") or ())]))
-        variants.append(
-            Variant(name=_variant_name(located, index, branch, value), fields=fields, required=required)
-        )
+        variants.append(Variant(name=_variant_name(located, index, value), fields=fields, required=required))
     return tuple(variants)
 
 
-def _variant_name(parent: Located, index: int, branch: Located, value: dict[str, Any]) -> str:
+def _variant_name(parent: Located, index: int, value: dict[str, Any]) -> str:
     title = value.get("title")
     if isinstance(title, str) and title.strip():
         return title.strip()

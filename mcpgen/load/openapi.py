@@ -7,10 +7,8 @@ uses keeps its JSON pointer and line for diagnostics.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,29 +84,6 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
 
     `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
     """
-    # Parsing GitHub's spec makes some two million objects, none of them in a reference cycle, and
-    # each full collection walks them all again: a quarter of `generate`'s time went there. The
-    # collector rests while they are made, and afterwards they are moved out of its generations
-    # (they are still freed as usual when nothing refers to them).
-    with collector_paused():
-        spec = _load_spec(path, display_path, ref_roots)
-    gc.freeze()
-    return spec
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (as it was, afterwards)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _load_spec(path: Path, display_path: str | None, ref_roots: Sequence[Path]) -> Spec:
     document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from mcpgen.authoring import draft as init
+from mcpgen.authoring import operations
 from mcpgen.authoring.draft import Draft, init_mapping
 from mcpgen.build.contract import contract
 from mcpgen.build.server import build_server
@@ -251,7 +251,7 @@ def test_init_settles_the_clashes_the_build_rejects(tmp_path: Path) -> None:
 
 
 def test_look_alike_actions_get_names_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(init, "MIN_MEAN_TAG_SIZE", 1)  # group this three-operation spec by its tag
+    monkeypatch.setattr(operations, "MIN_MEAN_TAG_SIZE", 1)  # group this three-operation spec by its tag
     doc = {
         "openapi": "3.0.3",
         "info": {"title": "Lists", "version": "1"},

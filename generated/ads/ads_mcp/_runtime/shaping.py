@@ -20,12 +20,15 @@ class Shape:
     None when the body is one record). `record` is the path of the one record inside an envelope the
     schema shows (`{"payment": {...}}`), unwrapped for every format. `concise` lists the fields
     response_format=concise keeps (empty: all of them); `drop` the low-level fields no format shows.
+    `lists` names the answer's other lists of records beside `items` (a sync's `modified` and
+    `removed` beside `added`), kept whole in every format.
     """
 
     items: str | None = None
     record: str | None = None
     concise: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()
+    lists: tuple[str, ...] = ()
 
 
 def response_format(values: Mapping[str, Any]) -> ResponseFormat:
