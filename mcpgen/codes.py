@@ -160,6 +160,7 @@ U002 = _code("U002", _W, "a hook belongs to no action any more; it was kept")
 U003 = _code("U003", _W, "`hooks.py` imports `*` from a module mcpgen cannot read")
 U004 = _code("U004", _E, "a renamed action's hook cannot be renamed with it; nothing was written")
 U005 = _code("U005", _E, "the package has no such tool or action, or its `tools.lock.json` cannot be read")
+U006 = _code("U006", _W, "a hook reads an argument under the name its action no longer gives it")
 
 # --- internal errors ----------------------------------------------------------------------------------------
 G001 = _code("G001", _E, "a package file could not be rendered (a bug in mcpgen)")

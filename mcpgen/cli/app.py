@@ -24,9 +24,9 @@ from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_op
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
-from mcpgen.contract.format import MARKDOWN_BUDGET, format_diff
+from mcpgen.contract.format import MARKDOWN_BUDGET, TEXT_BUDGET, format_diff
 from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
-from mcpgen.contract.scanning import format_annotations, format_sarif
+from mcpgen.contract.scanning import SARIF_BUDGET, format_annotations, format_sarif
 from mcpgen.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -427,11 +427,11 @@ def diff_command(
         int,
         typer.Option(
             "--max-chars",
-            min=1000,
-            help="markdown: at most this many characters (GitHub's comment limit by default); whole "
-            "lines only, the rest counted in an 'N more, see the JSON' line.",
+            min=0,
+            help=f"markdown, text, sarif: at most this many characters (markdown {MARKDOWN_BUDGET:,}, GitHub's "
+            f"comment limit; text {TEXT_BUDGET:,}; sarif {SARIF_BUDGET:,}); the rest counted, the JSON has all.",
         ),
-    ] = MARKDOWN_BUDGET,
+    ] = 0,
     unmapped: Annotated[
         Unmapped,
         typer.Option(
@@ -461,7 +461,7 @@ def diff_command(
         formatted = (
             format_annotations(diff, places, ignored=ignored)
             if fmt is DiffFormat.github
-            else format_sarif(diff, places, ignored=ignored, version=__version__)
+            else format_sarif(diff, places, ignored=ignored, version=__version__, budget=max_chars)
         )
         say(formatted, nl=False)
     else:
