@@ -443,7 +443,9 @@ def _apply_one(
     if secret is None:
         raise missing_credential(auth)
     if auth.kind == "bearer":
-        headers["authorization"] = f"Bearer {secret}"
+        # A token set with its scheme word already ('Bearer abc') is sent as it is.
+        has_word = secret[:7].lower() == "bearer "
+        headers["authorization"] = secret if has_word else f"Bearer {secret}"
     elif auth.kind == "basic":
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
