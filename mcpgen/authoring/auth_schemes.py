@@ -102,7 +102,8 @@ def oauth_flow(
     """An OAuth 2.0 scheme as the token the server obtains: client credentials (its own) or
     authorization code (each user's), whichever flow's scopes cover the scopes operations require;
     None when it has neither flow."""
-    flows = scheme.get("flows") if isinstance(scheme.get("flows"), dict) else {}
+    raw = scheme.get("flows")
+    flows: dict[str, Any] = raw if isinstance(raw, dict) else {}
     wanted = sorted(s for s in set(wanted_scopes) if _SCOPE.match(s))
     usable = {
         kind: flow
@@ -180,12 +181,14 @@ def _described(scheme: Any) -> str:
         return f"openIdConnect ({scheme.get('openIdConnectUrl', '?')})"
     if kind != "oauth2":
         return kind
-    flows = scheme.get("flows") if isinstance(scheme.get("flows"), dict) else {}
+    raw = scheme.get("flows")
+    flows: dict[str, Any] = raw if isinstance(raw, dict) else {}
     said = []
     for flow_name in sorted(flows):
         flow = flows[flow_name] if isinstance(flows[flow_name], dict) else {}
         urls = [f"{k} {flow[k]}" for k in ("authorizationUrl", "tokenUrl") if isinstance(flow.get(k), str)]
-        scopes = flow.get("scopes") if isinstance(flow.get("scopes"), dict) else {}
+        found = flow.get("scopes")
+        scopes: dict[str, Any] = found if isinstance(found, dict) else {}
         listed = ", ".join(sorted(scopes)[:6]) + (", ..." if len(scopes) > 6 else "")
         said.append(f"{flow_name} ({'; '.join(urls)}{'; scopes ' + listed if scopes else ''})")
     return "oauth2 " + ("; ".join(said) if said else "with no flows")

@@ -11,7 +11,8 @@ from mcpgen.build.checks import check_preview_read, read_types_differ
 from mcpgen.build.schemas import json_type_of
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import ActionSpec, GuardSpec, JsonSchema, ParamSpec, PreviewSpec
-from mcpgen.load.mapping import ActionRule, AuthRule, PreviewRule, ToolRule
+from mcpgen.load.mapping import ActionRule, PreviewRule, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec
 
 DEFAULT_APPROVAL = (

@@ -24,7 +24,8 @@ from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.tools import build_tool
 from mcpgen.diagnostics import Diagnostic, has_errors
 from mcpgen.ir import AccessSpec, AuthSpec, ServerSpec, ToolSpec
-from mcpgen.load.mapping import AuthRule, Mapping, ToolRule
+from mcpgen.load.mapping import Mapping, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec, problems_for
 from mcpgen.names import distribution_name, package_name
 from mcpgen.version import __version__

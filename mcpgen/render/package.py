@@ -147,6 +147,7 @@ def render_server(
                 description=_summary(server),
                 extras=_extras(server),
                 uses_access=_carries(server, "access"),
+                uses_user_oauth=_carries(server, "oauth_user"),
             ),
         ),
         RenderedFile(
@@ -563,7 +564,7 @@ def _tokens_call(auth: AuthSpec) -> Call:
     grant (oauth_user.py)."""
     kwargs: list[tuple[str, Any]] = []
     if auth.authorization_url:
-        kwargs.append(("authorization_url", auth.authorization_url))
+        kwargs += [("package", Code("__package__")), ("authorization_url", auth.authorization_url)]
     kwargs += [("token_url", auth.token_url), ("client_id_env", auth.client_id_env)]
     if auth.client_secret_env:
         kwargs.append(("client_secret_env", auth.client_secret_env))
@@ -622,6 +623,15 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
                 "restarts; unset, the store keeps one, and ids stop verifying if it loses its data",
             )
         )
+    if _carries(server, "oauth_user"):
+        rows += [
+            ("MCP_STORE_URL", "where users' linked API tokens live (encrypted): unset for a SQLite file, or "
+             "`redis://host:port/db` so every replica sees them (install the `redis` extra)"),
+            ("MCP_TOKEN_KEY", "the key users' API tokens are encrypted with in the store (32+ random "
+             "characters): the same on every replica, kept across restarts"),
+            ("MCP_PUBLIC_URL", "the address users' browsers reach this server at; the API's OAuth client "
+             "must allow `<MCP_PUBLIC_URL>/oauth/callback` as a redirect URI"),
+        ]  # fmt: skip
     return rows
 
 

@@ -30,7 +30,7 @@ async def server_info(
         "base_url_from": f"environment variable {upstream.base_url_env}"
         if from_env
         else "the server's default",
-        "credentials": _credentials(upstream),
+        "credentials": await _credentials(upstream),
     }
     try:
         info["base_url"] = upstream.base_url()
@@ -41,10 +41,12 @@ async def server_info(
     return info
 
 
-def _credentials(upstream: Upstream) -> list[dict[str, Any]]:
+async def _credentials(upstream: Upstream) -> list[dict[str, Any]]:
     if upstream.tokens is not None:
         caller = current_caller()
-        return upstream.tokens.described(caller.subject if caller is not None else "")
+        return await upstream.tokens.described(
+            caller.subject if caller is not None else ""
+        )
     return [
         {
             "env": auth.env,

@@ -98,7 +98,10 @@ class ClientCredentials:
         if token == self._token:
             self._token = None
 
-    def described(self, subject: str = "") -> list[dict[str, Any]]:
+    def routes(self) -> list[Any]:
+        return []  # nothing to serve: the server's own client needs no user
+
+    async def described(self, subject: str = "") -> list[dict[str, Any]]:
         return [
             {
                 "env": env,
@@ -126,6 +129,16 @@ class ClientCredentials:
         if unset:
             raise unset_client(unset)
         return str(client_id), str(secret)
+
+
+class TokenRefused(ToolError):
+    """The token endpoint refused the grant; `code` is its RFC 6749 error code ('invalid_grant')."""
+
+    def __init__(
+        self, what: str, how: str, recovery: Recovery, code: str | None
+    ) -> None:
+        super().__init__(what, how, recovery)
+        self.code = code
 
 
 def unset_client(unset: list[str]) -> ToolError:
@@ -198,7 +211,7 @@ def access_token(
     return token, min(lifetime, 366 * 86400.0)
 
 
-def _token_refused(status: int, body: Any, token_url: str, env: str) -> ToolError:
+def _token_refused(status: int, body: Any, token_url: str, env: str) -> TokenRefused:
     """RFC 6749 5.2 error codes, as what to do next; the description is the API's own words."""
     code = body.get("error") if isinstance(body, dict) else None
     said = body.get("error_description") if isinstance(body, dict) else None
@@ -210,24 +223,28 @@ def _token_refused(status: int, body: Any, token_url: str, env: str) -> ToolErro
         else ""
     )
     where = _host(token_url)
+    code = code if isinstance(code, str) else None
     if status >= 500 or status == 429:
-        return ToolError(
+        return TokenRefused(
             f"the API's token endpoint at {where} failed (HTTP {status}){words}.",
             "Wait a minute and retry; if it keeps failing, tell the user the API's sign-in service is down.",
             Recovery.RETRY_LATER,
+            code,
         )
     if code == "invalid_scope":
-        return ToolError(
+        return TokenRefused(
             f"the API's token endpoint at {where} refused the scopes this server asks for{words}.",
             "This needs the user: allow this client those scopes at the API, or change the scopes in "
             "server.auth and regenerate.",
             Recovery.NEEDS_PERMISSION,
+            code,
         )
-    return ToolError(
+    return TokenRefused(
         f"the API's token endpoint at {where} refused this server's credentials (HTTP {status}){words}.",
         f"This needs the user: check the client id and secret (the secret is in {env}) and that the "
         "client may use this grant, then restart the server. Calling again before that fails the same way.",
         Recovery.NEEDS_PERMISSION,
+        code,
     )
 
 

@@ -267,7 +267,9 @@ def run(
             )
         except ValueError as problem:
             sys.exit(f"{config.package.replace('_', '-')}: {problem}")
-        serve_http(server, args.host, args.port, config.access, allowed)
+        tokens = config.upstream.tokens
+        routes = tokens.routes() if tokens is not None else None
+        serve_http(server, args.host, args.port, config.access, allowed, routes)
     else:
         # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
         anyio.run(serve_stdio, server, 2 * config.upstream.timeout_s + 5)

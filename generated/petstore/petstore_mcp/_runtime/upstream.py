@@ -62,9 +62,13 @@ class TokenSource(Protocol):
 
     def secret_forms(self) -> tuple[str, ...]: ...
 
-    def described(self, subject: str) -> list[dict[str, Any]]:
+    async def described(self, subject: str) -> list[dict[str, Any]]:
         """The credential variables, whether each is set, and for a user's token whether the caller
         has linked one; never a value (for the server_info tool)."""
+        ...
+
+    def routes(self) -> list[Any]:
+        """HTTP routes it serves beside /mcp (a user's sign-in callback), Starlette's."""
         ...
 
 
