@@ -98,6 +98,7 @@ class FixedValue:
     location: ParamLocation
     value: Any
     path: tuple[str, ...] = ()  # inside the body object `wire_name`, as for ParamSpec
+    env: str | None = None  # the value is this environment variable's, read on each call (P3 credentials)
 
 
 PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
@@ -278,7 +279,7 @@ class ToolSpec:
 class AuthSpec:
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    location: Literal["header", "query"] | None
+    location: Literal["header", "query", "body"] | None
     param_name: str | None
 
 
@@ -323,6 +324,12 @@ class ServerSpec:
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
+
+    @property
+    def value_envs(self) -> tuple[str, ...]:
+        """Environment variables whose values the server sends in parameters (`params: {x: {env}}`, an
+        auth `in: body`), never shown to the agent; sorted."""
+        return tuple(sorted({f.env for t in self.tools for a in t.actions for f in a.fixed if f.env}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,8 @@ def _action(action: DraftAction) -> list[str]:
     if action.params:
         lines.append("        params:")
         for param in action.params:
-            lines.append(f"          {_key(param.key)}: {{name: {param.name}}}  # {_c(param.why)}")
+            setting = f"env: {param.env}" if param.env else f"name: {param.name}"
+            lines.append(f"          {_key(param.key)}: {{{setting}}}  # {_c(param.why)}")
     return lines
 
 

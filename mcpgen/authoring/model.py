@@ -10,6 +10,7 @@ class DraftParam:
     key: str  # as the mapping writes it: 'petId' or 'body.id'
     name: str  # the name the agent sees
     why: str  # the YAML comment
+    env: str | None = None  # sent from this environment variable instead (a credential in the body)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

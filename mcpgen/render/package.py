@@ -327,7 +327,7 @@ def _action_call(action: ActionSpec) -> Call:
                         (
                             ("wire", f.wire_name),
                             ("at", f.location),
-                            ("value", f.value),
+                            *((("env", f.env),) if f.env else (("value", f.value),)),
                             *((("path", f.path),) if f.path else ()),
                         ),
                     )
@@ -485,6 +485,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("value_envs", server.value_envs),) if server.value_envs else ()),
         ),
     )
     access = server.access
@@ -551,6 +552,12 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
         rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
+    auth_envs = {a.env for a in (server.auth, *server.extra_auth) if a is not None}
+    rows += [
+        (env, "value the server sends in a request parameter; never an argument, logged or returned")
+        for env in server.value_envs
+        if env not in auth_envs
+    ]
     if server.access is not None:
         rows.append(
             (

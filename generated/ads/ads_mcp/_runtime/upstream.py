@@ -22,7 +22,7 @@ from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
-from .routing import Action
+from .routing import Action, Fixed
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -33,7 +33,8 @@ class Auth:
 
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    at: Literal["header", "query"] | None = None
+    # body: a field of each request body that declares it, sent as the action's Fixed (from env).
+    at: Literal["header", "query", "body"] | None = None
     name: str | None = None
 
 
@@ -51,6 +52,8 @@ class Upstream:
     extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
+    # Environment variables sent as parameter values (a per-deployment access token): never shown.
+    value_envs: tuple[str, ...] = ()
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -85,13 +88,16 @@ class Upstream:
     def secret_forms(self) -> tuple[str, ...]:
         """Every form each credential travels in, so none of them comes back to the agent (E5 no internals)."""
         forms: list[str] = []
-        for auth in self.auths:
-            secret = os.environ.get(auth.env)
+        sources = [(a.env, a.kind) for a in self.auths] + [
+            (e, "value") for e in self.value_envs
+        ]
+        for env, kind in sources:
+            secret = os.environ.get(env)
             if not secret:
                 continue
             encoded = (
                 base64.b64encode(secret.encode()).decode()
-                if auth.kind == "basic"
+                if kind == "basic"
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
@@ -126,13 +132,15 @@ def build_request(
         for p in action.params
         if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
+    placed += [
+        (f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path
+    ]
     nested = [
         (p.wire, p.path, to_upstream(p, values))
         for p in action.params
         if p.path and p.arg in values
     ]
-    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
+    nested += [(f.wire, f.path, _fixed_value(f)) for f in action.fixed if f.path]
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -181,6 +189,23 @@ def build_request(
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
+
+
+def _fixed_value(fixed: Fixed) -> Any:
+    """The mapping's value, or its environment variable's (P3 credentials: the agent never sees it)."""
+    if fixed.env is None:
+        return fixed.value
+    value = os.environ.get(fixed.env)
+    if not value:
+        raise ToolError(
+            f"the environment variable {fixed.env} is not set, so the server cannot send "
+            f"{fixed.wire}, which the API needs ({fixed.at}).",
+            f"This needs the user: set {fixed.env} in this MCP server's environment (for example in "
+            f'the client\'s server config: "env": {{"{fixed.env}": "<value>"}}), restart the server '
+            "and call again. The value is the user's to set, never an argument.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return value
 
 
 def _request(
@@ -340,6 +365,8 @@ def _apply_one(
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
         query.append((auth.name or "api_key", secret))
+    elif auth.at == "body":
+        return  # each body that declares it carries it (the action's Fixed, from the same variable)
     else:
         headers[(auth.name or "x-api-key").lower()] = secret
 

@@ -78,8 +78,10 @@ class Fixed:
 
     wire: str
     at: Location
-    value: Any
+    value: Any = None
     path: tuple[str, ...] = ()  # inside the body object `wire`, as for Param
+    # The value is this environment variable's, read on each call: a credential (P3 credentials).
+    env: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
