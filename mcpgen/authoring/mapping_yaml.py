@@ -138,6 +138,8 @@ def _action(action: DraftAction) -> list[str]:
         lines.append(
             "        hints: {read_only: true}  # a search sent by POST: it reads, and pages by its body"
         )
+    elif action.reads_by_post:
+        lines.append("        hints: {read_only: true}  # it reads, although the API sends it by POST")
     if action.items:
         lines.append(
             f"        response: {{items: {_scalar(action.items)}}}  # the list the answer's total counts"

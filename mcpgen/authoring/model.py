@@ -31,6 +31,7 @@ class DraftAction:
     search: bool = False
     items: str | None = None
     body_paging: tuple[tuple[str, str], ...] = ()
+    reads_by_post: bool = False  # a read of an RPC-style API: drafted read-only (rpc_reads.py)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,7 +23,12 @@ _NUMERIC = ("integer", "number")
 
 
 def previewed(
-    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str, auths: tuple[AuthRule, ...] = ()
+    spec: Spec,
+    tool: ToolRule,
+    action: ActionSpec,
+    served_name: str,
+    auths: tuple[AuthRule, ...] = (),
+    marked_reads: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
@@ -44,7 +49,7 @@ def previewed(
     # parameters are filled from the action's, under the names the mapping gave them (M231).
     read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     diagnostics += read_types_differ(read, action)
-    diagnostics += check_preview_read(read, action, preview_rule.read_source)
+    diagnostics += check_preview_read(read, action, preview_rule.read_source, marked_reads)
     compared, guards, found = _compared_and_guarded(rule, action)
     diagnostics += found
     preview = PreviewSpec(
