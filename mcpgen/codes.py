@@ -136,6 +136,9 @@ M242 = _code("M242", _W, "a request body with no fields or type the tool's schem
 M243 = _code("M243", _W, "a preview's read operation types a parameter otherwise than the action does")
 M244 = _code("M244", _W, "a request body requires fields its schema marks `readOnly`, which are never sent")
 M250 = _code("M250", _E, "a task's `status` action is not an action of the tool")
+M260 = _code("M260", _I, "answers whose response schema has a field that reports a failure inside a 2xx answer: such an answer becomes an error")
+M261 = _code("M261", _W, "`failure.field` names a field the response schema does not show")
+M262 = _code("M262", _E, "`failure` compares its field with a value of a type the field's schema never has, so it never fails an answer")
 
 # --- credentials --------------------------------------------------------------------------------------------
 M301 = _code("M301", _I, "the spec has security schemes and the mapping no `server.auth`")

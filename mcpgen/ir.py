@@ -181,6 +181,20 @@ class TaskSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FailureSpec:
+    """A failure the API reports inside a 2xx answer (build/failures.py), the runtime's `Failure`: the value
+    at JSON pointer `at` fails the answer when it is one of `equals`, when it is set and none of `unless`, or,
+    with `non_empty`, when it holds anything."""
+
+    at: str  # '/ok', '/meta/success'
+    equals: tuple[Any, ...] = ()
+    unless: tuple[Any, ...] = ()
+    non_empty: bool = False
+    message: str | None = None  # JSON pointer of the API's words about it
+    unchanged: bool = False  # the mapping says a failing answer means the API made no change
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -213,7 +227,9 @@ class ActionSpec:
     # The body field the mapping's server.idempotency_key names, when this action's body has it: the
     # server fills it with a key per logical request, the agent never sees it.
     idempotency_body: str | None = None
-    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    # What the action does (S4), decided by build/hints.py for every action, a preview's read too:
+    # `idempotent` is also the runtime's rule for a timeout (E4), placed as it is by render.
+    hints: ToolHints
     accept: str | None = None  # the Accept header its answers call for; None: application/json
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None
@@ -232,6 +248,9 @@ class ActionSpec:
     # so not in `params` nor the inputSchema; sent upstream like the others.
     asked: tuple[ParamSpec, ...] = ()
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
+    # The API's error codes and the kind of recovery each calls for (the action's `errors:`, E3).
+    errors: tuple[tuple[str, str], ...] = ()
+    failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -324,6 +343,7 @@ class ServerSpec:
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
+    errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
 
     @property
     def value_envs(self) -> tuple[str, ...]:

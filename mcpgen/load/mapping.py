@@ -20,6 +20,7 @@ import jsonschema
 
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
+from mcpgen.load.answers import AnswerRules, read_answers
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
@@ -150,6 +151,7 @@ class ActionRule:
     )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
     task: TaskRule | None = None  # the API runs it as a job
+    answers: AnswerRules | None = None  # its error codes' kinds of recovery, and failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -213,6 +215,7 @@ class ServerRule:
     idempotency_body: str | None = None  # ... or from this body field, on every action that has it
     extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
     headers: tuple[tuple[str, str], ...] = ()  # sent with every request (an API version, say)
+    answers: AnswerRules | None = None  # the API's error codes' kinds of recovery, failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -558,6 +561,7 @@ def _read(document: Document) -> Mapping:
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
             idempotency_body=(server.get("idempotency_key") or {}).get("body"),
             headers=tuple((str(k), str(v)) for k, v in (server.get("headers") or {}).items()),
+            answers=read_answers(server, "/server", document),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -595,12 +599,7 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
 def _read_hints(hints: dict[str, Any] | None) -> HintsRule | None:
     if not hints:
         return None
-    return HintsRule(
-        read_only=hints.get("read_only"),
-        destructive=hints.get("destructive"),
-        idempotent=hints.get("idempotent"),
-        open_world=hints.get("open_world"),
-    )
+    return HintsRule(**{k: hints.get(k) for k in ("read_only", "destructive", "idempotent", "open_world")})
 
 
 def _text(value: str | None) -> str | None:
@@ -629,6 +628,7 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
         task=_read_task(action.get("task")),
+        answers=read_answers(action, pointer, document),
     )
 
 
