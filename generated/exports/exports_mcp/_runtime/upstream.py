@@ -254,7 +254,9 @@ def _sent_values(
         for p in action.params
         if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path]
+    placed += [
+        (f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path
+    ]
     nested = [
         (p.wire, p.path, convert(p, values))
         for p in action.params
