@@ -237,6 +237,7 @@ class ActionSpec:
     # A body the operation may leave out (`requestBody.required` false): the arguments its schema
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    body_required: bool = False  # `requestBody.required`: a JSON body goes out even with no field set
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
     # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
     # outputSchema names; for a change, which of the result's fields could share a paging field's name.

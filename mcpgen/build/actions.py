@@ -251,6 +251,9 @@ def _action_spec(
         hints=action_hints(operation.method, rule),
         accept=accept_for(spec, operation),
         body_requires=tuple(p.arg_name for p in params if p.arg_name in args.with_body),
+        body_required=inputs.body_encoding == "json"
+        and operation.request_body is not None
+        and operation.request_body.value.get("required") is True,
         variants=variants,
         result_fields=results.result_fields,
         task=task,

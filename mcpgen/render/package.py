@@ -360,6 +360,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.body_required:
+        kwargs.append(("body_required", True))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
     if action.errors:

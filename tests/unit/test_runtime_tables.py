@@ -148,6 +148,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
             "body_requires": "body_requires",
+            "body_required": "body_required",
             "variants": "variants",
             "task": "task",
             "errors": "errors",

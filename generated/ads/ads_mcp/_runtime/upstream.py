@@ -275,7 +275,9 @@ def _content(
 ) -> dict[str, Any]:
     """httpx's body arguments for the action's encoding; a form also sets the content type."""
     content: dict[str, Any] = {}
-    if action.body == "json" and (body or whole_body is not None):
+    if action.body == "json" and (
+        body or whole_body is not None or action.body_required
+    ):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
         # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).

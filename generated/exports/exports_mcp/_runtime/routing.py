@@ -157,6 +157,8 @@ class Action:
     default_base_url: str | None = None
     # An optional body's required fields: needed once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    # The spec requires a body: a call that sets no body field still sends `{}`.
+    body_required: bool = False
     variants: tuple[
         Variant, ...
     ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
