@@ -2,7 +2,7 @@
 
 The build never offers a body field that carries the API's credential to the agent
 (build/body_credentials.py: Plaid's `client_id`, `secret`, `access_token`). One the operation requires
-and the drafted `auth` does not send is drafted as `params: {access_token: {env: PLAID_ACCESS_TOKEN}}`:
+and the drafted `auth` does not send (or that a body, once sent, must hold) is drafted as `params: {access_token: {env: PLAID_ACCESS_TOKEN}}`:
 a value per deployment, set by the user, never seen by the model. One it may leave out stays out.
 """
 
@@ -37,7 +37,9 @@ def with_credential_envs(
                     env=f"{server.upper()}_{snake_case(p.wire_name).upper()}"[:64],
                 )
                 for p in params
-                if p.credential and p.required and p.wire_name.lower() not in in_body
+                if p.credential
+                and (p.required or p.required_with_body)
+                and p.wire_name.lower() not in in_body
             )
             actions.append(replace(action, params=action.params + envs) if envs else action)
         out.append(replace(tool, actions=tuple(actions)))

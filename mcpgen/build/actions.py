@@ -26,6 +26,7 @@ from mcpgen.build.parameters import (
 from mcpgen.build.request_parts import accept_for, non_json_answers
 from mcpgen.build.results import ResultPlan, plan_results
 from mcpgen.build.tasks import task_spec
+from mcpgen.build.times import allows_local, with_local_arguments
 from mcpgen.build.units import with_currency
 from mcpgen.diagnostics import Diagnostic, error, has_errors, warning
 from mcpgen.ir import ActionSpec, BodyEncoding, FixedValue, ParamSpec, TaskSpec
@@ -78,6 +79,17 @@ def build_action(
     diagnostics += found
     params, found = with_currency(
         args.params, args.fixed, {p.arg_name: r for r in rule.params for p in args.params if rule_of(p, r)}
+    )
+    diagnostics += found
+    params, found = with_local_arguments(
+        params,
+        {p.arg_name: r for r in rule.params if r.local_time for p in params if rule_of(p, r)},
+        frozenset(
+            p.wire_name
+            for p in inputs.params
+            if allows_local(f"{p.schema.get('description')} {p.description}")
+        ),
+        operation.key,
     )
     diagnostics += found
     results = plan_results(spec, operation, rule, params, args.defaults)  # R1-R3: formats and paging

@@ -481,7 +481,8 @@ def _body_credential_left(
 ) -> list[Diagnostic]:
     """A body field carrying the API's credential that nothing sends: quiet when it may be left out (or
     the mapping hides it), else a warning saying how the server can send it."""
-    if (rule is None and not param.required) or (rule is not None and rule.hidden):
+    needed = param.required or param.required_with_body  # an optional body's field, once it is sent
+    if (rule is None and not needed) or (rule is not None and rule.hidden):
         return []
     what = "names it in params" if rule is not None else "sends nothing in it"
     env = snake_case(param.wire_name).upper()

@@ -101,6 +101,8 @@ def run_spec(
             env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
             for auth in (upstream.auth, *getattr(upstream, "extra_auth", ())) if upstream.auth else ():
                 env[auth.env] = BASIC_CREDENTIAL if auth.kind == "basic" else CREDENTIAL
+            for name in getattr(upstream, "value_envs", ()):  # params: {x: {env: NAME}}, as a user sets them
+                env[name] = CREDENTIAL
             stderr = work / "server.log"
             command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)
