@@ -72,7 +72,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
         },
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path", "env": "env"}, {}),
+    ir.FixedValue: (
+        "Fixed",
+        {"wire_name": "wire", "location": "at", "value": "value", "path": "path", "env": "env"},
+        {},
+    ),
     ir.ResultUnitSpec: (
         "ResultUnit",
         {"field": "field", "name": "name", "unit": "unit"},
