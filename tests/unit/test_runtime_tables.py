@@ -72,7 +72,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
         },
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
+    ir.FixedValue: (
+        "Fixed",
+        {"wire_name": "wire", "location": "at", "value": "value", "path": "path", "env": "env"},
+        {},
+    ),
     ir.ResultUnitSpec: (
         "ResultUnit",
         {"field": "field", "name": "name", "unit": "unit"},
@@ -148,6 +152,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
             "body_requires": "body_requires",
+            "body_required": "body_required",
             "variants": "variants",
             "task": "task",
             "errors": "errors",
