@@ -164,6 +164,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_source": "diagnostics",
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
+            "facts": "tools.lock.json: deprecation, units and per-action schemas the diff compares",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
             "operation_id": "README's table of operations",
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
