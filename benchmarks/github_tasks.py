@@ -10,9 +10,9 @@
   same calls are made directly, but an agent cannot hold that list: past a 200k context it does not fit.
 
 Each task is written as the shortest call sequence an agent makes with each side: the same search
-queries on both search sides (what an agent would type), one search per tool it needs, ids and values
-read from the results. A search that does not return the tool the task needs fails the script (the
-table says so). The upstream is Prism's mock server for the same spec (tests/support/prism.py: static
+queries on both search sides (what an agent would type), one search per tool it needs and a reworded
+one when a search missed, ids and values read from the results. When no query returns the tool the
+task needs, the script fails (the table says so). The upstream is Prism's mock server for the same spec (tests/support/prism.py: static
 examples, every request checked against the spec), so every answer is in GitHub's own shapes.
 
 Tokens are counted as tasks.py counts them: tools/list once per task, every call's name and arguments,
@@ -66,13 +66,17 @@ class Agent(Session):
 
     catalog: Catalog = field(default_factory=Catalog)
 
-    async def find(self, query: str, tool: str) -> None:
-        """Search for `tool` (nothing to do when the whole list is in context)."""
+    async def find(self, queries: tuple[str, ...], tool: str) -> None:
+        """Search for `tool`, the queries in turn until one returns it, as an agent rewords a search that
+        missed (nothing to do when the whole list is in context)."""
         if self.catalog.search is None:
             return
-        names = tool_names(await self.call(self.catalog.search, {"query": query}))
-        if tool not in names:
-            raise ValueError(f"search {query!r} did not return {tool} (it returned {names})")
+        names: list[str] = []
+        for query in queries:
+            names = tool_names(await self.call(self.catalog.search, {"query": query}))
+            if tool in names:
+                return
+        raise ValueError(f"searches {list(queries)} did not return {tool} (the last returned {names})")
 
     async def run(self, tool: str, arguments: dict[str, Any]) -> Any:
         if self.catalog.call is None:
@@ -89,10 +93,11 @@ def first_number(data: Any) -> int:
 
 
 # ---- the tasks: mcpgen's script, then FastMCP's (the same for both FastMCP servers) ---------------
-# Queries are the same on both search sides; each names what the step does, as an agent would ask.
+# Queries are the same on both search sides: each names what the step does, as an agent would ask; a
+# second one rewords it, for a side whose first search missed (both stop at the first that finds it).
 
-Q_LIST_ISSUES = "list issues of a repository"
-Q_COMMENT = "comment on an issue"
+Q_LIST_ISSUES = ("list issues of a repository",)
+Q_COMMENT = ("comment on an issue", "issue comment body issue_number")
 
 
 async def comment_bug_mcpgen(a: Agent) -> None:
@@ -114,7 +119,7 @@ async def comment_bug_fastmcp(a: Agent) -> None:
     await a.run("issuescreate_comment", {**HERE_REPO, **body})
 
 
-Q_SEARCH = "search issues and pull requests"
+Q_SEARCH = ("search issues and pull requests",)
 PRS_BY_LABEL = f"repo:{OWNER}/{REPO} is:pr is:open label:bug"
 
 
@@ -129,7 +134,7 @@ async def prs_by_label_fastmcp(a: Agent) -> None:
     await a.run("searchissues_and_pull_requests", {"q": PRS_BY_LABEL})
 
 
-Q_LABEL = "add labels to an issue"
+Q_LABEL = ("add labels to an issue",)
 
 
 async def label_issue_mcpgen(a: Agent) -> None:
@@ -146,7 +151,7 @@ async def label_issue_fastmcp(a: Agent) -> None:
     await a.run("issuesadd_labels", {**HERE_REPO, "issue_number": 1347, "body": {"labels": ["triaged"]}})
 
 
-Q_CLOSE = "update an issue"
+Q_CLOSE = ("update an issue", "close an issue in a repository state reason")
 CLOSE = {"issue_number": 1347, "state": "closed", "state_reason": "completed"}
 
 
@@ -161,7 +166,7 @@ async def close_issue_fastmcp(a: Agent) -> None:
     await a.run("issuesupdate", {**HERE_REPO, **CLOSE})
 
 
-Q_RELEASE = "get the latest release"
+Q_RELEASE = ("get the latest release",)
 
 
 async def latest_release_mcpgen(a: Agent) -> None:
@@ -175,7 +180,7 @@ async def latest_release_fastmcp(a: Agent) -> None:
     await a.run("reposget_latest_release", HERE_REPO)
 
 
-Q_FILES = "list files of a pull request"
+Q_FILES = ("list files of a pull request", "list the files in a pull request")
 
 
 async def pr_files_mcpgen(a: Agent) -> None:
@@ -189,7 +194,7 @@ async def pr_files_fastmcp(a: Agent) -> None:
     await a.run("pullslist_files", {**HERE_REPO, "pull_number": 1347})
 
 
-Q_REVIEW = "create a review for a pull request"
+Q_REVIEW = ("create a review for a pull request",)
 APPROVE = {"pull_number": 1347, "event": "APPROVE", "body": "Looks good."}
 
 
@@ -204,7 +209,7 @@ async def approve_pr_fastmcp(a: Agent) -> None:
     await a.run("pullscreate_review", {**HERE_REPO, **APPROVE})
 
 
-Q_RUNS = "list workflow runs for a repository"
+Q_RUNS = ("list workflow runs for a repository",)
 
 
 async def failed_runs_mcpgen(a: Agent) -> None:
@@ -221,7 +226,7 @@ async def failed_runs_fastmcp(a: Agent) -> None:
     await a.run("actionslist_workflow_runs_for_repo", {**HERE_REPO, "status": "failure"})
 
 
-Q_CREATE = "create an issue"
+Q_CREATE = ("create an issue", "open a new issue in a repository")
 NEW_ISSUE = {"title": "Found a bug", "body": "The build fails on Windows."}
 
 
@@ -236,7 +241,7 @@ async def open_issue_fastmcp(a: Agent) -> None:
     await a.run("issuescreate", {**HERE_REPO, **NEW_ISSUE})
 
 
-Q_USER = "get a user"
+Q_USER = ("get a user", "get a user's public profile by username")
 
 
 async def user_profile_mcpgen(a: Agent) -> None:

@@ -15,6 +15,7 @@ import signal
 import sys
 
 PROFILE = cProfile.Profile()
+OUT: list[str] = []  # where SIGUSR2 writes the stats (sys.argv is the module's by then)
 
 
 def _start(*_: object) -> None:
@@ -23,17 +24,17 @@ def _start(*_: object) -> None:
 
 def _stop(*_: object) -> None:
     PROFILE.disable()
-    PROFILE.dump_stats(sys.argv[1])
+    PROFILE.dump_stats(OUT[0])
 
 
 def main() -> None:
     out, flag, module, *rest = sys.argv[1:]
     if flag != "-m":
         raise SystemExit("usage: steady_profile.py OUT -m MODULE [ARGS...]")
+    OUT.append(out)
     signal.signal(signal.SIGUSR1, _start)
     signal.signal(signal.SIGUSR2, _stop)
-    sys.argv = [out, *rest]  # as `python -m MODULE ARGS` would see them
-    sys.argv[0] = module
+    sys.argv = [module, *rest]  # as `python -m MODULE ARGS` would see them
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 

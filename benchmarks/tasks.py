@@ -266,7 +266,8 @@ async def run_tasks(
         failure = None
         try:
             await task[which](s)
-        except (ValueError, KeyError, TypeError) as e:  # a result the script could not read
+        # A result the script could not read, or one the SDK client refused (its outputSchema check).
+        except (ValueError, KeyError, TypeError, RuntimeError) as e:
             failure = f"{type(e).__name__}: {e}"[:200]
         costs.append(
             TaskCost(
