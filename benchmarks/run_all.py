@@ -137,10 +137,10 @@ def pair_differences(a: list[float], b: list[float]) -> dict[str, Any]:
 
 
 def spread(r: dict[str, Any], unit: str = "x", digits: int = 2) -> str:
-    """'0.78x (0.74-0.81 over 5 pairs)', with a warning when there are too few pairs for a verdict."""
+    """'0.78x (0.74 to 0.81 over 5 pairs)', with a warning when there are too few pairs for a verdict."""
     few = f"; fewer than {MIN_PAIRS} pairs: no verdict" if r["pairs"] < MIN_PAIRS else ""
     return (
-        f"{r['median']:.{digits}f}{unit} ({r['min']:.{digits}f}-{r['max']:.{digits}f} over "
+        f"{r['median']:.{digits}f}{unit} ({r['min']:.{digits}f} to {r['max']:.{digits}f} over "
         f"{r['pairs']} pairs{few})"
     )
 
