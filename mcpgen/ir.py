@@ -194,6 +194,43 @@ class FailureSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Deprecation:
+    """The spec says an operation or a parameter is going away (C1), and where."""
+
+    marker: str  # as the spec writes it: 'deprecated: true', 'x-release-status: DEPRECATED', ...
+    pointer: str
+    said: bool = False  # only its words say so ("Deprecated: use ..."): a weaker signal than a marker
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamFacts:
+    """What the spec says of one parameter an action sends, beyond its schema (C1, T5)."""
+
+    arg: str
+    deprecated: Deprecation | None = None
+    unit: str | None = None  # 'seconds': from a conversion, the name, `x-unit`, `format` or the words
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldFacts:
+    """One result field the default format shows: its JSON types and unit (R1, T5)."""
+
+    name: str
+    types: tuple[str, ...]
+    unit: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContractFacts:
+    """What tools.lock.json records of an action besides its schemas, so `mcpgen diff` of two lock
+    files sees what a comparison of the specs sees: deprecations, units, result field types (C1)."""
+
+    deprecated: Deprecation | None = None
+    params: tuple[ParamFacts, ...] = ()
+    results: tuple[FieldFacts, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -247,6 +284,7 @@ class ActionSpec:
     # so not in `params` nor the inputSchema; sent upstream like the others.
     asked: tuple[ParamSpec, ...] = ()
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
+    facts: ContractFacts | None = None  # for tools.lock.json (build/contract_facts.py)
     # The API's error codes and the kind of recovery each calls for (the action's `errors:`, E3).
     errors: tuple[tuple[str, str], ...] = ()
     failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
@@ -343,6 +381,7 @@ class ServerSpec:
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
     errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
+    spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcpgen.build.checks import check_auth, check_hook_names
+from mcpgen.build.contract_facts import with_contract_facts
 from mcpgen.build.discovery import check_discovery_names
 from mcpgen.build.failures import server_errors, with_failures
 from mcpgen.build.fingerprints import (
@@ -71,7 +72,7 @@ def build_server(
     server_rule = mapping.server
     base_url_default = server_rule.base_url_default or _spec_base_url(spec)
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
-    tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_contract_facts(fingerprint_tools(with_guidance(tools), spec, mapping, canon), spec, mapping)
     tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
