@@ -188,10 +188,8 @@ def generate_command(
             say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
         if chosen is not None:
             say(profile_summary(server, chosen))
-        say(
-            f"run it (installed into the Python mcpgen runs on, {scripts_dir()}):  "
-            f"{install_line(pip_target(out), server.distribution_name)}"
-        )
+        # Into the Python mcpgen runs on, and its script by full path: neither needs an activated venv.
+        say(f"run it:  {install_line(pip_target(out), server.distribution_name)}")
         script = (str(scripts_dir() / server.distribution_name),)
         claude_code = client_config(server, "claude-code", "stdio", command=script)
         say(f"then connect Claude Code:  {claude_code.text}")

@@ -15,6 +15,8 @@ from mcpgen.lint.tokens import definition_text
 from mcpgen.profiles import PROFILES, Profile, apply_profile
 
 _LEVEL = {"error": Level.ERROR, "warning": Level.WARNING}
+# What counts as a type: JSON Schema's enum, const and $ref say one; Gemini's schema needs `type` itself.
+_TYPE_GIVEN = {"type-list": ("type", "enum", "const", "anyOf", "$ref"), "keyword": ("type", "anyOf")}
 
 
 def lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profile: Profile) -> list[Finding]:
@@ -101,7 +103,7 @@ def _shape(name: str | None, at: str, node: dict[str, Any], profile: Profile, *,
                 "properties",
                 f"{profile.name} needs the properties of every object listed (should be non-empty)",
             )
-    elif profile.typed and not any(k in node for k in ("type", "enum", "const", "anyOf", "$ref")):
+    elif profile.typed and not any(k in node for k in _TYPE_GIVEN[profile.nullable]):
         add("type", f"{profile.name} needs a type on every schema")
     if profile.array_items and type_ == "array" and "items" not in node:
         add("items", f"{profile.name} needs 'items' on every array (items: missing field)")

@@ -85,16 +85,26 @@ def _transform(node: Any, walk: _Walk, pointer: str, *, required: bool, seen: tu
         out["items"] = {}
     if "items" in out:
         out["items"] = _transform(out["items"], walk, pointer + "/items", required=True, seen=seen)
-    if profile.typed and not is_object and not _has_type(out):
-        if profile.nullable == "type-list":
-            out["type"] = list(ANY_SCALAR)
-            walk.notes.append((pointer, "no type given; offered as string, number or boolean"))
-        else:
-            out["type"] = "string"
-            walk.notes.append((pointer, "no type given; offered as a string"))
+    if profile.typed and not is_object:
+        _typed(out, walk, pointer)
     if profile.all_required and not required:
         _make_nullable(out)
     return out
+
+
+def _typed(out: JsonSchema, walk: _Walk, pointer: str) -> None:
+    """A type for a schema that has none: JSON Schema profiles count an enum or $ref as one; Gemini's
+    schema needs `type` itself (an enum of strings is a string)."""
+    if walk.profile.nullable == "type-list":
+        if not _has_type(out):
+            out["type"] = list(ANY_SCALAR)
+            walk.notes.append((pointer, "no type given; offered as string, number or boolean"))
+        return
+    if "type" in out or "anyOf" in out:
+        return
+    out["type"] = "string"
+    if not (isinstance(out.get("enum"), list) and all(isinstance(v, str) for v in out["enum"])):
+        walk.notes.append((pointer, "no type given; offered as a string"))
 
 
 def _keywords(node: JsonSchema, profile: Profile) -> tuple[JsonSchema, list[str]]:
@@ -163,16 +173,14 @@ def _object(out: JsonSchema, walk: _Walk, pointer: str, seen: tuple[str, ...]) -
     kept: JsonSchema = {}
     for name, schema in properties.items():
         at = f"{pointer}/properties/{name}"
-        if profile.object_properties and _free_form(schema, walk.defs):
+        is_required = name in originally or not profile.all_required
+        transformed = _transform(schema, walk, at, required=is_required, seen=seen)
+        if profile.object_properties and _inexpressible(transformed):
             walk.notes.append(
-                (
-                    at,
-                    f"left out: {profile.name} cannot describe an object without properties (the server still accepts it)",
-                )
+                (at, f"left out: {profile.name} cannot describe an object without properties (the server still accepts it)")
             )
             continue
-        is_required = name in originally or not profile.all_required
-        kept[name] = _transform(schema, walk, at, required=is_required, seen=seen)
+        kept[name] = transformed
     if "properties" in out or kept:
         out["properties"] = kept
     if profile.all_required:
@@ -181,15 +189,14 @@ def _object(out: JsonSchema, walk: _Walk, pointer: str, seen: tuple[str, ...]) -
         out["required"] = [name for name in originally if name in kept or name not in properties]
 
 
-def _free_form(schema: Any, defs: dict[str, Any]) -> bool:
+def _inexpressible(schema: Any) -> bool:
+    """An object without properties, or a list of them (after the transform: no $ref is left)."""
     if not isinstance(schema, dict):
         return False
-    if isinstance(schema.get("$ref"), str):
-        target = defs.get(schema["$ref"])
-        return isinstance(target, dict) and _free_form(target, defs)
     type_ = schema.get("type")
-    is_object = type_ == "object" or (isinstance(type_, list) and type_[:1] == ["object"])
-    return is_object and not schema.get("properties")
+    if type_ == "array":
+        return _inexpressible(schema.get("items"))
+    return (type_ == "object" or "properties" in schema) and not schema.get("properties")
 
 
 def _inlined(
