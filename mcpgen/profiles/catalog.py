@@ -18,7 +18,8 @@ Sources (the short names the fields below cite):
   tools, 24 optional parameters and 16 union-typed parameters a request. The `anthropic` SDK's
   `lib/_parse/_transform.py` (2.10.0, 2026-11) keeps only type, enum, const, anyOf, allOf, description,
   title, properties, additionalProperties, required, those formats, items and minItems 0/1, and moves
-  everything else (`pattern`, `default` among them) into the description: the profile does the same.
+  everything else (`pattern`, `default` among them) into the description, and refuses a schema with
+  neither a type nor an enum, const or combinator: the profile does the same.
 - openai-strict: OpenAI, "Structured Outputs", Supported schemas (platform.openai.com/docs/guides/
   structured-outputs#supported-schemas), which function calling with `strict: true` shares: every
   object `additionalProperties: false` and every property in `required` (optional ones nullable); the
@@ -156,6 +157,7 @@ ANTHROPIC_STRICT = Profile(
     forbidden=frozenset({"not", "if", "then", "else", "dependentRequired", "dependentSchemas"}),
     root_forbidden=_ROOT_COMBINATORS,
     objects="close",
+    typed=True,  # the SDK's transform refuses a schema with no type, enum, const or combinator
     max_min_items=1,
     names=(NameRule("", 64, "error", "anthropic-tools"),),
     max_tools=20,
