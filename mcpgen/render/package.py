@@ -156,6 +156,7 @@ def render_server(
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
                 http_start=http_start_command(server),
+                discovery_example=_discovery_example(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -578,6 +579,15 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _discovery_example(server: ServerSpec) -> tuple[str, str]:
+    """A catalog tool and the JSON arguments of one call, for the README's call_tool line: the first tool
+    with an `action` parameter, called with its first action."""
+    for tool in server.tools:
+        if tool.preview is None and "action" in (tool.input_schema.get("properties") or {}):
+            return tool.name, json.dumps({"action": tool.actions[0].name})
+    return server.tools[0].served_names[0], "{}"
 
 
 def _client_sections(server: ServerSpec) -> list[dict[str, str]]:
