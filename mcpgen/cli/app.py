@@ -30,12 +30,13 @@ from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
+from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
-from mcpgen.contract.format import MARKDOWN_BUDGET, format_diff
+from mcpgen.contract.format import MARKDOWN_BUDGET, TEXT_BUDGET, format_diff
 from mcpgen.contract.ignore import IgnoreList, apply_ignore_list, load_ignore_list
-from mcpgen.contract.scanning import format_annotations, format_sarif
+from mcpgen.contract.scanning import SARIF_BUDGET, format_annotations, format_sarif
 from mcpgen.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -98,7 +99,6 @@ class FailOn(enum.StrEnum):
     any = "any"
 
 
-SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
 MappingOpt = Annotated[
     Path,
     typer.Option(
@@ -145,6 +145,8 @@ def generate_command(
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Generate (or regenerate) the server package in OUT.
 
@@ -155,7 +157,8 @@ def generate_command(
     """
     chosen = _profile(profile)
     previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds
-    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or (), previous=previous)
+    roots, remote = allow_ref_root or (), remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, chosen, ref_roots=roots, previous=previous, remote=remote)
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         say("no files were written", err=True)
@@ -174,30 +177,36 @@ def generate_command(
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet)
         raise typer.Exit(1) from None
-    server = result.server
-    actions = sum(len(t.actions) for t in server.tools)
     if not quiet:
-        served = [t for t in contract(server, chosen) if _listed(t, server)]
-        say(
-            f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions; "
-            f"tools/list serves {len(served)} ({', '.join(t['name'] for t in served[:6])}"
-            f"{', ...' if len(served) > 6 else ''}) "
-            f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
-        )
-        if server.unmapped_operations:
-            say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
-        if chosen is not None:
-            say(profile_summary(server, chosen))
-        # Into the Python mcpgen runs on, and its script by full path: neither needs an activated venv.
-        say(f"run it:  {install_line(pip_target(out), server.distribution_name)}")
-        script = (str(scripts_dir() / server.distribution_name),)
-        claude_code = client_config(server, "claude-code", "stdio", command=script)
-        say(f"then connect Claude Code:  {claude_code.text}")
-        say(
-            f"other clients (Claude Desktop, VS Code, Cursor, Windsurf; stdio or HTTP): "
-            f"`mcpgen config CLIENT {shlex.quote(str(spec))} -m {shlex.quote(str(mapping))}` once installed "
-            f"(it writes the installed script's full path), or see {out / 'README.md'}"
-        )
+        _say_generated(result.server, out, plan, chosen, spec, mapping)
+
+
+def _say_generated(
+    server: ServerSpec, out: Path, plan: WritePlan, chosen: Profile | None, spec: str, mapping: Path
+) -> None:
+    """What `generate` wrote, what tools/list serves, and the lines that install, run and connect it."""
+    actions = sum(len(t.actions) for t in server.tools)
+    served = [t for t in contract(server, chosen) if _listed(t, server)]
+    say(
+        f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions; "
+        f"tools/list serves {len(served)} ({', '.join(t['name'] for t in served[:6])}"
+        f"{', ...' if len(served) > 6 else ''}) "
+        f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
+    )
+    if server.unmapped_operations:
+        say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
+    if chosen is not None:
+        say(profile_summary(server, chosen))
+    # Into the Python mcpgen runs on, and its script by full path: neither needs an activated venv.
+    say(f"run it:  {install_line(pip_target(out), server.distribution_name)}")
+    script = (str(scripts_dir() / server.distribution_name),)
+    claude_code = client_config(server, "claude-code", "stdio", command=script)
+    say(f"then connect Claude Code:  {claude_code.text}")
+    say(
+        f"other clients (Claude Desktop, VS Code, Cursor, Windsurf; stdio or HTTP): "
+        f"`mcpgen config CLIENT {shlex.quote(str(spec))} -m {shlex.quote(str(mapping))}` once installed "
+        f"(it writes the installed script's full path), or see {out / 'README.md'}"
+    )
 
 
 def _listed(tool: dict[str, object], server: ServerSpec) -> bool:
@@ -236,6 +245,8 @@ def config_command(
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Print CLIENT's configuration for the server SPEC and MAPPING generate: the command that launches it
     (or its URL) and the environment variables it needs, with placeholders for credentials.
@@ -245,7 +256,8 @@ def config_command(
         raise typer.BadParameter(f"use one of {', '.join(CLIENTS)}", param_hint="CLIENT")
     chosen = _profile(profile or CLIENT_PROFILES[client])
     assert chosen is not None
-    result = generate(spec, mapping, None, ref_roots=allow_ref_root or ())
+    remote = remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, None, ref_roots=allow_ref_root or (), remote=remote)
     _report(result.diagnostics, quiet=True)
     if not result.ok or result.server is None:
         raise typer.Exit(1)
@@ -390,9 +402,18 @@ app.command("check", help=CHECK_HELP)(check_command)
 
 
 @app.command("validate")
-def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRootsOpt = None) -> None:
+def validate_command(
+    spec: SpecArg,
+    mapping: MappingOpt,
+    allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
+) -> None:
     """Check the spec and the mapping file, and list the operations no tool maps."""
-    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping, ref_roots=allow_ref_root or ())
+    remote = remote_options(allow_http, allow_ref_host)
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(
+        spec_input(spec), mapping, ref_roots=allow_ref_root or (), remote=remote
+    )
     if loaded_spec is None or loaded_mapping is None:
         _report(diagnostics, quiet=False)
         raise typer.Exit(1)
@@ -461,11 +482,11 @@ def diff_command(
         int,
         typer.Option(
             "--max-chars",
-            min=1000,
-            help="markdown: at most this many characters (GitHub's comment limit by default); whole "
-            "lines only, the rest counted in an 'N more, see the JSON' line.",
+            min=0,
+            help=f"markdown, text, sarif: at most this many characters (markdown {MARKDOWN_BUDGET:,}, GitHub's "
+            f"comment limit; text {TEXT_BUDGET:,}; sarif {SARIF_BUDGET:,}); the rest counted, the JSON has all.",
         ),
-    ] = MARKDOWN_BUDGET,
+    ] = 0,
     unmapped: Annotated[
         Unmapped,
         typer.Option(
@@ -495,7 +516,7 @@ def diff_command(
         formatted = (
             format_annotations(diff, places, ignored=ignored)
             if fmt is DiffFormat.github
-            else format_sarif(diff, places, ignored=ignored, version=__version__)
+            else format_sarif(diff, places, ignored=ignored, version=__version__, budget=max_chars)
         )
         say(formatted, nl=False)
     else:
@@ -551,8 +572,13 @@ def init_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
-    raise typer.Exit(run_init(spec, out, name=name, force=force, ref_roots=allow_ref_root or ()))
+    remote = remote_options(allow_http, allow_ref_host)
+    raise typer.Exit(
+        run_init(spec_input(spec), out, name=name, force=force, ref_roots=allow_ref_root or (), remote=remote)
+    )
 
 
 @app.command("schema")

@@ -84,7 +84,7 @@ def _full_path_note(found: str) -> str:
 
 
 def profile_report(
-    server: ServerSpec, client_title: str, profile: Profile, spec: Path, mapping: Path
+    server: ServerSpec, client_title: str, profile: Profile, spec: str | Path, mapping: Path
 ) -> list[str]:
     """What `profile` finds in the tools the server would serve with it, and what to regenerate."""
     served = contract(server, profile)

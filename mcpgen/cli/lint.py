@@ -22,7 +22,8 @@ from mcpgen.diagnostics import (
     sort_key,
 )
 from mcpgen.ir import ServerSpec
-from mcpgen.lint.rules import Finding, LintReport, lint_tools
+from mcpgen.lint.rules import LintReport, lint_tools
+from mcpgen.lint.schema_walk import Finding
 from mcpgen.lint.tokens import load_counter
 from mcpgen.pipeline import generate
 from mcpgen.profiles import Profile, apply_profile

@@ -168,7 +168,7 @@ def served(tools: list[Any]) -> list[tuple[int, dict[str, Any]]]:
 def server_name_of(tools: list[Any]) -> str | None:
     """The name a client's configuration most likely gives the server: the tools' shared prefix
     before the first '_' (mcpgen names every tool '<server>_...')."""
-    names = [t.get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    names: list[str] = [n for t in tools if isinstance(t, dict) and isinstance(n := t.get("name"), str)]
     prefixes = {n.split("_", 1)[0] for n in names if "_" in n}
     return prefixes.pop() if len(prefixes) == 1 and all("_" in n for n in names) else None
 

@@ -177,7 +177,10 @@ def _object(out: JsonSchema, walk: _Walk, pointer: str, seen: tuple[str, ...]) -
         transformed = _transform(schema, walk, at, required=is_required, seen=seen)
         if profile.object_properties and _inexpressible(transformed):
             walk.notes.append(
-                (at, f"left out: {profile.name} cannot describe an object without properties (the server still accepts it)")
+                (
+                    at,
+                    f"left out: {profile.name} cannot describe an object without properties (the server still accepts it)",
+                )
             )
             continue
         kept[name] = transformed

@@ -14,6 +14,8 @@ import jinja2
 from mcpgen.ir import (
     ActionSpec,
     AuthSpec,
+    FailureSpec,
+    FixedValue,
     PagingSpec,
     ParamSpec,
     PreviewSpec,
@@ -24,7 +26,7 @@ from mcpgen.ir import (
     ToolSpec,
     UnitSpec,
 )
-from mcpgen.names import IDEMPOTENT_METHODS, hook_names
+from mcpgen.names import hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
 from mcpgen.render.jsontext import indented_json
@@ -239,6 +241,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     preview = tool.preview
     names = [
         "Action",
+        *(["Failure"] if any(a.failures for a in actions) else []),
         *(["Fixed"] if uses_fixed else []),
         *(["Guard"] if preview and preview.guards else []),
         *(["Param"] if uses_params else []),
@@ -319,23 +322,7 @@ def _action_call(action: ActionSpec) -> Call:
     if action.defaults:
         kwargs.append(("defaults", dict(action.defaults)))
     if action.fixed:
-        kwargs.append(
-            (
-                "fixed",
-                tuple(
-                    Call(
-                        "Fixed",
-                        (
-                            ("wire", f.wire_name),
-                            ("at", f.location),
-                            ("value", f.value),
-                            *((("path", f.path),) if f.path else ()),
-                        ),
-                    )
-                    for f in action.fixed
-                ),
-            )
-        )
+        kwargs.append(("fixed", tuple(_fixed_call(f) for f in action.fixed)))
     if action.body_encoding:
         kwargs.append(("body", action.body_encoding))
     if action.find_with:
@@ -366,7 +353,7 @@ def _action_call(action: ActionSpec) -> Call:
         )
     if action.idempotency_body:
         kwargs.append(("idempotency_body", action.idempotency_body))
-    if action.hints.idempotent if action.hints is not None else action.method in IDEMPOTENT_METHODS:
+    if action.hints.idempotent:
         kwargs.append(("idempotent", True))  # build's decision (build/hints.py): the runtime has no rule
     if action.accept:
         kwargs.append(("accept", action.accept))
@@ -376,6 +363,10 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("body_requires", action.body_requires))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
+    if action.errors:
+        kwargs.append(("errors", dict(action.errors)))
+    if action.failures:
+        kwargs.append(("failures", tuple(_failure_call(f) for f in action.failures)))
     if action.variants:
         kwargs.append(
             (
@@ -387,6 +378,22 @@ def _action_call(action: ActionSpec) -> Call:
             )
         )
     return Call("Action", tuple(kwargs))
+
+
+def _fixed_call(fixed: FixedValue) -> Call:
+    path = (("path", fixed.path),) if fixed.path else ()
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), ("value", fixed.value), *path))
+
+
+def _failure_call(failure: FailureSpec) -> Call:
+    """A failure reported inside a 2xx answer (build/failures.py), with only the settings it has."""
+    kwargs: list[tuple[str, Any]] = [("at", failure.at)]
+    kwargs += [("equals", failure.equals)] if failure.equals else []
+    kwargs += [("unless", failure.unless)] if failure.unless else []
+    kwargs += [("non_empty", True)] if failure.non_empty else []
+    kwargs += [("message", failure.message)] if failure.message else []
+    kwargs += [("unchanged", True)] if failure.unchanged else []
+    return Call("Failure", tuple(kwargs))
 
 
 def _param_call(param: ParamSpec) -> Call:
@@ -486,6 +493,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("errors", dict(server.errors)),) if server.errors else ()),
         ),
     )
     access = server.access
@@ -504,7 +512,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("version", server.version),
             ("instructions", server.description),
             ("upstream", upstream),
-            *([("server_info", True)] if server.server_info else []),
+            *([("server_info", Code("server_info"))] if _carries(server, "info") else []),
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
@@ -514,6 +522,10 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else []
             ),
             *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
+            *([("discovery", Code("Discovery"))] if _carries(server, "discovery") else []),
+            *([("units", Code("conversion"))] if _carries(server, "conversion") else []),
+            *([("patterns", Code("python_pattern"))] if _carries(server, "patterns") else []),
+            *([("local_times", Code("local_time_problems"))] if _carries(server, "times") else []),
         ),
     )
     return {
@@ -523,6 +535,11 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_previews": _carries(server, "preview"),
         "uses_elicitation": _carries(server, "elicitation"),
         "uses_tasks": _carries(server, "tasks"),
+        "uses_discovery": _carries(server, "discovery"),
+        "uses_units": _carries(server, "conversion"),
+        "uses_server_info": _carries(server, "info"),
+        "uses_patterns": _carries(server, "patterns"),
+        "uses_local_times": _carries(server, "times"),
     }
 
 

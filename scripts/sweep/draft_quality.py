@@ -32,13 +32,14 @@ for entry in (ROOT, ROOT / "templates"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
+from runtime.discovery import Discovery, _words  # noqa: E402
+
 from mcpgen.authoring.draft import init_mapping  # noqa: E402
 from mcpgen.build.contract import contract  # noqa: E402
 from mcpgen.build.server import build_server  # noqa: E402
 from mcpgen.load.mapping import load_mapping  # noqa: E402
 from mcpgen.load.openapi import load_spec  # noqa: E402
 from mcpgen.names import snake_case  # noqa: E402
-from runtime.discovery import Discovery, _words  # noqa: E402
 
 CORPUS = ROOT / ".cache" / "corpus" / "package" / "api"
 SHARED = (ROOT / ".." / "shared" / "specs").resolve()
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {label} | `{m.service}` | {m.operations:,} | {m.tools} | {m.plumbing} | {len(m.sign_in)} | "
             f"{len(m.machine)} | {statistics.median(ranks):g} | {sum(r == 1 for r in ranks) / len(ranks):.0%} | "
-            f"{sum(r <= 5 for r in ranks) / len(ranks):.0%} | \"{phrase}\": {m.named_rank} |"
+            f'{sum(r <= 5 for r in ranks) / len(ranks):.0%} | "{phrase}": {m.named_rank} |'
         )
         shown += [f"{label} sign-in: {s}" for s in m.sign_in] + [f"{label} name: {n}" for n in m.machine]
     if args.show:

@@ -172,10 +172,11 @@ def test_the_generated_server_still_checks_what_the_profile_dropped(tmp_path: Pa
     sys.path.insert(0, str(tmp_path))
     try:
         app = importlib.import_module("petstore_mcp._runtime.app")
+        dispatch = importlib.import_module("petstore_mcp._runtime.dispatch")
         errors = importlib.import_module("petstore_mcp._runtime.errors")
         tools = importlib.import_module("petstore_mcp.tools")
         server = importlib.import_module("petstore_mcp.server")
-        dispatcher = app.Dispatcher(
+        dispatcher = dispatch.Dispatcher(
             server.CONFIG,
             app.load_contract("petstore_mcp"),
             tools.TOOLS,

@@ -25,8 +25,6 @@ FUNCTIONS_OVER: dict[str, int] = {
     "mcpgen/lint/rules.py:_lint_profile": 92,
     "mcpgen/load/mapping.py:_explain": 85,
     "mcpgen/render/package.py:render_server": 81,
-    "mcpgen/render/package.py:_action_call": 84,
-    "templates/runtime/upstream.py:build_request": 83,
 }
 
 
