@@ -157,8 +157,7 @@ def render_server(
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
-                http_start=http_start_command(server),
-                discovery_example=_discovery_example(server),
+                **_connect_parts(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -596,6 +595,11 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _connect_parts(server: ServerSpec) -> dict[str, Any]:
+    """The README's HTTP start line, and its example of a call through the discovery call tool."""
+    return {"http_start": http_start_command(server), "discovery_example": _discovery_example(server)}
 
 
 def _discovery_example(server: ServerSpec) -> tuple[str, str]:
