@@ -38,13 +38,11 @@ class ClientConfig:
 
 def server_env(server: ServerSpec) -> tuple[EnvVar, ...]:
     """What a launched server needs set: the API's base URL (its default shown, so it is easy to change)
-    and every credential it sends. Per-host base URLs follow the main one when unset, so they are left out."""
+    and every credential (or parameter value) it sends from it. Per-host base URLs follow the main one when unset, so they are left out."""
     base = EnvVar(server.base_url_env, server.default_base_url or "<base URL of the API>", secret=False)
-    credentials = tuple(
-        EnvVar(auth.env, f"<your {auth.env}>", secret=True)
-        for auth in ((server.auth, *server.extra_auth) if server.auth is not None else ())
-    )
-    return (base, *credentials)
+    envs = [a.env for a in ((server.auth, *server.extra_auth) if server.auth is not None else ())]
+    envs += [env for env in server.value_envs if env not in envs]  # values sent in parameters
+    return (base, *(EnvVar(env, f"<your {env}>", secret=True) for env in envs))
 
 
 def client_config(

@@ -360,6 +360,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.body_required:
+        kwargs.append(("body_required", True))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
     if action.errors:
@@ -381,7 +383,9 @@ def _action_call(action: ActionSpec) -> Call:
 
 def _fixed_call(fixed: FixedValue) -> Call:
     path = (("path", fixed.path),) if fixed.path else ()
-    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), ("value", fixed.value), *path))
+    # A value from the environment names its variable only (P3 credentials).
+    value = (("env", fixed.env),) if fixed.env else (("value", fixed.value),)
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), *value, *path))
 
 
 def _failure_call(failure: FailureSpec) -> Call:
@@ -492,6 +496,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("value_envs", server.value_envs),) if server.value_envs else ()),
             *((("errors", dict(server.errors)),) if server.errors else ()),
         ),
     )
@@ -568,6 +573,12 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
         rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
+    auth_envs = {a.env for a in (server.auth, *server.extra_auth) if a is not None}
+    rows += [
+        (env, "value the server sends in a request parameter; never an argument, logged or returned")
+        for env in server.value_envs
+        if env not in auth_envs
+    ]
     if server.access is not None:
         rows.append(
             (
