@@ -157,7 +157,7 @@ def render_server(
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
-                http_start=http_start_command(server),
+                **_connect_parts(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -606,6 +606,20 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _connect_parts(server: ServerSpec) -> dict[str, Any]:
+    """The README's HTTP start line, and its example of a call through the discovery call tool."""
+    return {"http_start": http_start_command(server), "discovery_example": _discovery_example(server)}
+
+
+def _discovery_example(server: ServerSpec) -> tuple[str, str]:
+    """A catalog tool and the JSON arguments of one call, for the README's call_tool line: the first tool
+    with an `action` parameter, called with its first action."""
+    for tool in server.tools:
+        if tool.preview is None and "action" in (tool.input_schema.get("properties") or {}):
+            return tool.name, json.dumps({"action": tool.actions[0].name})
+    return server.tools[0].served_names[0], "{}"
 
 
 def _client_sections(server: ServerSpec) -> list[dict[str, str]]:
