@@ -140,6 +140,7 @@ M241 = _code("M241", _I, "fields nested deeper than a tool's schema shows, named
 M242 = _code("M242", _W, "a request body with no fields or type the tool's schema can show")
 M243 = _code("M243", _W, "a preview's read operation types a parameter otherwise than the action does")
 M244 = _code("M244", _W, "a request body requires fields its schema marks `readOnly`, which are never sent")
+M245 = _code("M245", _E, "`format: local-date-time` on a parameter that is no date-time, or has no time-zone parameter beside it")
 M250 = _code("M250", _E, "a task's `status` action is not an action of the tool")
 M251 = _code("M251", _E, "`task:` on an operation whose spec documents success answers but no 202 Accepted, so it never runs as a job")
 M260 = _code("M260", _I, "answers whose response schema has a field that reports a failure inside a 2xx answer: such an answer becomes an error")

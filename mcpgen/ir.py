@@ -98,6 +98,7 @@ class FixedValue:
     location: ParamLocation
     value: Any
     path: tuple[str, ...] = ()  # inside the body object `wire_name`, as for ParamSpec
+    env: str | None = None  # the value is this environment variable's, read on each call (P3 credentials)
 
 
 PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
@@ -273,6 +274,7 @@ class ActionSpec:
     # A body the operation may leave out (`requestBody.required` false): the arguments its schema
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    body_required: bool = False  # `requestBody.required`: a JSON body goes out even with no field set
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
     # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
     # outputSchema names; for a change, which of the result's fields could share a paging field's name.
@@ -338,7 +340,7 @@ class AuthSpec:
 
     kind: Literal["bearer", "api_key", "basic", "oauth2_client_credentials", "oauth2_user"]
     env: str | None
-    location: Literal["header", "query"] | None
+    location: Literal["header", "query", "body"] | None
     param_name: str | None
     prefix: str | None = None  # api_key in a header: what goes before the key ('Bearer ')
     token_url: str | None = None
@@ -406,6 +408,12 @@ class ServerSpec:
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
     errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
     spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
+
+    @property
+    def value_envs(self) -> tuple[str, ...]:
+        """Environment variables whose values the server sends in parameters (`params: {x: {env}}`, an
+        auth `in: body`), never shown to the agent; sorted."""
+        return tuple(sorted({f.env for t in self.tools for a in t.actions for f in a.fixed if f.env}))
 
 
 @dataclass(frozen=True, slots=True)

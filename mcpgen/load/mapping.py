@@ -64,6 +64,8 @@ class ParamRule:
     max_increase_pct: float | None = None  # guard rule (S2)
     current: str | None = None  # field of the preview's read result with the current value
     ask_user: bool = False  # P4 ask what the model cannot know: the server asks the user for it
+    env: str | None = None  # P3 credentials: sent from the server's environment, never the agent's
+    local_time: bool = False  # `format: local-date-time`: local, beside its time-zone field (T5)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,6 +389,8 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
 
 def _contradiction_hint(param: dict[str, Any]) -> str:
     """Why a parameter's settings contradict each other, for the settings it has."""
+    if "env" in param:
+        return "'env' sends the server's own environment variable and hides the parameter: keep it alone"
     if "ask_user" in param and ("fixed" in param or "hidden" in param):
         kept = "fixed" if "fixed" in param else "hidden"
         return (
@@ -659,6 +663,8 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
         ask_user=rule.get("ask_user") is True,
+        env=rule.get("env"),
+        local_time=rule.get("format") == "local-date-time",
     )
 
 

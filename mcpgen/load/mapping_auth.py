@@ -73,7 +73,7 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
         return [
             error(
                 codes.M109,
-                "an api_key auth needs 'in' (header or query) and 'name'",
+                "an api_key auth needs 'in' (header, query or body) and 'name'",
                 document.locate(pointer),
                 hint="for example:  in: header  and  name: X-API-Key",
             )

@@ -158,7 +158,7 @@ def render_server(
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
-                http_start=http_start_command(server),
+                **_connect_parts(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -361,6 +361,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.body_required:
+        kwargs.append(("body_required", True))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
     if action.errors:
@@ -382,7 +384,9 @@ def _action_call(action: ActionSpec) -> Call:
 
 def _fixed_call(fixed: FixedValue) -> Call:
     path = (("path", fixed.path),) if fixed.path else ()
-    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), ("value", fixed.value), *path))
+    # A value from the environment names its variable only (P3 credentials).
+    value = (("env", fixed.env),) if fixed.env else (("value", fixed.value),)
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), *value, *path))
 
 
 def _failure_call(failure: FailureSpec) -> Call:
@@ -495,6 +499,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("value_envs", server.value_envs),) if server.value_envs else ()),
             *((("errors", dict(server.errors)),) if server.errors else ()),
             *((("tokens", _tokens_call(tokens)),) if tokens is not None else ()),
         ),
@@ -597,6 +602,12 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
         rows += _credential_rows(auth)
+    auth_envs = {env for a in (server.auth, *server.extra_auth) if a is not None for env in a.envs}
+    rows += [
+        (env, "value the server sends in a request parameter; never an argument, logged or returned")
+        for env in server.value_envs
+        if env not in auth_envs
+    ]
     if server.access is not None:
         rows.append(
             (
@@ -643,6 +654,20 @@ def _credential_rows(auth: AuthSpec) -> list[tuple[str, str]]:
     if auth.client_secret_env:
         rows.append((auth.client_secret_env, "this server's OAuth client secret; never logged or returned"))
     return rows
+
+
+def _connect_parts(server: ServerSpec) -> dict[str, Any]:
+    """The README's HTTP start line, and its example of a call through the discovery call tool."""
+    return {"http_start": http_start_command(server), "discovery_example": _discovery_example(server)}
+
+
+def _discovery_example(server: ServerSpec) -> tuple[str, str]:
+    """A catalog tool and the JSON arguments of one call, for the README's call_tool line: the first tool
+    with an `action` parameter, called with its first action."""
+    for tool in server.tools:
+        if tool.preview is None and "action" in (tool.input_schema.get("properties") or {}):
+            return tool.name, json.dumps({"action": tool.actions[0].name})
+    return server.tools[0].served_names[0], "{}"
 
 
 def _client_sections(server: ServerSpec) -> list[dict[str, str]]:

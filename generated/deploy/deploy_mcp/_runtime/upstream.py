@@ -23,7 +23,7 @@ from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
 from .refusals import http_error, redirect_error, reported_failure, unusable_error
 from .results import Answer, decode_body
-from .routing import Action, Param
+from .routing import Action, Fixed, Param
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -37,7 +37,8 @@ class Auth:
 
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    at: Literal["header", "query"] | None = None
+    # body: a field of each request body that declares it, sent as the action's Fixed (from env).
+    at: Literal["header", "query", "body"] | None = None
     name: str | None = None
     # api_key in a header: what goes before the key ('Bearer ', 'Token '), unless the key has it already.
     prefix: str = ""
@@ -86,6 +87,8 @@ class Upstream:
     extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
+    # Environment variables sent as parameter values (a per-deployment access token): never shown.
+    value_envs: tuple[str, ...] = ()
     # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
     errors: Mapping[str, str] = field(default_factory=dict)
     # A token the server obtains (OAuth 2.0), sent as a bearer token; instead of `auth`.
@@ -162,13 +165,16 @@ class Upstream:
     def secret_forms(self) -> tuple[str, ...]:
         """Every form each credential travels in, so none of them comes back to the agent (E5 no internals)."""
         forms: list[str] = []
-        for auth in self.auths:
-            secret = os.environ.get(auth.env)
+        sources = [(a.env, a.kind) for a in self.auths] + [
+            (e, "value") for e in self.value_envs
+        ]
+        for env, kind in sources:
+            secret = os.environ.get(env)
             if not secret:
                 continue
             encoded = (
                 base64.b64encode(secret.encode()).decode()
-                if auth.kind == "basic"
+                if kind == "basic"
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
@@ -249,6 +255,23 @@ def build_request(
     return _request(action, url, tuple(query), headers, content, values)
 
 
+def _fixed_value(fixed: Fixed) -> Any:
+    """The mapping's value, or its environment variable's (P3 credentials: the agent never sees it)."""
+    if fixed.env is None:
+        return fixed.value
+    value = os.environ.get(fixed.env)
+    if not value:
+        raise ToolError(
+            f"the environment variable {fixed.env} is not set, so the server cannot send "
+            f"{fixed.wire}, which the API needs ({fixed.at}).",
+            f"This needs the user: set {fixed.env} in this MCP server's environment (for example in "
+            f'the client\'s server config: "env": {{"{fixed.env}": "<value>"}}), restart the server '
+            "and call again. The value is the user's to set, never an argument.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return value
+
+
 def _request(
     action: Action,
     url: str,
@@ -305,13 +328,15 @@ def _sent_values(
         for p in action.params
         if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
+    placed += [
+        (f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path
+    ]
     nested = [
         (p.wire, p.path, convert(p, values))
         for p in action.params
         if p.path and p.arg in values
     ]
-    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
+    nested += [(f.wire, f.path, _fixed_value(f)) for f in action.fixed if f.path]
     return placed, nested
 
 
@@ -324,7 +349,9 @@ def _content(
 ) -> dict[str, Any]:
     """httpx's body arguments for the action's encoding; a form also sets the content type."""
     content: dict[str, Any] = {}
-    if action.body == "json" and (body or whole_body is not None):
+    if action.body == "json" and (
+        body or whole_body is not None or action.body_required
+    ):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
         # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
@@ -454,6 +481,8 @@ def _apply_one(
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
         query.append((auth.name or "api_key", secret))
+    elif auth.at == "body":
+        return  # each body that declares it carries it (the action's Fixed, from the same variable)
     else:
         has_prefix = secret.lower().startswith(auth.prefix.lower())
         headers[(auth.name or "x-api-key").lower()] = (
