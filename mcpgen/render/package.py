@@ -146,8 +146,7 @@ def render_server(
                 "package/pyproject.toml.jinja",
                 description=_summary(server),
                 extras=_extras(server),
-                uses_access=_carries(server, "access"),
-                uses_user_oauth=_carries(server, "oauth_user"),
+                **_dependencies(server),
             ),
         ),
         RenderedFile(
@@ -701,6 +700,12 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
         for param in action.params
         if param.unit is not None
     ]
+
+
+def _dependencies(server: ServerSpec) -> dict[str, bool]:
+    """Which optional dependencies pyproject.toml names: PyJWT for access checks, cryptography for
+    users' stored upstream tokens."""
+    return {"uses_access": _carries(server, "access"), "uses_user_oauth": _carries(server, "oauth_user")}
 
 
 def _extras(server: ServerSpec) -> list[tuple[str, str]]:

@@ -20,8 +20,8 @@ from urllib.parse import quote, urlsplit
 import anyio
 import httpx
 
+from .credentials import credential, refuse_insecure
 from .errors import Recovery, ToolError
-from .upstream import credential, refuse_insecure
 
 log = logging.getLogger("mcp_server")
 

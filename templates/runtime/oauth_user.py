@@ -8,7 +8,7 @@ result: the API's sign-in page, which sends the browser back to this server's `G
 signed (a tampered one is refused before the store is read). The tokens are kept encrypted (AES-GCM,
 the key from `MCP_TOKEN_KEY`, each record bound to its owner's key name) in the store every replica
 shares, refreshed when they expire (a rotated refresh token replaces the old one), and removed by
-`DELETE /oauth/link`; `GET /oauth/link` says whether the caller is linked.
+`POST /oauth/unlink`; `GET /oauth/link` says whether the caller is linked.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import ElicitRequestURLParams
 
 from .callers import current_caller
+from .credentials import credential
 from .errors import Recovery, ToolError
 from .oauth_client import (
     MAX_MARGIN_S,
@@ -40,7 +41,6 @@ from .oauth_client import (
     unset_client,
 )
 from .store import PreviewStore, open_store
-from .upstream import credential
 
 log = logging.getLogger("mcp_server")
 
@@ -50,6 +50,7 @@ PUBLIC_URL_ENV = (
 )
 CALLBACK_PATH = "/oauth/callback"
 LINK_PATH = "/oauth/link"
+UNLINK_PATH = "/oauth/unlink"
 PENDING_S = 600.0  # a sign-in link works this long, once
 KEPT_S = 90 * 86400.0  # a link is kept this long after its last refresh
 KEPT_FOR_REDACTION = 16
@@ -147,7 +148,8 @@ class UserTokens:
 
         return [
             Route(CALLBACK_PATH, self.callback, methods=["GET"]),
-            Route(LINK_PATH, self.link_status, methods=["GET", "DELETE"]),
+            Route(LINK_PATH, self.link_status, methods=["GET"]),
+            Route(UNLINK_PATH, self.link_status, methods=["POST"]),
         ]
 
     # --- linking ------------------------------------------------------------------------------------
@@ -234,8 +236,8 @@ class UserTokens:
         )
 
     async def link_status(self, request: Any) -> Any:
-        """`GET /oauth/link`: whether the caller (by their MCP token) is linked; `DELETE` unlinks, and
-        revokes the refresh token at the API when the mapping names its revocation endpoint."""
+        """`GET /oauth/link`: whether the caller (by their MCP token) is linked; `POST /oauth/unlink`
+        unlinks, and revokes the refresh token at the API when the mapping names its revocation endpoint."""
         from starlette.responses import JSONResponse
 
         caller = current_caller()
@@ -244,7 +246,7 @@ class UserTokens:
                 {"error": "a bearer token of this server is needed"}, status_code=401
             )
         name = _link_name(caller.subject)
-        if request.method == "DELETE":
+        if request.url.path == UNLINK_PATH:
             link = await self._read(name)
             await self._store_().delete_value(name)
             if link is not None:

@@ -5,7 +5,7 @@ URL-mode elicitation (read by the official SDK client as UrlElicitationRequiredE
 browser-like client follows through the provider's own sign-in and consent pages back to the server's
 callback. Two users (two `server.access` subjects): A links and calls, B's call asks B to link, A's
 token never serves B; a restarted replica still has A's link; an expired token is refreshed with a
-rotated refresh token, twice; an unlinked (revoked) link asks again; a replayed or tampered callback
+rotated refresh token, twice; an unlinked link asks again; a replayed or tampered callback
 `state` is refused (rule "credentials").
 """
 
@@ -209,10 +209,10 @@ async def test_each_user_links_their_own_account_across_replicas(tmp_path: Path)
             assert provider.token_requests("refresh_token") >= rounds
         assert provider.stats().get("refresh_token 400", 0) == 0
 
-        # A unlinks (DELETE /oauth/link with A's MCP token): the next call asks again.
+        # A unlinks (POST /oauth/unlink with A's MCP token): the next call asks again.
         headers = {"authorization": f"Bearer {caller_token('alice')}"}
         assert httpx.get(f"{public}/oauth/link", headers=headers, timeout=10).json() == {"linked": True}
-        assert httpx.delete(f"{public}/oauth/link", headers=headers, timeout=10).json() == {"linked": False}
+        assert httpx.post(f"{public}/oauth/unlink", headers=headers, timeout=10).json() == {"linked": False}
         assert isinstance(await my_things(url, "alice"), UrlElicitationRequiredError)
         assert (
             httpx.get(f"{public}/oauth/link", timeout=10).status_code == 401
