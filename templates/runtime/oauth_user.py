@@ -325,13 +325,10 @@ class UserTokens:
         )
         client_id = os.environ.get(self.client_id_env, "")
         data = {"token": token, **({} if secret else {"client_id": client_id})}
+        auth: Any = (client_id, secret) if secret else None
         try:
             async with httpx.AsyncClient(timeout=10.0) as client:
-                await client.post(
-                    self.revocation_url,
-                    data=data,
-                    auth=(client_id, secret) if secret else None,
-                )
+                await client.post(self.revocation_url, data=data, auth=auth)
         except httpx.HTTPError as exc:
             log.warning(
                 "revoking an unlinked token at the API failed (%s)", type(exc).__name__

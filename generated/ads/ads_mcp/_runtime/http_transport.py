@@ -45,7 +45,7 @@ def serve_http(
             enable_dns_rebinding_protection=False
         ),
         **(access.http_auth() if access is not None else {}),
-        **({"custom_starlette_routes": routes} if routes else {}),
+        custom_starlette_routes=routes or None,
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     # Host and Origin checked before anything else; JSON answers, and a client that hangs up cancels
