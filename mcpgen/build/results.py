@@ -775,8 +775,11 @@ _PAGING_OUTPUT: dict[str, JsonSchema] = {
     "total_count": {"type": "integer"},
     "rest": {"type": "string"},
 }
+# Where a result says how the answer differs from what the tool promises (templates/runtime/notes.py):
+# every tool with an outputSchema declares it, so any result may carry one (R4, R5).
+_NOTE_OUTPUT: JsonSchema = {"type": "string"}
 # The top-level fields the runtime itself writes: a record field of the same name is the API's.
-SERVER_FIELDS = frozenset({"items", "truncated", *_PAGING_OUTPUT})
+SERVER_FIELDS = frozenset({"items", "truncated", "note", *_PAGING_OUTPUT})
 # What a preview returns (templates/runtime/preview.py): the server's own shape, every type known.
 PREVIEW_OUTPUT: JsonSchema = {
     "type": "object",
@@ -803,6 +806,7 @@ PREVIEW_OUTPUT: JsonSchema = {
         "unchanged": {"type": "array", "items": {"type": "string"}},
         "next_step": {"type": "string"},
         "truncated": _TRUNCATED_OUTPUT,
+        "note": _NOTE_OUTPUT,
     },
 }
 
@@ -825,6 +829,7 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
+    properties.setdefault("note", _NOTE_OUTPUT)
     return {"type": "object", "properties": properties}
 
 

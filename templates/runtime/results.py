@@ -35,6 +35,7 @@ SERVER_FIELDS = frozenset(
         "total_count",
         "rest",
         "truncated",
+        "note",
     )
 )
 # The text copy of a result is JSON the agent reads: compact separators cost fewer tokens than
