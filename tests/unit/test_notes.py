@@ -25,6 +25,9 @@ def test_several_notes_are_joined_once_each_and_bounded() -> None:
     assert notes.with_note({"a": 1}, "  ") == {"a": 1}
 
 
-def test_an_apis_own_note_that_is_not_text_is_kept() -> None:
-    noted = notes.with_note({"note": {"by": "api"}}, "unwrapped")
-    assert noted == {"server_note": "unwrapped", "note": {"by": "api"}}
+def test_an_apis_own_note_is_neither_overwritten_nor_written_into() -> None:
+    """Square's payments have a `note` of their own (squareup.com.json /components/schemas/Payment)."""
+    record = {"id": "pay_03", "note": "Payment 3"}
+    noted = notes.with_note(notes.with_note(record, "unwrapped."), "fields missing.")
+    assert noted == {"server_note": "unwrapped. fields missing.", "id": "pay_03", "note": "Payment 3"}
+    assert notes.with_note({"note": {"by": "api"}}, "x") == {"server_note": "x", "note": {"by": "api"}}

@@ -10,25 +10,32 @@ from __future__ import annotations
 from typing import Any
 
 NOTE = "note"
+# Where the server's note goes when the answer itself has a `note` (Square's payments do): the API's
+# field is never overwritten nor written into.
 SERVER_NOTE = "server_note"
 MAX_NOTE_CHARS = 600  # a note is a sentence or three: past this it is cut, and says so
 _CUT = " [...]"
 
 
+class _Said(str):
+    """A note this server wrote, told apart from an API's own `note` field of the same name."""
+
+    __slots__ = ()
+
+
 def with_note(result: dict[str, Any], text: str) -> dict[str, Any]:
-    """`result` with `text` added to its note, first among its fields (the agent reads it before the
-    data): a new dict, the result's other fields unchanged. A note already there is kept first; the
-    joined note is bounded by MAX_NOTE_CHARS. An API's own `note` that is not text stays as it is,
-    and the server's goes to `server_note`."""
+    """`result` with `text` added to the server's note, first among its fields (the agent reads it
+    before the data): a new dict, the result's other fields unchanged. A note the server wrote before
+    is kept first; the joined note is bounded by MAX_NOTE_CHARS."""
     text = " ".join(text.split())
     if not text:
         return result
-    key = NOTE if isinstance(result.get(NOTE, ""), str) else SERVER_NOTE
+    key = NOTE if NOTE not in result or isinstance(result[NOTE], _Said) else SERVER_NOTE
     said = result.get(key)
-    if isinstance(said, str) and said:
+    if isinstance(said, _Said):
         if text in said:
             return result  # the same thing said twice reads no better
         text = f"{said} {text}"
     if len(text) > MAX_NOTE_CHARS:
         text = text[: MAX_NOTE_CHARS - len(_CUT)].rstrip() + _CUT
-    return {key: text, **{k: v for k, v in result.items() if k != key}}
+    return {key: _Said(text), **{k: v for k, v in result.items() if k != key}}
