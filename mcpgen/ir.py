@@ -111,6 +111,7 @@ class ResultShape:
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
+    bare: str | None = None  # the one field of a record whose schema has no other: never an envelope
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.build.records import bare_field, derived_concise, key_field_checks, unreadable_response
+from mcpgen.build.records import response_schema as _response_schema
 from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
 from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, PagingStyle, ParamSpec, ResultShape
 from mcpgen.load.mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
@@ -24,7 +26,6 @@ from mcpgen.names import READ_METHODS
 
 DEFAULT_LIMIT = 20
 DEFAULT_MAX_LIMIT = 100
-WHOLE_RECORD_FIELDS = 8  # records this small are concise already
 PAGE_ARG, LIMIT_ARG, CURSOR_ARG, FORMAT_ARG = "page", "limit", "cursor", "response_format"
 
 # Names APIs use for each role, most common first.
@@ -69,8 +70,6 @@ _LIST_WORDS = frozenset(
     "items data results values value records entries list elements content hits rows objects resources "
     "collection".split()
 )
-_KEY_NAMES = ("id", "key", "name", "title", "status", "state", "number", "slug")
-_KEY_SUFFIXES = ("_id", "_name", "_title", "_status", "_date", "_at")
 
 _FORMAT_PARAM_SCHEMA = {
     "type": "string",
@@ -108,11 +107,12 @@ def plan_results(
     diagnostics: list[Diagnostic] = []
     items, record, found = _records(spec, operation, body, rule.response)
     diagnostics += found
+    diagnostics += unreadable_response(spec, operation, rule)
     envelope = None
     if items is None and record is not None:
         envelope, inner = _envelope_record(spec, record)
         record = inner if envelope is not None else record
-    shape, found = _shape(spec, operation, record, items, rule.response)
+    shape, found = _shape(spec, operation, record, items, rule)
     shape = replace(shape, record=envelope)
     diagnostics += found
     paging, params, defaults, server_params, found = _paging(
@@ -160,27 +160,6 @@ def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
 
 
 # --- the response body --------------------------------------------------------------------------
-
-
-def _response_schema(spec: Spec, operation: Operation) -> Located | None:
-    """The JSON schema of the first 2xx response, dereferenced; None when the spec has none."""
-    responses = operation.located.value.get("responses")
-    if not isinstance(responses, dict):
-        return None
-    for status in responses:
-        if not str(status).startswith("2"):
-            continue
-        response = spec.resolver.deref(operation.located.child("responses", status))
-        content = response.value.get("content") if isinstance(response.value, dict) else None
-        if not isinstance(content, dict):
-            return None
-        for media, entry in content.items():
-            base = media.split(";")[0].strip().lower()
-            if (base == "application/json" or base.endswith("+json")) and isinstance(entry, dict):
-                if isinstance(entry.get("schema"), dict):
-                    return spec.resolver.deref(response.child("content", media, "schema"))
-        return None
-    return None
 
 
 def _declares_link_header(spec: Spec, operation: Operation) -> bool:
@@ -367,41 +346,35 @@ def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Loca
 
 
 def _shape(
-    spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ResponseRule | None
+    spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ActionRule
 ) -> tuple[ResultShape, list[Diagnostic]]:
     fields = _properties(spec, record)
+    response = rule.response
     diagnostics: list[Diagnostic] = []
-    if rule is not None and fields:
-        for key, paths in (("concise", rule.concise or ()), ("drop", rule.drop)):
+    if response is not None and fields and record is not None:
+        where = f"records of {operation.key} ({record.pointer or '/'})"
+        for key, paths in (("concise", response.concise or ()), ("drop", response.drop)):
             for path in paths:
                 if _at(spec, record, path) is None:
                     close = did_you_mean(path, list(fields))
                     diagnostics.append(
                         warning(
                             codes.M215,
-                            f"response.{key} names '{path}', which records of {operation.key} do not have",
-                            rule.source,
+                            f"response.{key} names '{path}', which {where} do not have",
+                            (response.concise_source if key == "concise" else None) or response.source,
                             hint=(f"did you mean {close}? " if close else "")
                             + f"their fields are: {', '.join(fields)}",
                         )
                     )
-    concise = rule.concise if rule is not None and rule.concise is not None else _derived_concise(fields)
-    drop = rule.drop if rule is not None else ()
-    return ResultShape(items=items, concise=tuple(concise), drop=tuple(drop)), diagnostics
-
-
-def _derived_concise(fields: dict[str, Located]) -> tuple[str, ...]:
-    """Ids, names, titles, status and dates of records larger than a handful of fields (R1)."""
-    if len(fields) <= WHOLE_RECORD_FIELDS:
-        return ()
-    return tuple(name for name, schema in fields.items() if _is_key_field(name, schema.value))
-
-
-def _is_key_field(name: str, schema: Any) -> bool:
-    lower = name.lower()
-    if lower in _KEY_NAMES or lower.endswith(_KEY_SUFFIXES):
-        return True
-    return isinstance(schema, dict) and schema.get("format") in ("date", "date-time")
+    diagnostics += key_field_checks(operation, rule, record, fields)
+    concise = response.concise if response is not None and response.concise is not None else None
+    shape = ResultShape(
+        items=items,
+        concise=tuple(concise if concise is not None else derived_concise(fields)),
+        drop=tuple(response.drop if response is not None else ()),
+        bare=bare_field(fields),
+    )
+    return shape, diagnostics
 
 
 # --- paging -------------------------------------------------------------------------------------

@@ -431,6 +431,8 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
         kwargs.append(("drop", shape.drop))
+    if shape.bare is not None:
+        kwargs.append(("bare", shape.bare))
     return Call("Shape", tuple(kwargs))
 
 
