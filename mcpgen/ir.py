@@ -112,6 +112,7 @@ class ResultShape:
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
     bare: str | None = None  # the one field of a record whose schema has no other: never an envelope
+    named: bool = False  # the mapping names the concise fields: a record without one is announced
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

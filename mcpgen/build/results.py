@@ -373,6 +373,7 @@ def _shape(
         concise=tuple(concise if concise is not None else derived_concise(fields)),
         drop=tuple(response.drop if response is not None else ()),
         bare=bare_field(fields),
+        named=bool(concise),
     )
     return shape, diagnostics
 

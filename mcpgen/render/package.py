@@ -433,6 +433,8 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("drop", shape.drop))
     if shape.bare is not None:
         kwargs.append(("bare", shape.bare))
+    if shape.named:
+        kwargs.append(("named", True))
     return Call("Shape", tuple(kwargs))
 
 

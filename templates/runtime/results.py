@@ -166,6 +166,10 @@ def present(
     records = lookup(body, shape.items) if shape.items is not None else body
     if records is None and shape.items and isinstance(body, dict):
         records = []  # the list's field left out of the answer: Google's APIs omit an empty one
+    listed = _list_inside(body) if shape.items == "" else None
+    if listed is not None:
+        # The spec says the answer is a list; the API wraps it (SalesLoft's {"metadata", "data": [...]}).
+        records = body[listed]
     next_link = response.links.get("next", {}).get("url")
     sent = response.request.url.params.multi_items()
     paging = action.paging
@@ -196,16 +200,34 @@ def present(
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
         skip_keys = {
-            (shape.items or "").split(".")[0],
+            (shape.items or listed or "").split(".")[0],
             *(paging.consumed if paging else ()),
             *SERVER_FIELDS,
         }
         shaped.update(
             {k: v for k, v in body.items() if k not in skip_keys and k not in shaped}
         )
+    if listed is not None:
+        notes.insert(
+            0,
+            f"The spec describes the answer as a list; the API answered an object with the list in "
+            f"'{_quoted(listed, 60)}': its records are shown.",
+        )
     for note in notes:
         shaped = with_note(shaped, note)
     return shaped
+
+
+def _list_inside(body: Any) -> str | None:
+    """The one field of an object answer that holds a list of records, when there is one."""
+    if not isinstance(body, dict):
+        return None
+    lists = [
+        key
+        for key, value in body.items()
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    ]
+    return lists[0] if len(lists) == 1 else None
 
 
 def _one_record(body: Any, shape: Shape, form: ResponseFormat) -> dict[str, Any]:

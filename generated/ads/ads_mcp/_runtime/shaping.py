@@ -26,7 +26,10 @@ class Shape:
     schema shows (`{"payment": {...}}`), unwrapped for every format. `concise` lists the fields
     response_format=concise keeps (empty: all of them); `drop` the low-level fields no format shows.
     `bare` is the one field of a record whose schema has no other: an answer of that field alone is
-    the record as the spec describes it, not an envelope to unwrap.
+    the record as the spec describes it, not an envelope to unwrap. `named`: the mapping names the
+    concise fields, so a record without one of them is announced; a set derived from the schema may
+    name fields the API leaves out (Zoom's `assistant_id`), and only a record that would then show no
+    id or name is.
     """
 
     items: str | None = None
@@ -34,6 +37,7 @@ class Shape:
     concise: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()
     bare: str | None = None
+    named: bool = False
 
 
 def response_format(values: Mapping[str, Any]) -> ResponseFormat:
@@ -138,7 +142,7 @@ def concise_or_more(record: Any, shape: Shape) -> tuple[Any, tuple[str, ...], bo
     shown = shape_record(record, shape, "concise")
     missing = missing_concise(record, shape)
     if not missing or not isinstance(shown, dict):
-        return shown, missing, False
+        return shown, (), False
     kept = _without(record, shape.drop)
     extra = [
         k
@@ -147,5 +151,20 @@ def concise_or_more(record: Any, shape: Shape) -> tuple[Any, tuple[str, ...], bo
         and not isinstance(v, (dict, list))
         and (is_id_like(k) or is_name_like(k))
     ]
+    if not shape.named and shown and not _lacks_key(shown, extra):
+        return (
+            shown,
+            (),
+            False,
+        )  # a derived set's optional fields left out: nothing is hidden
     shown = {**shown, **{k: kept[k] for k in extra[:_MOST_FALLBACK]}}
     return (shown, missing, False) if shown else (kept, missing, True)
+
+
+def _lacks_key(shown: dict[str, Any], extra: list[str]) -> bool:
+    """The record has an id (or a name) that what is shown lacks."""
+    return any(
+        like(k) and not any(like(name) for name in shown)
+        for k in extra
+        for like in (is_id_like, is_name_like)
+    )
