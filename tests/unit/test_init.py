@@ -332,3 +332,19 @@ def test_cli_init_with_nothing_to_map_writes_nothing(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(tmp_path / "uploads.json"), "-o", str(out)])
     assert result.exit_code == 1 and "nothing to map" in result.output and "M211" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("fragment", "wanted"),
+    [("vercel-deployments.json", {"uid", "name"}), ("zoom-meeting.json", {"id", "topic"})],
+)
+def test_init_drafts_read_actions_whose_concise_records_keep_their_id_and_name(
+    fragment: str, wanted: set[str], tmp_path: Path
+) -> None:
+    """vercel.com.json's deployments are identified by `uid`, zoom.us.json's meetings named by `topic`:
+    the drafted mapping's read actions keep both in the concise format, and init has nothing to warn."""
+    spec = _loaded(Path(__file__).parents[1] / "fixtures" / "realspecs" / fragment)
+    _, _, built = _draft_and_build(spec, tmp_path)
+    assert [d for d in built.diagnostics if d.level >= Level.WARNING] == []
+    [action] = [a for tool in built.server.tools for a in tool.actions if a.shape is not None]
+    assert wanted <= set(action.shape.concise)
