@@ -113,6 +113,9 @@ class ResultShape:
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
     bare: str | None = None  # the one field of a record whose schema has no other: never an envelope
     named: bool = False  # the mapping names the concise fields: a record without one is announced
+    # The answer's other lists of records beside `items` (a sync's `modified`, `removed` beside
+    # `added`), kept whole in every format under their own names: a list is never left out of concise.
+    lists: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +131,9 @@ class PagingSpec:
     echoed: tuple[str, ...]  # body fields that only repeat the paging
     max_limit: int | None = None  # enforced at run time: the tool's schema holds one bound for all actions
     next_link: str | None = None  # link style: body path of the next page's URL (else the Link header)
+    offset_in_body: bool = False  # offset style: offset_wire is a dotted body path (a search sent by POST)
+    total_header: str | None = None  # the response header the spec says carries the total
+    next_page: str | None = None  # page style: body path of the API's next page, null on the last
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,12 +159,16 @@ class PreviewSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultUnitSpec:
-    """A result field in the API's unit, shown in the agent's unit and under its argument's name (T5):
-    `size` in MB comes back as `size_gb` when the agent passes `size_gb`."""
+    """A result field in the API's unit, shown in the agent's unit and under a name that says it (T5):
+    `size` in MB comes back as `size_gb` when the agent passes `size_gb` for the same schema's field."""
 
     field: str  # dotted path in a record: 'size', 'amount_money.amount'
-    name: str  # the key it gets: the argument's name
+    name: str  # the key it gets: the argument's name, or '<key>_<agent unit>'
     unit: UnitSpec
+    # The schema slot the field's value is written at, as a JSON pointer in the spec
+    # ('#/components/schemas/Money/properties/amount'): a converted parameter's unit applies to the
+    # fields of the same slot only; a unit the mapping states (`response.units`) names its field's.
+    pointer: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

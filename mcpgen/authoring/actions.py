@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from mcpgen.authoring.grouping import Group, Side
 from mcpgen.authoring.model import DraftAction
@@ -13,10 +14,12 @@ from mcpgen.authoring.operations import OpInfo, is_param, path_segments
 from mcpgen.authoring.params import draft_params
 from mcpgen.authoring.service import first_sentence, one_line
 from mcpgen.authoring.words import (
+    CHANGE_VERBS,
     DESTRUCTIVE_WORDS,
     HTTP_ONLY,
     HTTP_VERBS,
     IRREVERSIBLE_WORDS,
+    READ_VERBS,
     TRAILING_VERBS,
     VERB_SYNONYMS,
     is_verb,
@@ -24,7 +27,10 @@ from mcpgen.authoring.words import (
     singular,
     summary_name,
 )
-from mcpgen.build.results import undecided_lists
+from mcpgen.build.answers import response_schema
+from mcpgen.build.paging import body_paging, counted_list
+from mcpgen.build.parameters import body_schema
+from mcpgen.build.results import derived_list, undecided_lists
 from mcpgen.build.schemas import short_text
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.names import READ_METHODS, snake_case
@@ -69,9 +75,27 @@ def draft_actions(side: Side, path_naming: bool, spec: Spec, api_words: set[str]
                 why=why,
                 single_record=info.op.method in READ_METHODS and undecided_lists(spec, info.op),
                 confirm=confirm if _irreversible(info, name) else None,
+                **_search(spec, info.op, name),
             )
         )
     return actions
+
+
+def _search(spec: Spec, op: Operation, name: str) -> dict[str, Any]:
+    """A POST named for reading (search, list, get, sync) whose body pages it: drafted read-only, so
+    it pages like any list (Square's SearchCustomers, Plaid's /transactions/get with its
+    options.count and options.offset). Nothing for any other operation."""
+    words = set(name.split("_")) | name_words(op.path.rsplit("/", 1)[-1])
+    if op.method != "POST" or not words & (READ_VERBS | {"sync"}) or words & CHANGE_VERBS:
+        return {}
+    paging = body_paging(spec, body_schema(spec, op))
+    if not paging:
+        return {}
+    items = None if derived_list(spec, op) is not None else counted_list(spec, response_schema(spec, op))
+    if items is None and derived_list(spec, op) is None:
+        return {}  # no list to page: left as it is
+    nested = tuple((role, path) for role, path in paging.items() if "." in path)
+    return {"search": True, "items": items, "body_paging": nested}
 
 
 def _irreversible(info: OpInfo, name: str) -> bool:

@@ -134,6 +134,17 @@ def _action(action: DraftAction) -> list[str]:
             "        response: {single: true}  # its answer has several lists and the spec does not say which "
             "holds records; if it is a list, write  response: {items: <that field>}"
         )
+    if action.search:
+        lines.append(
+            "        hints: {read_only: true}  # a search sent by POST: it reads, and pages by its body"
+        )
+    if action.items:
+        lines.append(
+            f"        response: {{items: {_scalar(action.items)}}}  # the list the answer's total counts"
+        )
+    if action.body_paging:
+        fields = ", ".join(f"{role}: {_scalar(path)}" for role, path in action.body_paging)
+        lines.append(f"        pagination: {{{fields}}}  # paging fields inside a body object")
     if action.params:
         lines.append("        params:")
         for param in action.params:
@@ -186,9 +197,23 @@ def _c(text: str) -> str:
 
 
 def _scalar(value: str) -> str:
-    if _PLAIN.match(value) and value.lower() not in _RESERVED_PLAIN and not _resolves_to_non_string(value):
+    """A name from the spec (an operationId, a property name) written so that it loads back exactly:
+    plain when YAML reads it as this string, else double-quoted with every character that does not
+    print escaped (a newline, U+2028), since the mapping must name the spec's own spelling."""
+    if (
+        value.isprintable()
+        and _PLAIN.match(value)
+        and value.lower() not in _RESERVED_PLAIN
+        and not _resolves_to_non_string(value)
+    ):
         return value
-    return json.dumps(_c(value), ensure_ascii=False)
+    quoted = json.dumps(value, ensure_ascii=False)
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in quoted)
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _key(value: str) -> str:

@@ -25,6 +25,11 @@ class DraftAction:
     why: str  # how the name was chosen
     single_record: bool = False  # several lists in the answer, none named: drafted as one record
     confirm: str | None = None  # cannot be undone: confirm: user, with this confirm_param value
+    # A search sent by POST that pages by its body: drafted read-only, with the list its total names
+    # and the paging fields inside a body object the build would not find on its own.
+    search: bool = False
+    items: str | None = None
+    body_paging: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,9 +14,9 @@ from typing import Any
 
 from mcpgen.authoring.model import Unmapped
 from mcpgen.authoring.words import CHANGE_VERBS, looks_random, name_words
+from mcpgen.build.answers import declares_link_header
 from mcpgen.build.parameters import operation_params
 from mcpgen.build.request_parts import non_json_answers
-from mcpgen.build.results import _declares_link_header
 from mcpgen.diagnostics import DiagnosticError, Level
 from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, snake_case
@@ -58,7 +58,7 @@ def analyse(
         params, _, problems = operation_params(spec, op)
         problems += [d for d in problems_for(spec, [op]) if d.level >= Level.ERROR]  # invalid parts it uses
         units = _x_units(spec, op)
-        link_paged = op.method in READ_METHODS and _declares_link_header(spec, op)
+        link_paged = op.method in READ_METHODS and declares_link_header(spec, op)
     except DiagnosticError as exc:  # an unresolvable $ref in this operation only
         return None, Unmapped(operation=shown(op), reason=exc.diagnostics[0].message)
     if problems:

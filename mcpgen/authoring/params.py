@@ -11,16 +11,16 @@ from mcpgen.authoring.model import DraftParam
 from mcpgen.authoring.operations import OpInfo
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
-from mcpgen.build.results import (
-    _CURSOR_PARAMS,
-    _LIMIT_PARAMS,
-    _OFFSET_PARAMS,
-    _PAGE_PARAMS,
+from mcpgen.build.paging import (
     CURSOR_ARG,
-    FORMAT_ARG,
+    CURSOR_PARAMS,
     LIMIT_ARG,
+    LIMIT_PARAMS,
+    OFFSET_PARAMS,
     PAGE_ARG,
+    PAGE_PARAMS,
 )
+from mcpgen.build.results import FORMAT_ARG
 from mcpgen.build.schemas import json_type_of
 from mcpgen.build.units import carries, stated_unit, with_unit
 from mcpgen.diagnostics import rule_name
@@ -91,7 +91,7 @@ def draft_params(info: OpInfo, tool_types: dict[str, str], extra_taken: set[str]
 
 
 # The build's names for each paging role, most common first, and what it calls the chosen one.
-_ROLES = ((_PAGE_PARAMS, PAGE_ARG), (_LIMIT_PARAMS, LIMIT_ARG), (_CURSOR_PARAMS, CURSOR_ARG))
+_ROLES = ((PAGE_PARAMS, PAGE_ARG), (LIMIT_PARAMS, LIMIT_ARG), (CURSOR_PARAMS, CURSOR_ARG))
 
 
 def _paging_roles(info: OpInfo) -> dict[tuple[str, str], str]:
@@ -116,7 +116,7 @@ def _server_owned(info: OpInfo, roles: dict[tuple[str, str], str]) -> set[str]:
         return set()
     owned = {FORMAT_ARG, *roles.values()}
     query = {p.wire_name for p in info.params if p.location == "query"}
-    if any(name in query for name in _OFFSET_PARAMS):
+    if any(name in query for name in OFFSET_PARAMS):
         owned.add(PAGE_ARG)  # offset paging: the server takes `page` and computes the offset
     if info.link_paged:
         owned.add(CURSOR_ARG)  # Link-header paging: the server takes `cursor`

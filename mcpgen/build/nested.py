@@ -71,7 +71,32 @@ def nested_fields(
             )
             continue
         found.append(field)
-    return found, diagnostics
+    return found + _paging_fields(spec, rule, schema_of_body, plain_names, found), diagnostics
+
+
+def _paging_fields(
+    spec: Spec,
+    rule: ActionRule,
+    schema_of_body: Located | None,
+    plain_names: frozenset[str],
+    lifted: list[NestedField],
+) -> list[NestedField]:
+    """The body fields `pagination:` names by a dotted path (Plaid's options.count, options.offset),
+    lifted like the params' own, so the server sets them inside their object. One the body lacks is
+    left to the paging plan, which says so (M216)."""
+    paging = rule.pagination
+    named = (paging.page, paging.limit, paging.offset, paging.cursor) if paging is not None else ()
+    taken = {f.path for f in lifted}
+    found: list[NestedField] = []
+    for text in named:
+        if text is None or "." not in text or text in plain_names:
+            continue
+        path = tuple(text.removeprefix("body.").split("."))
+        field, _ = _walk(spec, schema_of_body, path)
+        if field is not None and path not in taken:
+            taken.add(path)
+            found.append(field)
+    return found
 
 
 def _walk(spec: Spec, body: Located | None, path: tuple[str, ...]) -> tuple[NestedField | None, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.build.answers import json_rank, media_types, response_schema
 from mcpgen.diagnostics import Diagnostic, warning
 from mcpgen.load.mapping import ActionRule
 from mcpgen.load.openapi import Operation, Spec
@@ -35,61 +36,6 @@ def is_id_like(name: str) -> bool:
 
 def is_name_like(name: str) -> bool:
     return bool(_keys.is_name_like(name))
-
-
-# --- which schema describes the answer -----------------------------------------------------------
-
-# Media types a generated server reads as JSON, best first: it decodes every success body as JSON
-# whatever its type (templates/runtime/upstream.py), so `*/*` (Spring's default), `text/json`,
-# `application/vnd.api+json` and `application/json; charset=utf-8` all describe its answers.
-_JSON_BASES = ("application/json", "text/json", "application/x-json", "text/x-json")
-_ANY_MEDIA = ("*/*", "application/*")
-
-
-def json_rank(media: str) -> int | None:
-    """How surely an answer of this media type is JSON: 0 application/json, 1 a JSON type of another
-    name (`application/hal+json`, `text/json`), 2 a wildcard; None for a type that is not JSON."""
-    base = media.split(";")[0].strip().lower()
-    if base == "application/json":
-        return 0
-    if base in _JSON_BASES or base.endswith(("+json", "/json", "-json")):
-        return 1
-    return 2 if base in _ANY_MEDIA else None
-
-
-def response_schema(spec: Spec, operation: Operation) -> Located | None:
-    """The JSON schema of the first 2xx response, dereferenced, from its most surely JSON media type;
-    None when the spec has none."""
-    response = _success_response(spec, operation)
-    content = response.value.get("content") if response is not None else None
-    if response is None or not isinstance(content, dict):
-        return None
-    readable = sorted(
-        (rank, index, str(media))
-        for index, (media, entry) in enumerate(content.items())
-        if (rank := json_rank(str(media))) is not None
-        and isinstance(entry, dict)
-        and isinstance(entry.get("schema"), dict)
-    )
-    if not readable:
-        return None
-    return spec.resolver.deref(response.child("content", readable[0][2], "schema"))
-
-
-def _success_response(spec: Spec, operation: Operation) -> Located | None:
-    """The first 2xx response of the operation, dereferenced."""
-    responses = operation.located.value.get("responses")
-    for status in responses if isinstance(responses, dict) else ():
-        if str(status).startswith("2"):
-            response = spec.resolver.deref(operation.located.child("responses", status))
-            return response if isinstance(response.value, dict) else None
-    return None
-
-
-def _media_types(spec: Spec, operation: Operation) -> list[str]:
-    response = _success_response(spec, operation)
-    content = response.value.get("content") if response is not None else None
-    return [str(m) for m in content] if isinstance(content, dict) else []
 
 
 # --- the concise set ------------------------------------------------------------------------------
@@ -134,7 +80,7 @@ def key_field_checks(
     operation: Operation, rule: ActionRule, record: Located | None, fields: dict[str, Located]
 ) -> list[Diagnostic]:
     """A concise set the mapping names with no field that identifies, or none that names, a record
-    where the records' schema offers one (M228): located at the concise line, naming the fields."""
+    where the records' schema offers one (M229): located at the concise line, naming the fields."""
     response = rule.response
     if response is None or not response.concise or not fields or record is None:
         return []
@@ -150,7 +96,7 @@ def key_field_checks(
     names = [name for _, name in wanted]
     return [
         warning(
-            codes.M228,
+            codes.M229,
             f"response.concise of action '{rule.name}' names no field that {roles} a record, which records "
             f"of {operation.key} ({record.pointer or '/'}) have ({', '.join(names)}): concise results "
             "would not say which record each one is",
@@ -161,14 +107,14 @@ def key_field_checks(
 
 
 def unreadable_response(spec: Spec, operation: Operation, rule: ActionRule) -> list[Diagnostic]:
-    """`response.concise` or `drop` where the spec gives no JSON schema for the answer (M229): nothing
+    """`response.concise` or `drop` where the spec gives no JSON schema for the answer (M245): nothing
     can check the fields it names, and an answer that is not JSON has no fields at all."""
     response = rule.response
     if response is None or not (response.concise or response.drop):
         return []
     if response_schema(spec, operation) is not None:
         return []
-    media = _media_types(spec, operation)
+    media = media_types(spec, operation)
     other = [m for m in media if json_rank(m) is None]
     why = (
         f"answers {', '.join(other[:3])} only, which the server does not read as JSON"
@@ -177,7 +123,7 @@ def unreadable_response(spec: Spec, operation: Operation, rule: ActionRule) -> l
     )
     return [
         warning(
-            codes.M229,
+            codes.M245,
             f"response.concise of action '{rule.name}' names fields nothing can check: {operation.key} {why}",
             response.concise_source if response.concise else response.source,
             hint="add the answer's JSON schema to the spec, or remove response.concise and response.drop",

@@ -15,43 +15,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.build.answers import at, is_list, items_are_records, list_items, properties, response_schema
+from mcpgen.build.paging import plan_paging
 from mcpgen.build.records import bare_field, derived_concise, key_field_checks, unreadable_response
-from mcpgen.build.records import response_schema as _response_schema
-from mcpgen.diagnostics import Diagnostic, SourceRef, error, warning
-from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, PagingStyle, ParamSpec, ResultShape
-from mcpgen.load.mapping import ActionRule, PaginationRule, ResponseRule, did_you_mean
+from mcpgen.diagnostics import Diagnostic, error, warning
+from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, ParamSpec, ResultShape
+from mcpgen.load.mapping import ActionRule, ResponseRule, did_you_mean
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 from mcpgen.names import READ_METHODS
 
-DEFAULT_LIMIT = 20
-DEFAULT_MAX_LIMIT = 100
-PAGE_ARG, LIMIT_ARG, CURSOR_ARG, FORMAT_ARG = "page", "limit", "cursor", "response_format"
+FORMAT_ARG = "response_format"
 
-# Names APIs use for each role, most common first.
-_PAGE_PARAMS = ("page", "page_number", "pageNumber", "currentPage", "current_page", "Page")
-_LIMIT_PARAMS = (
-    "per_page", "perPage", "page_size", "pageSize", "PageSize", "limit", "max_results", "maxResults",
-    "MaxResults", "max_items", "maxItems", "size", "$top",
-)  # fmt: skip
-_OFFSET_PARAMS = ("offset", "skip", "start", "$skip", "startIndex", "start_index")
-_CURSOR_PARAMS = (
-    "cursor", "after", "page_token", "pageToken", "PageToken", "next_token", "nextToken", "NextToken",
-    "starting_after", "start_cursor", "startCursor", "continuation_token", "continuationToken", "marker",
-    "Marker", "$skiptoken",
-)  # fmt: skip
-_TOTAL_FIELDS = ("total", "total_count", "totalCount", "total_results", "totalResults", "totalItems")
-_NEXT_FIELDS = (
-    "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_token", "nextToken", "NextToken",
-    "continuation_token", "continuationToken", "next_marker", "nextMarker", "NextMarker", "cursor",
-)  # fmt: skip
-# The next page's whole URL, in the body (Azure, OData, Twilio, HAL-style links).
-_NEXT_LINK_FIELDS = (
-    "nextLink", "@odata.nextLink", "odata.nextLink", "next_page_url", "nextPageUrl", "next_url", "nextUrl",
-    "next_link", "next_href",
-)  # fmt: skip
-_MORE_FIELDS = ("has_more", "hasMore", "has_next", "hasNext", "more")
-_WRAPPERS = ("meta", "pagination", "paging", "page_info", "pageInfo", "links")  # where paging fields nest
 # Fields of a list's envelope, not of its records: paging, counts, links, the API's warnings.
 _ENVELOPE_WORDS = frozenset(
     "next prev previous cursor cursors page pages total count offset limit marker token more skiptoken "
@@ -98,9 +73,9 @@ def plan_results(
     params: list[ParamSpec],
     defaults: list[tuple[str, Any]],
 ) -> ResultPlan:
-    body = _response_schema(spec, operation)
+    body = response_schema(spec, operation)
     if not reads(operation.method, rule):
-        fields = tuple(_properties(spec, body))
+        fields = tuple(properties(spec, body))
         return ResultPlan(
             tuple(params), tuple(defaults), None, None, (), tuple(_not_a_read(operation, rule)), fields
         )
@@ -113,12 +88,11 @@ def plan_results(
         envelope, inner = _envelope_record(spec, record)
         record = inner if envelope is not None else record
     shape, found = _shape(spec, operation, record, items, rule)
-    shape = replace(shape, record=envelope)
+    shape = replace(shape, record=envelope, lists=_other_lists(spec, body, items))
     diagnostics += found
-    paging, params, defaults, server_params, found = _paging(
-        spec, operation, rule, params, defaults, body, is_list=items is not None
-    )
-    diagnostics += found
+    paged = plan_paging(spec, operation, rule, params, defaults, body, items)
+    paging, params, defaults, server_params = paged.paging, paged.params, paged.defaults, paged.server_params
+    diagnostics += paged.diagnostics
     format_param = ParamSpec(
         arg_name=FORMAT_ARG,
         wire_name=FORMAT_ARG,
@@ -129,10 +103,25 @@ def plan_results(
     )
     server_params = [*server_params, format_param]
     diagnostics += _clashes(operation, params, server_params)
-    fields = tuple(_properties(spec, record))
+    fields = tuple(properties(spec, record))
     return ResultPlan(
         tuple(params), tuple(defaults), shape, paging, tuple(server_params), tuple(diagnostics), fields
     )
+
+
+def _clashes(operation: Operation, params: list[ParamSpec], server: list[ParamSpec]) -> list[Diagnostic]:
+    own = {p.arg_name: p for p in params}
+    return [
+        error(
+            codes.M217,
+            f"parameter '{own[s.arg_name].wire_name}' of {operation.key} would be called '{s.arg_name}', "
+            "a name the server uses for paging or response_format",
+            own[s.arg_name].source,
+            hint=f"rename it in the mapping:  params: {{{own[s.arg_name].wire_name}: {{name: ...}}}}",
+        )
+        for s in server
+        if s.arg_name in own
+    ]
 
 
 def reads(method: str, rule: ActionRule) -> bool:
@@ -155,60 +144,11 @@ def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
             "say so:  hints: {read_only: true}",
         )
         for key, setting in (("response", rule.response), ("pagination", rule.pagination))
-        if setting is not None
+        if setting is not None and not (isinstance(setting, ResponseRule) and setting.only_units)
     ]
 
 
-# --- the response body --------------------------------------------------------------------------
-
-
-def _declares_link_header(spec: Spec, operation: Operation) -> bool:
-    responses = operation.located.value.get("responses")
-    for status in responses if isinstance(responses, dict) else ():
-        if str(status).startswith("2"):
-            response = spec.resolver.deref(operation.located.child("responses", status))
-            headers = response.value.get("headers") if isinstance(response.value, dict) else None
-            if isinstance(headers, dict) and any(str(h).lower() == "link" for h in headers):
-                return True
-    return False
-
-
-def _properties(spec: Spec, schema: Located | None) -> dict[str, Located]:
-    """An object schema's properties, each dereferenced; `allOf` parts merged."""
-    if schema is None:
-        return {}
-    schema = spec.resolver.deref(schema)
-    value = schema.value
-    if not isinstance(value, dict):
-        return {}
-    found: dict[str, Located] = {}
-    for index, part in enumerate(value.get("allOf") or ()):
-        if isinstance(part, dict):
-            found.update(_properties(spec, schema.child("allOf", index)))
-    for name in value.get("properties") or {}:
-        found[name] = spec.resolver.deref(schema.child("properties", name))
-    return found
-
-
-def _is_list(schema: Located | None) -> bool:
-    return (
-        schema is not None
-        and isinstance(schema.value, dict)
-        and (schema.value.get("type") == "array" or isinstance(schema.value.get("items"), dict))
-    )
-
-
-def _list_items(spec: Spec, schema: Located) -> Located | None:
-    return spec.resolver.deref(schema.child("items")) if isinstance(schema.value.get("items"), dict) else None
-
-
-def _at(spec: Spec, schema: Located | None, path: str) -> Located | None:
-    node = schema
-    for key in path.split("."):
-        node = _properties(spec, node).get(key)
-        if node is None:
-            return None
-    return node
+# --- the records --------------------------------------------------------------------------------
 
 
 def _records(
@@ -221,9 +161,9 @@ def _records(
     "nextPageToken": ..., "unreachable": [...]}`). A record is a record, however many array fields it
     has (`GET /webhooks/{id}` with its `triggers`)."""
     if rule is not None and rule.items is not None:
-        found = _at(spec, body, rule.items)
-        if body is not None and not _is_list(found):
-            names = list(_properties(spec, body))
+        found = at(spec, body, rule.items)
+        if body is not None and not is_list(found):
+            names = list(properties(spec, body))
             close = did_you_mean(rule.items, names)
             return (
                 rule.items,
@@ -238,28 +178,28 @@ def _records(
                     )
                 ],
             )
-        return rule.items, _list_items(spec, found) if found is not None else None, []
+        return rule.items, list_items(spec, found) if found is not None else None, []
     if body is None:
         return None, None, []
     if rule is not None and rule.single:
         return None, body, []
-    if _is_list(body):
-        return "", _list_items(spec, body), []
+    if is_list(body):
+        return "", list_items(spec, body), []
     name, problem = _list_field(spec, operation, body)
     if name is None:
         return None, body, [problem] if problem is not None else []
-    return name, _list_items(spec, _properties(spec, body)[name]), []
+    return name, list_items(spec, properties(spec, body)[name]), []
 
 
 def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | None, Diagnostic | None]:
     """The field of an object answer that holds its list of records, or None when it is one record
     (with a warning when the spec leaves that open)."""
-    fields = _properties(spec, body)
-    arrays = {n: f for n, f in fields.items() if _is_list(f) and not is_envelope_field(n)}
+    fields = properties(spec, body)
+    arrays = {n: f for n, f in fields.items() if is_list(f) and not is_envelope_field(n)}
     if not arrays:
         return None, None
     plain = [n for n, f in fields.items() if n not in arrays and not is_envelope_field(n)]
-    of_records = [n for n, f in arrays.items() if _items_are_records(spec, f)]
+    of_records = [n for n, f in arrays.items() if items_are_records(spec, f)]
     last = _last_word(operation.path)
     named = [n for n in arrays if n.lower() in _LIST_WORDS or n.lower() in (last, last.rstrip("s"))]
     by_id = operation.path.rstrip("/").endswith("}")
@@ -286,11 +226,17 @@ def _list_field(spec: Spec, operation: Operation, body: Located) -> tuple[str | 
     )
 
 
+def derived_list(spec: Spec, operation: Operation) -> str | None:
+    """The path of the answer's list of records as the build derives it with no mapping; None for one
+    record (`mcpgen init` drafts a search sent by POST only when it has a list to page)."""
+    return _records(spec, operation, response_schema(spec, operation), None)[0]
+
+
 def undecided_lists(spec: Spec, operation: Operation) -> bool:
     """True when the answer has several lists and nothing says which holds its records (M225): `mcpgen
     init` then drafts `response: {single: true}`, the reading the build takes, so the draft says it."""
-    body = _response_schema(spec, operation)
-    if body is None or _is_list(body):
+    body = response_schema(spec, operation)
+    if body is None or is_list(body):
         return False
     _, problem = _list_field(spec, operation, body)
     return problem is not None
@@ -313,15 +259,16 @@ def is_envelope_field(name: str) -> bool:
     )
 
 
-def _items_are_records(spec: Spec, schema: Located) -> bool:
-    items = _list_items(spec, schema)
-    if items is None or not isinstance(items.value, dict):
-        return False
-    value = items.value
-    return (
-        value.get("type") == "object"
-        or "properties" in value
-        or any(isinstance(value.get(k), list) for k in ("allOf", "oneOf", "anyOf"))
+def _other_lists(spec: Spec, body: Located | None, items: str | None) -> tuple[str, ...]:
+    """The answer's other lists of records beside its top-level list (a sync's `modified` and
+    `removed` beside `added`, Plaid's /transactions/sync; TransactionsSyncResponse): kept in every
+    format, since concise must not drop a list the answer holds."""
+    if not items or "." in items:
+        return ()
+    return tuple(
+        name
+        for name, field in properties(spec, body).items()
+        if name != items and is_list(field) and not is_envelope_field(name) and items_are_records(spec, field)
     )
 
 
@@ -334,13 +281,13 @@ def _last_word(path: str) -> str:
 def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Located | None]:
     """A one-record envelope the schema shows: `{"payment": {...}}`, beside nothing but envelope
     fields (Square's `errors`). (its field, the record's schema), or (None, None)."""
-    fields = _properties(spec, body)
+    fields = properties(spec, body)
     own = [n for n in fields if not is_envelope_field(n)]
     if len(own) != 1:
         return None, None
     inner = fields[own[0]]
     value = inner.value if isinstance(inner.value, dict) else {}
-    if _is_list(inner) or not _properties(spec, inner) or value.get("type") not in (None, "object"):
+    if is_list(inner) or not properties(spec, inner) or value.get("type") not in (None, "object"):
         return None, None
     return own[0], inner
 
@@ -348,14 +295,14 @@ def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Loca
 def _shape(
     spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ActionRule
 ) -> tuple[ResultShape, list[Diagnostic]]:
-    fields = _properties(spec, record)
+    fields = properties(spec, record)
     response = rule.response
     diagnostics: list[Diagnostic] = []
     if response is not None and fields and record is not None:
         where = f"records of {operation.key} ({record.pointer or '/'})"
         for key, paths in (("concise", response.concise or ()), ("drop", response.drop)):
             for path in paths:
-                if _at(spec, record, path) is None:
+                if at(spec, record, path) is None:
                     close = did_you_mean(path, list(fields))
                     diagnostics.append(
                         warning(
@@ -376,352 +323,6 @@ def _shape(
         named=bool(concise),
     )
     return shape, diagnostics
-
-
-# --- paging -------------------------------------------------------------------------------------
-
-
-def _paging(
-    spec: Spec,
-    operation: Operation,
-    rule: ActionRule,
-    params: list[ParamSpec],
-    defaults: list[tuple[str, Any]],
-    body: Located | None,
-    *,
-    is_list: bool,
-) -> tuple[PagingSpec | None, list[ParamSpec], list[tuple[str, Any]], list[ParamSpec], list[Diagnostic]]:
-    wanted = rule.pagination
-    if wanted is not None and wanted.style == "none":
-        return None, params, defaults, [], []
-    diagnostics: list[Diagnostic] = []
-    query = {p.wire_name: p for p in params if p.location == "query"}
-    # A search sent by POST takes its cursor, page and page size in the body (Square's SearchCustomers):
-    # the agent passes them as for every other style, and the server sends them where they go.
-    in_body = {} if operation.method in READ_METHODS else _body_fields(params)
-
-    def role(
-        explicit: str | None, names: tuple[str, ...], key: str, *, body: bool = True
-    ) -> ParamSpec | None:
-        known = {**(in_body if body else {}), **query}  # a query parameter wins over a body field
-        if explicit is None:
-            return next((known[n] for n in names if n in known), None)
-        if explicit not in known:
-            assert wanted is not None
-            diagnostics.append(_not_a_paging_field(operation, wanted, key, explicit, known, in_body))
-        return known.get(explicit)
-
-    w = wanted or _NO_RULE
-    page = role(w.page, _PAGE_PARAMS, "page")
-    limit = role(w.limit, _LIMIT_PARAMS, "limit")
-    # The server computes an offset into the query (pagination.py page_query); a body offset stays the
-    # agent's own argument rather than be computed into the wrong place.
-    offset = role(w.offset, _OFFSET_PARAMS, "offset", body=False)
-    cursor = role(w.cursor, _CURSOR_PARAMS, "cursor")
-    total = w.total or _body_field(spec, body, _TOTAL_FIELDS)
-    next_cursor = w.next_cursor or _body_field(spec, body, _NEXT_FIELDS)
-    has_more = w.has_more or _body_field(spec, body, _MORE_FIELDS)
-    next_link = w.next_link or _body_field(spec, body, _NEXT_LINK_FIELDS)
-    link = _declares_link_header(spec, operation)
-    style: PagingStyle | None = w.style or _derived_style(  # type: ignore[assignment]
-        page, limit, offset, cursor, next_cursor, link, next_link
-    )
-    if style is None or (wanted is None and not is_list) or diagnostics:
-        return None, params, defaults, [], diagnostics
-    if wanted is not None and not is_list:
-        diagnostics.append(_paging_on_a_record(operation, rule, wanted, body))
-    found = _incomplete(style, operation, wanted, rule, page, limit, offset, cursor, next_cursor)
-    if found:
-        return None, params, defaults, [], [*diagnostics, *found]
-    named = {p.wire_name for p in rule.params if p.name}  # a limit the mapping names keeps its name
-    server_params: list[ParamSpec] = []
-    out: list[ParamSpec] = []
-    defaults = list(defaults)
-    for param in params:
-        if param is offset and style == "offset" or style == "link" and param in (cursor, page, offset):
-            continue  # the server computes it from page, or takes it from the next link
-        if param is limit:
-            before = param.arg_name
-            param, default = _limit_param(param, w, dict(defaults).get(before), named)
-            defaults = [(n, v) for n, v in defaults if n not in (before, param.arg_name)]
-            defaults.append((param.arg_name, default))
-        elif param is page and style == "page":
-            # In the query a page number reads the same whatever type the spec gives it ("2" or 2), so
-            # the server's `page` is one whole number in every action of a tool (M207; vtex's
-            # GET /api/oms/user/orders types it a string, GET /api/oms/pvt/orders an integer).
-            param = _renamed(param, PAGE_ARG, _page_schema({} if param.location == "query" else param.schema))
-        elif param is cursor and style == "cursor":
-            param = _renamed(param, CURSOR_ARG, _cursor_schema())
-        out.append(param)
-    if style == "offset":
-        server_params.append(_server_param(PAGE_ARG, _page_schema({}), rule.source))
-    if style == "link":
-        server_params.append(_server_param(CURSOR_ARG, _cursor_schema(), rule.source))
-    limited = next(
-        (
-            p
-            for p in out
-            if limit is not None
-            and p.wire_name == limit.wire_name
-            and p.location == limit.location
-            and not p.path
-        ),
-        None,
-    )
-    echoed = tuple(
-        name
-        for name in _properties(spec, body)
-        if name in {p.wire_name for p in (page, limit, offset) if p is not None}
-    )
-    paging = PagingSpec(
-        style=style,
-        limit_arg=limited.arg_name if limited is not None else None,
-        offset_wire=offset.wire_name if offset is not None and style == "offset" else None,
-        next_cursor=next_cursor if style == "cursor" else None,
-        has_more=has_more,
-        total=total,
-        echoed=echoed,
-        max_limit=limited.schema.get("maximum") if limited is not None else None,
-        next_link=next_link if style == "link" and not link else None,
-    )
-    return paging, out, defaults, server_params, diagnostics
-
-
-def _not_a_paging_field(
-    operation: Operation,
-    wanted: PaginationRule,
-    key: str,
-    explicit: str,
-    known: dict[str, ParamSpec],
-    in_body: dict[str, ParamSpec],
-) -> Diagnostic:
-    where = "query parameter" + (" or body field" if in_body else "")
-    if explicit in in_body:  # only an offset is looked for in the query alone
-        return error(
-            codes.M216,
-            f"pagination.{key} '{explicit}' is a body field of {operation.key}; the server computes an offset "
-            "into the query only, so it cannot page by an offset sent in the body",
-            wanted.source,
-            hint=f"remove pagination.{key}: '{explicit}' stays an argument the agent passes as it is",
-        )
-    close = did_you_mean(explicit, list(known))
-    return error(
-        codes.M216,
-        f"pagination.{key} '{explicit}' is not a {where} of {operation.key}",
-        wanted.source,
-        hint=(f"did you mean {close}? " if close else "") + f"its {where}s are: {', '.join(known) or 'none'}",
-    )
-
-
-def _body_fields(params: list[ParamSpec]) -> dict[str, ParamSpec]:
-    """Top-level fields of the request body by wire name (never one the mapping lifted out of an object)."""
-    return {p.wire_name: p for p in params if p.location == "body" and not p.path}
-
-
-def _paging_on_a_record(
-    operation: Operation, rule: ActionRule, wanted: PaginationRule, body: Located | None
-) -> Diagnostic:
-    """Pagination set on an answer that is one record (R3, R4): said at build time, with where."""
-    where = f" ({body.pointer})" if body is not None else ""
-    return warning(
-        codes.M226,
-        f"action '{rule.name}' sets pagination, but the answer of {operation.key}{where} is one record, not "
-        "a list: the server passes on whatever the API says about more to come, but cannot show records "
-        "a page at a time",
-        wanted.source,
-        hint="if the answer holds the list, name it:  response: {items: <field>}; otherwise remove pagination",
-    )
-
-
-_NO_RULE = PaginationRule(
-    style=None,
-    page=None,
-    limit=None,
-    offset=None,
-    cursor=None,
-    next_cursor=None,
-    has_more=None,
-    total=None,
-    default_limit=None,
-    max_limit=None,
-    source=SourceRef(file=""),
-    next_link=None,
-)
-
-
-def _derived_style(
-    page: ParamSpec | None,
-    limit: ParamSpec | None,
-    offset: ParamSpec | None,
-    cursor: ParamSpec | None,
-    next_cursor: str | None,
-    link: bool,
-    next_link: str | None,
-) -> PagingStyle | None:
-    if cursor is not None and next_cursor is not None:
-        return "cursor"
-    if next_link is not None:  # the API's own next URL beats any arithmetic (Azure, Twilio)
-        return "link"
-    if page is not None:  # an API with both takes the page number as it is
-        return "page"
-    if offset is not None and limit is not None:
-        return "offset"
-    if link:
-        return "link"
-    if limit is not None:
-        return "limit"
-    return None
-
-
-def _incomplete(
-    style: str,
-    operation: Operation,
-    wanted: PaginationRule | None,
-    rule: ActionRule,
-    page: ParamSpec | None,
-    limit: ParamSpec | None,
-    offset: ParamSpec | None,
-    cursor: ParamSpec | None,
-    next_cursor: str | None,
-) -> list[Diagnostic]:
-    needed: dict[str, list[tuple[str, object]]] = {
-        "page": [("page", page)],
-        "offset": [("offset", offset), ("limit", limit)],
-        "cursor": [("cursor", cursor), ("next_cursor", next_cursor)],
-        "limit": [("limit", limit)],
-        "link": [],
-    }
-    missing = [key for key, found in needed[style] if found is None]
-    if not missing:
-        return []
-    return [
-        error(
-            codes.M216,
-            f"{style} paging of {operation.key} needs {' and '.join(missing)}, which the spec does not show",
-            (wanted.source if wanted is not None else rule.source),
-            hint="name them under pagination:, e.g.  pagination: {"
-            + ", ".join(f"{key}: ..." for key in missing)
-            + "}",
-        )
-    ]
-
-
-def _body_field(spec: Spec, body: Located | None, names: tuple[str, ...]) -> str | None:
-    """The dotted path of the first field with one of `names`, at the top or inside a paging wrapper."""
-    fields = _properties(spec, body)
-    for name in names:
-        if name in fields:
-            return name
-    for wrapper in _WRAPPERS:
-        inner = _properties(spec, fields.get(wrapper))
-        for name in names:
-            if name in inner:
-                return f"{wrapper}.{name}"
-    return None
-
-
-def _renamed(param: ParamSpec, arg_name: str, schema: dict[str, Any]) -> ParamSpec:
-    # Always `page` and `cursor`, whatever the mapping calls them: they answer next_page and next_cursor.
-    return replace(param, arg_name=arg_name, schema=schema)
-
-
-def _limit_param(
-    param: ParamSpec, rule: PaginationRule, mapped_default: Any, named: set[str]
-) -> tuple[ParamSpec, int]:
-    spec_max = param.schema.get("maximum")
-    most = rule.max_limit or (spec_max if isinstance(spec_max, int) else DEFAULT_MAX_LIMIT)
-    if rule.max_limit and isinstance(spec_max, int):
-        most = min(most, spec_max)
-    spec_default = param.schema.get("default")
-    default = (
-        rule.default_limit or mapped_default or (spec_default if isinstance(spec_default, int) else None)
-    )
-    default = min(default or DEFAULT_LIMIT, most)
-    own = param.schema
-    if param.location == "query":
-        # A count reads the same in a query whatever type the spec gives it: a whole number, as the
-        # server pages by it (azure.com/automation-softwareUpdateConfigurationMachineRun.json types `$top` a string).
-        own = {k: v for k, v in own.items() if k not in _STRING_KEYWORDS} | {"type": "integer"}
-    schema = {
-        **own,
-        "minimum": max(int(param.schema.get("minimum", 1)), 1),
-        "maximum": most,
-        "default": default,
-        "description": f"Most items one call returns, 1 to {most}. Default: {default}.",
-    }
-    if param.wire_name in named and param.arg_name != LIMIT_ARG:
-        return replace(param, schema=schema), default
-    return replace(param, arg_name=LIMIT_ARG, schema=schema), default
-
-
-_STRING_KEYWORDS = ("pattern", "minLength", "maxLength", "format", "enum", "example", "examples")
-
-
-def _page_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": schema.get("type", "integer"),  # some APIs take the number as a string
-        "minimum": 1,
-        "default": 1,
-        "description": "Which page to return, starting at 1: pass next_page from the previous result. "
-        "Default: 1.",
-    }
-
-
-def _cursor_schema() -> dict[str, Any]:
-    return {
-        "type": "string",
-        "description": "Where to continue: the next_cursor of the previous result, exactly as it was. "
-        "Leave it out for the first page.",
-    }
-
-
-def _server_param(arg_name: str, schema: dict[str, Any], source: SourceRef) -> ParamSpec:
-    return ParamSpec(
-        arg_name=arg_name, wire_name=arg_name, location="query", required=False, schema=schema, source=source
-    )
-
-
-def _clashes(operation: Operation, params: list[ParamSpec], server: list[ParamSpec]) -> list[Diagnostic]:
-    own = {p.arg_name: p for p in params}
-    return [
-        error(
-            codes.M217,
-            f"parameter '{own[s.arg_name].wire_name}' of {operation.key} would be called '{s.arg_name}', "
-            "a name the server uses for paging or response_format",
-            own[s.arg_name].source,
-            hint=f"rename it in the mapping:  params: {{{own[s.arg_name].wire_name}: {{name: ...}}}}",
-        )
-        for s in server
-        if s.arg_name in own
-    ]
-
-
-def merge_limit_properties(properties: dict[str, Any], actions: list[ActionSpec]) -> dict[str, Any]:
-    """One `limit` property for actions whose bounds differ: the widest maximum, each action's own in words.
-
-    The tool's inputSchema is one flat set (T2); the server checks each action's own maximum (R3).
-    """
-    bounds: dict[str, list[tuple[str, Any, Any]]] = {}
-    for action in actions:
-        arg = action.paging.limit_arg if action.paging is not None else None
-        for param in action.params:
-            if arg is not None and param.arg_name == arg:
-                bounds.setdefault(arg, []).append(
-                    (action.name, param.schema.get("maximum"), param.schema.get("default"))
-                )
-    merged = dict(properties)
-    for arg, found in bounds.items():
-        if len({(most, default) for _, most, default in found}) < 2:
-            continue
-        schema = {k: v for k, v in merged[arg].items() if k != "default"}
-        schema["maximum"] = max(most for _, most, _ in found)
-        schema["description"] = (
-            "Most items one call returns, per action: "
-            + "; ".join(f"{name} 1 to {most} (default {default})" for name, most, default in found)
-            + "."
-        )
-        merged[arg] = schema
-    return merged
 
 
 # --- the outputSchema (R5) ----------------------------------------------------------------------
@@ -803,7 +404,8 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
-    properties.setdefault("note", _NOTE_OUTPUT)
+    if any(a.result_units for a in actions):  # a value left in the API's unit is announced (T5)
+        properties.setdefault("note", {"type": "string"})
     return {"type": "object", "properties": properties}
 
 
@@ -811,25 +413,23 @@ def _read_output(action: ActionSpec) -> dict[str, JsonSchema]:
     """One read action's properties: its records' fields and the paging fields its results carry."""
     assert action.shape is not None
     fields: dict[str, JsonSchema] = {name: {} for name in _shown_fields(action)}
-    paging = _paging_output(action.paging)
     if action.shape.items is None:
+        paging = _paging_output(action.paging) if action.paging is not None else {}
         return {**paging, **fields}  # a field of the record beats a paging field of the same name
     records: JsonSchema = {"type": "array", "items": {"properties": fields}} if fields else {"type": "array"}
-    # A list always may say has_more: a page cut to the size budget does (R4).
-    return {"items": records, "has_more": _PAGING_OUTPUT["has_more"], **paging}
+    lists: dict[str, JsonSchema] = {name: {"type": "array"} for name in action.shape.lists}
+    # A list always says has_more (null with `rest` when its paging cannot be read), and a total
+    # wherever the answer gives one (R3, R4).
+    return {"items": records, **lists, **_paging_output(action.paging)}
 
 
 def _paging_output(paging: PagingSpec | None) -> dict[str, JsonSchema]:
-    if paging is None:
-        return {}
     names = ["has_more"]
-    names += ["next_page"] if paging.style in ("page", "offset") else ["next_cursor"]
-    if paging.style in ("cursor", "link", "limit"):
-        names.append("rest")  # the API says more follows but gives no way to it
-    if paging.style == "limit":
-        names.remove("next_cursor")
-    if paging.total:
-        names.append("total_count")
+    if paging is not None and paging.style in ("page", "offset"):
+        names.append("next_page")
+    if paging is not None and paging.style in ("cursor", "link"):
+        names.append("next_cursor")
+    names += ["rest", "total_count"]  # rest: why has_more is null; the total: wherever the answer says it
     return {name: _PAGING_OUTPUT[name] for name in names}
 
 

@@ -17,12 +17,12 @@ from mcpgen.build.fingerprints import (
 from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.regeneration import PreviousLock, regeneration_diagnostics
+from mcpgen.build.result_units import with_result_units
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.tools import build_tool
-from mcpgen.build.units import with_result_units
 from mcpgen.diagnostics import Diagnostic, has_errors
 from mcpgen.ir import AccessSpec, AuthSpec, ServerSpec, ToolSpec
-from mcpgen.load.mapping import AuthRule, Mapping
+from mcpgen.load.mapping import AuthRule, Mapping, ToolRule
 from mcpgen.load.openapi import Spec, problems_for
 from mcpgen.names import distribution_name, package_name
 from mcpgen.version import __version__
@@ -45,16 +45,18 @@ def build_server(
     """`previous`: the lock of the package generated last (regeneration), for rename hints and
     warnings about operationIds bound to another endpoint."""
     diagnostics: list[Diagnostic] = []
-    tools: list[ToolSpec] = []
+    built: list[tuple[ToolRule, ToolSpec]] = []
     used: set[str] = set()
     for tool_rule in mapping.tools:
         tool, found = build_tool(spec, mapping, tool_rule)
         diagnostics += found
         if tool is not None:
-            tools.append(tool)
+            built.append((tool_rule, tool))
             used.update(f"{a.method} {a.path}" for a in tool.actions)
     diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
-    tools = with_result_units(tools)  # T5: results in the agent's units, whichever tool returns them
+    # T5: results in the agent's units where they share the converted parameter's schema
+    tools, found = with_result_units(spec, built)
+    diagnostics += found
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one

@@ -14,8 +14,8 @@ from mcpgen.build.descriptions import (
     with_values_by_action,
 )
 from mcpgen.build.hints import tool_hints
+from mcpgen.build.paging import merge_limit_properties
 from mcpgen.build.previews import preview_input_schema, previewed
-from mcpgen.build.results import merge_limit_properties
 from mcpgen.diagnostics import Diagnostic, error, has_errors, rule_name, warning
 from mcpgen.ir import ActionSpec, JsonSchema, ToolSpec
 from mcpgen.load.mapping import AuthRule, Mapping, ToolRule

@@ -18,8 +18,9 @@ from mcpgen.build.schemas import json_type_of
 from mcpgen.conversions import MAJOR, minor_note, restate, spelled
 from mcpgen.conversions import MINOR as MINOR_NAMES
 from mcpgen.diagnostics import Diagnostic, error, rule_name, warning
-from mcpgen.ir import ActionSpec, FixedValue, ParamSpec, ResultUnitSpec, ToolSpec, UnitSpec
-from mcpgen.load.mapping import ParamRule, UnitRule
+from mcpgen.ir import FixedValue, ParamSpec, UnitSpec
+from mcpgen.load.mapping import ParamRule
+from mcpgen.load.unit_rules import UnitRule
 from mcpgen.names import snake_case
 
 
@@ -320,28 +321,6 @@ def _currency_source(
         if ".".join((value.wire_name, *value.path)) == wire and isinstance(value.value, str):
             return None, (), value.value
     return None
-
-
-def with_result_units(tools: list[ToolSpec]) -> list[ToolSpec]:
-    """Every action converts the result fields the server's arguments convert (T5): what an agent
-    passes as `size_gb` it reads back as `size_gb`, whichever tool returns the record. A field two
-    actions convert differently is shown as the first one does."""
-    converted = result_units([a for t in tools for a in t.actions])
-    if not converted:
-        return tools
-    return [replace(t, actions=tuple(replace(a, result_units=converted) for a in t.actions)) for t in tools]
-
-
-def result_units(actions: list[ActionSpec]) -> tuple[ResultUnitSpec, ...]:
-    """The converted parameters, as the result fields they come back as."""
-    seen: dict[str, ResultUnitSpec] = {}
-    for action in actions:
-        for param in action.params:
-            if param.unit is not None and param.location in ("body", "query") and param.wire_path not in seen:
-                seen[param.wire_path] = ResultUnitSpec(
-                    field=param.wire_path, name=param.arg_name, unit=param.unit
-                )
-    return tuple(seen.values())
 
 
 def _shown(value: Any) -> str:

@@ -46,7 +46,7 @@ def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Ope
     path = cwd / text
     if path.exists():
         lock_file = _lock_path(path)
-        return Operand(text, _read_lock(text, lock_file.read_text(encoding="utf-8")), lock_file=lock_file)
+        return Operand(text, _read_lock(text, _lock_text(text, lock_file)), lock_file=lock_file)
     revision, colon, inner = text.partition(":")
     if colon and revision and inner:
         # The same path in the work tree is where annotations point: in CI it is the checked-out side.
@@ -70,6 +70,25 @@ def _from_inputs(text: str, spec_path: Path, mapping_path: Path, ref_roots: Sequ
 
 def _lock_path(path: Path) -> Path:
     return path / LOCK_FILE if path.is_dir() else path
+
+
+def _lock_text(label: str, lock_file: Path) -> str:
+    """The text of a lock file in the work tree; a located problem when there is none to read."""
+    try:
+        return lock_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _problem(
+            label,
+            f"{label}: a directory without a {LOCK_FILE}, so it is not a generated package",
+            "give a tools.lock.json, a directory mcpgen generated (it holds one), or SPEC::MAPPING to "
+            "generate the contract from a spec and a mapping",
+        ) from None
+    except IsADirectoryError:
+        raise _problem(label, f"{lock_file}: a directory, not a {LOCK_FILE}") from None
+    except OSError as exc:
+        raise _problem(label, f"cannot read {lock_file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise _problem(label, f"not a lock file: {lock_file} is not UTF-8 text") from None
 
 
 def _git_lock(revision: str, inner: str, cwd: Path, text: str) -> str:

@@ -89,6 +89,13 @@ def _entry(raw: object, where: SourceRef, until_at: SourceRef) -> IgnoreEntry:
         raise _malformed(where, "say why in `reason:`, so the next reader knows whether it still holds")
     if pointer is not None and not (isinstance(pointer, str) and pointer.startswith("/")):
         raise _malformed(where, f"pointer {pointer!r} is not a JSON pointer; it starts with /")
+    if pointer is not None and not pointer.rstrip("/"):
+        # Every place is under it: the entry would silence every change of the spec and the mapping.
+        raise _malformed(
+            where,
+            f"pointer {pointer!r} covers the whole spec and mapping, so it would ignore every change; "
+            "name the part to ignore, e.g. /paths/~1pets/get",
+        )
     if change is not None and not isinstance(change, str):
         raise _malformed(where, "`change:` is a change id such as param-removed:tool.action#param")
     until = _until(raw.get("until"), until_at)

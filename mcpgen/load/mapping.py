@@ -19,9 +19,9 @@ from typing import Any
 import jsonschema
 
 from mcpgen import codes
-from mcpgen.conversions import AMBIGUOUS_SIZES, KNOWN_UNITS, MAJOR, MINOR, known_factor, unknown_currency
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
+from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
 
 PARAM_LOCATIONS = ("path", "query", "header", "cookie", "body")
@@ -48,18 +48,6 @@ UNSET: Any = _Unset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnitRule:
-    """The agent's unit, the API's unit, and upstream units in one agent unit (T5)."""
-
-    agent: str
-    upstream: str
-    factor: float  # 0 when it follows the currency `currency_from` names, call by call
-    source: SourceRef
-    currency_from: str | None = None  # mapping key of the field holding the currency code
-    as_is: tuple[float, ...] = ()  # special values sent and returned unscaled (-1 = unlimited)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamRule:
     key: str  # as written: 'weight' or 'body.weight'
     wire_name: str
@@ -79,7 +67,7 @@ class ParamRule:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResponseRule:
-    """How a read action's records are shown (R1, R2); unset fields are derived from the spec."""
+    """How a read action's records are shown (R1, R2), and any action's in the agent's units (T5)."""
 
     items: str | None
     concise: tuple[str, ...] | None
@@ -87,6 +75,12 @@ class ResponseRule:
     source: SourceRef
     single: bool = False  # the answer is one record, whatever lists it holds
     concise_source: SourceRef | None = None  # the `concise:` line itself, when the mapping has one
+    units: tuple[ResultUnitRule, ...] = ()  # result fields the mapping converts (any action's answer)
+
+    @property
+    def only_units(self) -> bool:
+        """Nothing but `units`, which any action may have: the other settings are a read's."""
+        return self.items is None and self.concise is None and not self.drop and not self.single
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,6 +99,7 @@ class PaginationRule:
     max_limit: int | None
     source: SourceRef
     next_link: str | None = None  # body path of the next page's URL (link style)
+    next_page: str | None = None  # body path of the next page number, null on the last (page style)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,7 +279,7 @@ def validate_mapping_document(document: Document) -> list[Diagnostic]:
     if not found:
         found.extend(_check_unique_names(document))
         found.extend(_check_auth(document))
-        found.extend(_check_units(document))
+        found.extend(check_units(document))
         found.extend(_check_limits(document))
         found.extend(_check_previews(document))
     return found
@@ -469,78 +464,6 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
     return []
 
 
-def _unit_rules(document: Document) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (join_pointer(f"/tools/{t}/actions/{a}/params", key, "unit"), rule["unit"])
-        for t, tool in enumerate(document.data["tools"])
-        for a, action in enumerate(tool["actions"])
-        for key, rule in (action.get("params") or {}).items()
-        if "unit" in rule
-    ]
-
-
-def _check_units(document: Document) -> list[Diagnostic]:
-    """A conversion is never guessed: an unknown pair needs its factor written out, and money needs an
-    ISO 4217 code or the field that holds one (T5)."""
-    found = []
-    for pointer, unit in _unit_rules(document):
-        found += [
-            error(code, what, document.locate(pointer), hint=hint)
-            for code, what, hint in _unit_problems(unit)
-        ]
-    return found
-
-
-def _unit_problems(unit: dict[str, Any]) -> list[tuple[str, str, str]]:
-    agent, upstream = unit["agent"], unit["upstream"]
-    if agent == upstream:
-        return [
-            (
-                codes.M120,
-                f"unit converts '{agent}' to itself",
-                "remove 'unit', or name the unit the API expects in 'upstream'",
-            )
-        ]
-    if "currency_from" in unit or agent == MAJOR:
-        if agent != MAJOR or upstream not in MINOR or "currency_from" not in unit or "factor" in unit:
-            return [
-                (
-                    codes.M123,
-                    "an amount whose currency is another field is written {agent: major, upstream: minor, "
-                    "currency_from: <that field>}, without 'factor'",
-                    "the factor follows the currency of each call (JPY 1, USD 100, KWD 1000); for one fixed "
-                    "currency write {agent: usd, upstream: minor} instead",
-                )
-            ]
-        return []
-    if "factor" in unit:
-        return []
-    code = unknown_currency(agent, upstream)
-    if code is not None:
-        return [
-            (
-                codes.M122,
-                f"'{code}' is not an ISO 4217 currency code, so how many minor units make one is unknown",
-                "write the currency's ISO 4217 code (usd, jpy, kwd, ...), or give 'factor'",
-            )
-        ]
-    if known_factor(agent, upstream) is None:
-        sizes = {agent, upstream} & set(AMBIGUOUS_SIZES)
-        why = (
-            f"; '{sorted(sizes)[0]}' means 1000 or 1024 depending on the API (kib, mib, gib, tib are 1024)"
-            if sizes
-            else ""
-        )
-        return [
-            (
-                codes.M121,
-                f"mcpgen does not know how many '{upstream}' make one '{agent}'{why}",
-                f"add 'factor: <upstream units in one {agent}>'; known units: " + ", ".join(KNOWN_UNITS),
-            )
-        ]
-    return []
-
-
 def _check_previews(document: Document) -> list[Diagnostic]:
     """confirm: preview needs its read operation and a tool of its own; guard rules need a preview (S1, S2)."""
     found: list[Diagnostic] = []
@@ -709,8 +632,12 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
 def _read_task(task: dict[str, Any] | None) -> TaskRule | None:
     if task is None:
         return None
-    given = {key: task[key] for key in ("status", "job_id", "state") if key in task}  # else the defaults
-    return TaskRule(**given, poll_interval_s=float(task.get("poll_interval_s", 5.0)))
+    return TaskRule(
+        status=task.get("status"),
+        job_id=task.get("job_id", "id"),
+        state=task.get("state", "status"),
+        poll_interval_s=float(task.get("poll_interval_s", 5.0)),
+    )
 
 
 def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
@@ -721,24 +648,18 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         source=document.locate(pointer),
         single=bool(rule.get("single", False)),
         concise_source=document.locate(f"{pointer}/concise") if "concise" in rule else None,
+        units=read_result_units(rule.get("units") or {}, f"{pointer}/units", document),
     )
+
+
+_PAGINATION_KEYS = (
+    "style", "page", "limit", "offset", "cursor", "next_cursor", "has_more", "total", "default_limit",
+    "max_limit", "next_link", "next_page",
+)  # fmt: skip
 
 
 def _read_pagination(rule: dict[str, Any], pointer: str, document: Document) -> PaginationRule:
-    return PaginationRule(
-        style=rule.get("style"),
-        page=rule.get("page"),
-        limit=rule.get("limit"),
-        offset=rule.get("offset"),
-        cursor=rule.get("cursor"),
-        next_cursor=rule.get("next_cursor"),
-        has_more=rule.get("has_more"),
-        total=rule.get("total"),
-        default_limit=rule.get("default_limit"),
-        max_limit=rule.get("max_limit"),
-        source=document.locate(pointer),
-        next_link=rule.get("next_link"),
-    )
+    return PaginationRule(source=document.locate(pointer), **{key: rule.get(key) for key in _PAGINATION_KEYS})
 
 
 def _read_preview(action: dict[str, Any], pointer: str, document: Document) -> PreviewRule | None:
@@ -769,24 +690,10 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         hidden=bool(rule.get("hidden", False)),
         required=rule.get("required"),
         source=document.locate(pointer),
-        unit=_read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
+        unit=read_unit(rule.get("unit"), join_pointer(pointer, "unit"), document),
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
         ask_user=rule.get("ask_user") is True,
-    )
-
-
-def _read_unit(unit: dict[str, Any] | None, pointer: str, document: Document) -> UnitRule | None:
-    if unit is None:
-        return None
-    factor = unit.get("factor") or known_factor(unit["agent"], unit["upstream"]) or 0
-    return UnitRule(
-        agent=unit["agent"],
-        upstream=unit["upstream"],
-        factor=factor,
-        source=document.locate(pointer),
-        currency_from=unit.get("currency_from"),
-        as_is=tuple(unit.get("as_is") or ()),
     )
 
 
@@ -845,19 +752,17 @@ def did_you_mean(word: str, options: list[str]) -> str | None:
 
 def _pattern_hint(pattern: str, value: Any) -> str:
     if pattern.startswith("^[a-z][a-z0-9_]"):
-        suggestion = _snake(str(value))
+        suggestion = snake_case(str(value))
         return f"use lower_snake_case letters, digits and '_', starting with a letter, e.g. '{suggestion}'"
     if pattern.startswith("^[A-Z]"):
-        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{_snake(str(value)).upper()}'"
+        return f"environment variable names are UPPER_SNAKE_CASE, e.g. '{snake_case(str(value)).upper()}'"
     if pattern.startswith("^https?://"):
-        return "write a full URL such as 'https://api.example.com/v1'"
+        return "write a full URL such as 'https://api.example.com/v1', without spaces or control characters"
+    if pattern.startswith("^(?![\\s\\S]*"):
+        return "write it on one line, without line breaks or other control characters"
     if "[0-9]+\\." in pattern:
         return "write a version such as '0.1.0'"
     return f"the value must match {pattern}"
-
-
-def _snake(text: str) -> str:
-    return snake_case(text)
 
 
 def _article(json_type: Any) -> str:

@@ -79,6 +79,8 @@ class RefResolver:
             fragment = unquote(fragment)
         document = located.document
         if file_part:
+            if "\x00" in unquote(file_part):  # no file name holds one: the OS refuses the path
+                raise DiagnosticError([_nul_error(ref, located)])
             target = (located.document.path.parent / unquote(file_part)).resolve()
             if not any(target.is_relative_to(root) for root in self.roots):
                 raise DiagnosticError([self._outside(ref, located)])
@@ -148,6 +150,15 @@ def network_ref_problem(ref: str) -> str | None:
     if parts.scheme or ref.startswith("//"):
         return f"'{ref}' is a network reference"
     return None
+
+
+def _nul_error(ref: str, located: Located) -> Diagnostic:
+    return error(
+        codes.R004,
+        f"$ref '{_shown(ref)}' cannot be loaded: its file path holds a NUL character, which no file name can",
+        located.child("$ref").source,
+        hint="write the relative path of the referenced file, e.g. schemas/pet.yaml#/Pet",
+    )
 
 
 def _network_error(ref: str, located: Located) -> Diagnostic:

@@ -127,10 +127,21 @@ def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) ->
         raise DiagnosticError([error(codes.F001, f"file not found: {shown}", source)]) from None
     except OSError as exc:
         raise DiagnosticError([_unreadable(shown, exc)]) from None
+    # Checked on the descriptor before it becomes a file object: Python refuses to wrap a directory.
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode):
+        os.close(fd)
+        raise DiagnosticError(
+            [
+                error(
+                    codes.F002,
+                    f"cannot read {shown}: it is a directory",
+                    source,
+                    hint="give the path of the JSON or YAML file itself, not of the directory holding it",
+                )
+            ]
+        )
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise DiagnosticError([error(codes.F002, f"cannot read {shown}: it is a directory", source)])
         if regular_only and not stat.S_ISREG(mode):
             raise DiagnosticError(
                 [

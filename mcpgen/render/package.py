@@ -188,8 +188,15 @@ def render_server(
             RenderedFile(f"{pkg}/input_schemas.json", _json({t.name: t.input_schema for t in server.tools}))
         )
     files.extend(_runtime_files(pkg, server.runtime_left_out))
-    files.extend(deploy_files(server, str(header(server)), _carries(server, "store")))
+    files.extend(_deployment(server))
     return tuple(files)
+
+
+def _deployment(server: ServerSpec) -> list[RenderedFile]:
+    try:
+        return deploy_files(server, str(header(server)), _carries(server, "store"))
+    except EmitError as exc:
+        raise RenderError("compose.yaml", str(exc)) from None
 
 
 def _carries(server: ServerSpec, runtime_module: str) -> bool:
@@ -435,6 +442,8 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("bare", shape.bare))
     if shape.named:
         kwargs.append(("named", True))
+    if shape.lists:
+        kwargs.append(("lists", shape.lists))
     return Call("Shape", tuple(kwargs))
 
 
@@ -446,6 +455,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         ("next_cursor", paging.next_cursor),
         ("has_more", paging.has_more),
         ("total", paging.total),
+        ("total_header", paging.total_header),
+        ("next_page", paging.next_page),
     ):
         if value is not None:
             kwargs.append((key, value))
@@ -455,6 +466,8 @@ def _paging_call(paging: PagingSpec) -> Call:
         kwargs.append(("max_limit", paging.max_limit))
     if paging.next_link is not None:
         kwargs.append(("next_link", paging.next_link))
+    if paging.offset_in_body:
+        kwargs.append(("offset_in_body", True))
     return Call("Paging", tuple(kwargs))
 
 
@@ -557,6 +570,15 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
                 "MCP_STORE_URL",
                 "where previews live: unset for a SQLite file in `$XDG_STATE_HOME`, `sqlite:///path`, or "
                 "`redis://host:port/db` to share previews between replicas (install the `redis` extra)",
+            )
+        )
+    if _carries(server, "store"):
+        rows.append(
+            (
+                "MCP_SIGNING_KEY",
+                "the key preview ids, answers asked of the user and task handles are signed with (32+ "
+                "random characters, `openssl rand -hex 32`): the same on every replica, kept across "
+                "restarts; unset, the store keeps one, and ids stop verifying if it loses its data",
             )
         )
     return rows

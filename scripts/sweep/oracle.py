@@ -41,8 +41,8 @@ ROWS = Path(os.environ.get("MCPGEN_ORACLE_ROWS") or ROOT / ".cache" / "oracle" /
 SEED = 20261203
 PINNED = 150  # candidates drawn; --sample N measures the first N that are not excluded
 DYNAMIC_EVERY = 4  # every 4th spec of the sample is served with `prism mock --dynamic`
-BUDGET_S = 60.0  # per spec: no new call starts after this many seconds
-HARD_LIMIT_S = 240.0  # per spec: the child is killed after this (generation, Prism start, calls)
+BUDGET_S = 90.0  # per spec: no new call starts after this many seconds (the variant steps double the calls)
+HARD_LIMIT_S = 300.0  # per spec: the child is killed after this (generation, Prism start, calls)
 MAX_JOBS = 2
 # Specs mcpgen was built or tuned on: the project's examples (specs/, shared/specs), the specs the
 # corpus sweep's test runs, and the APIs the defects were first seen on.

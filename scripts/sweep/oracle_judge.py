@@ -7,6 +7,8 @@ Categories (the issue's, plus two the oracle adds for defects Prism cannot see):
     d  tracebacks and JSON-RPC errors
     e  an API error message the tool error drops (error probes: Prism answers a documented 4xx)
     f  spec features the generated package ignores (operation-level servers, untyped bodies)
+    g..n  the value classes (oracle_classes.py): units, exact values, concise results, JSON media, partial
+          lists, the API's error text, failures inside a 200, credential body fields
     x  not counted: the oracle's own value was not one the spec allows, or Prism/the spec failed
 """
 
@@ -18,6 +20,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+from scripts.sweep.oracle_classes import (
+    CLASS_CATEGORIES,
+    VARIANT_STEPS,
+    class_findings,
+    static_class_findings,
+)
 from scripts.sweep.oracle_spec import Operation, SpecDoc, answer_kind, is_paging_field
 from scripts.sweep.oracle_upstream import Exchange
 
@@ -28,6 +36,7 @@ CATEGORIES = {
     "d": "tracebacks and JSON-RPC errors",
     "e": "API error messages dropped",
     "f": "spec features the package ignores",
+    **CLASS_CATEGORIES,
 }
 COUNTED = tuple(CATEGORIES)
 _PAGING_PARAMS = re.compile(
@@ -71,6 +80,8 @@ class Call:
     text: str = ""
     is_error: bool = False
     raised: str | None = None  # a JSON-RPC error or a client-side failure
+    derived: Any = None  # the derived mapping's own record of its additions (oracle_derive.Derived)
+    extra: dict[str, Any] = field(default_factory=dict)  # what a variant step needs to be judged
 
     def finding(
         self, category: str, kind: str, detail: str, cause: str, pointer: str | None = None
@@ -93,6 +104,12 @@ def judge(call: Call) -> list[Finding]:
             excused = excused or (finding.category == "x" and exchange is call.exchanges[-1])
             found.append(finding)
     last = call.exchanges[-1] if call.exchanges else None
+    if call.step in VARIANT_STEPS:
+        # The answer is a variant of Prism's (oracle_variants.py): only its values are judged, by their own
+        # categories; the request is still Prism's to judge (a), past the pages a variant made up.
+        if call.step == "paged-next":
+            found = [f for f in found if f.category != "a"]
+        return [*found, *class_findings(call)]
     if call.is_error and excused and not violated and last is not None and 400 <= last.status < 500:
         # Prism refused the request for what the judge does not count (a header parameter OpenAPI says
         # to ignore, the oracle's own value): the tool error is that refusal, not mcpgen's doing.
@@ -102,7 +119,7 @@ def judge(call: Call) -> list[Finding]:
         found += _error_findings(call, last, violated)
     elif last is not None and 200 <= last.status < 300 and call.step not in ("preview", "apply"):
         found += _shape_findings(call, last)
-    return found
+    return found + class_findings(call)
 
 
 def _crash_cause(call: Call) -> str:
@@ -370,7 +387,12 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
                              f"schema says {kind}", "the spec's example does not have its own schema's shape",
                              pointer)]  # fmt: skip
     if call.action.shape is None:  # a write: its answer comes back as the API gave it
-        if isinstance(body, dict) and data != body and not truncated:
+        if (
+            isinstance(body, dict)
+            and data != body
+            and not truncated
+            and not _only_units_renamed(call, body, data)
+        ):
             return [call.finding("b", "write-answer-altered", f"keys {sorted(data)[:8]} vs {sorted(body)[:8]}",
                                  "a change's answer should come back as the API gave it", pointer)]  # fmt: skip
         return []
@@ -418,6 +440,19 @@ def _shape_findings(call: Call, exchange: Exchange) -> list[Finding]:
                     out.append(call.finding("b", "items-mismatch", f"{len(data['items'])} items, the answer has "
                                             f"{len(records)}", "the items are not the answer's records", pointer))  # fmt: skip
     return out
+
+
+def _only_units_renamed(call: Call, body: dict[str, Any], data: dict[str, Any]) -> bool:
+    """The answer as the API gave it but for fields shown in the agent's unit under another name (the
+    mapping's units; whether each is right is judged under g)."""
+    renamed = {u.name for u in getattr(call.action, "result_units", ()) or ()}
+    if set(data) == set(body) and len(body) == 1 and isinstance(data[next(iter(body))], dict):
+        key = next(iter(body))  # a one-record envelope ({"cluster": {...}}): compare its record
+        body, data = body[key], data[key]
+        if not isinstance(body, dict):
+            return False
+    extra = set(data) - set(body)
+    return bool(extra) and extra <= renamed and all(data[k] == body[k] for k in set(data) & set(body))
 
 
 def _unit_names(call: Call) -> set[str]:
@@ -577,7 +612,7 @@ def static_findings(
                     out.append(Finding("f", "untyped-array-items" if items else "untyped-body", tool.name, action.name,
                                        op.key, op.pointer("requestBody"), f"argument {p.arg} is {what}; the spec's "
                                        f"schema has {combinator}", _untyped_cause(combinator, items)))  # fmt: skip
-    return out
+    return out + static_class_findings(doc, tools, contract, Finding)
 
 
 def _untyped_cause(combinator: str, items: bool) -> str:

@@ -24,17 +24,21 @@ import anyio
 import jsonschema
 
 from scripts.sweep import sweep
+from scripts.sweep.oracle_classes import EXACT_VALUE
+from scripts.sweep.oracle_derive import generate_derived, read_facts
 from scripts.sweep.oracle_judge import Call, Finding, judge, message_strings, static_findings
 from scripts.sweep.oracle_spec import (
     SpecDoc,
     Value,
     allowed,
+    answer_kind,
     merge_schemas,
     param_value,
     schema_value,
     valid_for,
 )
 from scripts.sweep.oracle_upstream import PrismRefused, Recorder, prism
+from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, PAGING_KINDS, WRAP_KEYS, pick
 
 CREDENTIAL = "oracle-credential-7c1e"
 BASIC_CREDENTIAL = "oracle:credential-7c1e"
@@ -51,9 +55,15 @@ class Plan:
     unsure: set[str]
     notes: list[Finding] = field(default_factory=list)
     props: dict[str, Any] = field(default_factory=dict)
+    variant: dict[str, Any] | None = None  # the shape the upstream layer gives the answer (oracle_variants)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
-def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> dict[str, Any]:
+def run_spec(
+    spec_path: Path, work: Path, *, dynamic: bool, budget_s: float, generate: Any = None
+) -> dict[str, Any]:
+    """One spec, with the derived mapping (oracle_derive) unless `generate` makes the package another way
+    (a hand-written mapping: scripts/sweep/heldout); it then leaves its mapping at work/mapping.yaml."""
     started = time.monotonic()
     deadline = started + budget_s
     raw = json.loads(spec_path.read_text(encoding="utf-8"))
@@ -62,7 +72,7 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
         # AWS JSON-protocol specs name each operation '/#X-Amz-Target=...': Prism routes none of them.
         return {"status": "excluded", "reason": "Prism cannot route the spec: every path has a '#' fragment "
                 "(AWS JSON protocol), and a request path never carries one"}  # fmt: skip
-    generated, out = sweep.generate_package(spec_path, work)
+    generated, out = (generate or generate_derived)(spec_path, work)
     if out is None:
         return {"status": "excluded", "reason": f"mcpgen {generated.get('outcome')}: "
                 f"{str(generated.get('first', '')).splitlines()[0][:300]}", **_counts(generated)}  # fmt: skip
@@ -74,10 +84,14 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
     doc = SpecDoc(raw)
     package_text = "\n".join(p.read_text(encoding="utf-8") for p in (out / package).rglob("*.py"))
     findings = static_findings(doc, tools, contract, package_text)
+    derived = read_facts(work)
+    seed = "/".join(spec_path.parts[-2:])
     plans = [plan for tool in tools for plan in _plans(doc, tool, contract)]
+    plans += [plan for p in plans for plan in variant_plans(doc, p, derived, seed)]
     findings += [note for plan in plans for note in plan.notes]
     upstream = server.CONFIG.upstream
     row: dict[str, Any] = {"mode": "dynamic" if dynamic else "static", **_counts(generated),
+                           "derived": generated.get("derived"),
                            "auth": upstream.auth.kind if upstream.auth else None}  # fmt: skip
     try:
         with (
@@ -92,9 +106,11 @@ def run_spec(spec_path: Path, work: Path, *, dynamic: bool, budget_s: float) -> 
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)
             row["exchanges"] = len(rec.exchanges)
             _keep_exchanges(work / "exchanges.jsonl", rec.exchanges)
+            _keep_calls(work / "calls.jsonl", calls)
     except PrismRefused as exc:
         return {"status": "excluded", "reason": f"Prism cannot serve the spec: {exc}", **_counts(generated)}
     for call in calls:
+        call.derived = derived
         findings += judge(call)
     log = stderr.read_text(encoding="utf-8", errors="replace") if stderr.is_file() else ""
     if "Traceback (most recent call last)" in log:
@@ -133,6 +149,18 @@ def _keep_exchanges(path: Path, exchanges: list[Any]) -> None:
                                  default=str) + "\n")  # fmt: skip
 
 
+def _keep_calls(path: Path, calls: list[Call]) -> None:
+    """Every call as one JSON line: the step, what the agent passed and got, and the variant its answer was."""
+    with path.open("w", encoding="utf-8") as out:
+        for c in calls:
+            variant = next((e.variant for e in reversed(c.exchanges) if e.variant), None)
+            out.write(json.dumps({"step": c.step, "tool": c.tool, "action": c.action.name, "args": c.args,
+                                  "is_error": c.is_error, "raised": c.raised, "text": c.text[:2000],
+                                  "data": c.data if len(json.dumps(c.data, default=str)) < 4000 else "...",
+                                  "variant": variant, "sent": [e.body for e in c.exchanges][:4]},
+                                 default=str) + "\n")  # fmt: skip
+
+
 def _counts(generated: dict[str, Any]) -> dict[str, Any]:
     return {k: generated[k] for k in ("operations", "tools", "actions") if k in generated}
 
@@ -157,10 +185,46 @@ def _plans(doc: SpecDoc, tool: Any, contract: dict[str, dict[str, Any]]) -> list
         for step in steps:
             args, unsure, notes = build_args(doc, tool, action, props, full=step == "full")
             plans.append(Plan(tool, action, step, {"action": action.name, **args}, unsure, notes, props))
-        if op.error_statuses():
+        if op.error_statuses() or op.default_error():
             last = plans[-1]
-            plans.append(Plan(tool, action, "probe", dict(last.args), set(last.unsure), props=props))
+            plans.append(Plan(tool, action, "probe", dict(last.args), set(last.unsure), props=props,
+                              extra={"default_only": not op.error_statuses()}))  # fmt: skip
     return plans
+
+
+def variant_plans(doc: SpecDoc, plan: Plan, derived: Any, seed: str) -> list[Plan]:
+    """The variant steps that follow one of the draft's steps (oracle_variants): a concise read of a wrapped
+    record, a list paged the way real APIs page, a vendor error, a failure inside a 200, an exact amount."""
+    op = doc.operation(plan.action.method, plan.action.path)
+    if op is None or plan.step != "full":
+        return []
+    args = {k: v for k, v in plan.args.items() if k != "response_format"}
+    out = []
+
+    def add(step: str, kinds: tuple[str, ...], given: dict[str, Any], **extra: Any) -> None:
+        kind = pick(kinds, seed, op.key, step)
+        out.append(Plan(plan.tool, plan.action, step, given, plan.unsure, props=plan.props,
+                        variant={"kind": kind}, extra=extra))  # fmt: skip
+
+    if plan.action.shape is not None:
+        add("concise", WRAP_KEYS, args)
+        kind, _ = answer_kind(doc, op, op.response_schema(200) or op.response_schema(201))
+        if kind == "list" or plan.action.paging is not None:
+            add("paged", PAGING_KINDS, dict(plan.args))
+    add("vendor-error", ERROR_KINDS, dict(plan.args))
+    add("fail200", FAILURE_KINDS, dict(plan.args))
+    for unit in derived.units:
+        param = next((p for p in plan.action.params if p.wire == unit.field and p.unit is not None), None)
+        if (
+            unit.kind == "money"
+            and param is not None
+            and plan.tool.name.endswith(unit.tool)
+            and unit.action == plan.action.name
+        ):
+            out.append(Plan(plan.tool, plan.action, "exact", {**plan.args, param.arg: EXACT_VALUE}, plan.unsure,
+                            props=plan.props, extra={"wire": unit.field, "at": "query" if param.at == "query" else "body",
+                                                     "arg": param.arg, "factor": unit.factor}))  # fmt: skip
+    return out
 
 
 def _fit_read(doc: SpecDoc, read: Any, args: dict[str, Any], props: dict[str, Any]) -> None:
@@ -385,10 +449,14 @@ async def _run_plan(client: Any, via: str | None, plan: Plan, rec: Recorder, doc
             )
             out.append(await _call(client, via, f"{name}_apply", apply, op, rec, doc, "apply"))
         return out
+    if plan.variant is not None:
+        return await _run_variant(client, via, plan, rec, doc, op)
     if plan.step == "probe":
         if op is None:
             return []
-        rec.prefer = f"code={op.error_statuses()[0]}"
+        rec.prefer = (
+            f"code={(op.error_statuses() or [400])[0]}"  # 400 from `default` when no 4xx is documented
+        )
         try:
             return [await _call(client, via, name, plan, op, rec, doc, "probe")]
         finally:
@@ -403,12 +471,37 @@ async def _run_plan(client: Any, via: str | None, plan: Plan, rec: Recorder, doc
     return out
 
 
+MAX_PAGES = 4  # a paged variant's pages followed, at most (the layer's last page is its third)
+
+
+async def _run_variant(
+    client: Any, via: str | None, plan: Plan, rec: Recorder, doc: SpecDoc, op: Any
+) -> list[Call]:
+    rec.variant = plan.variant
+    try:
+        out = [await _call(client, via, plan.tool.name, plan, op, rec, doc, plan.step)]
+        while plan.step == "paged" and len(out) < MAX_PAGES:
+            data = out[-1].data if isinstance(out[-1].data, dict) and not out[-1].is_error else {}
+            more = {"page": data.get("next_page")} if data.get("next_page") is not None else (
+                {"cursor": data["next_cursor"]} if data.get("next_cursor") else None)  # fmt: skip
+            if not data.get("has_more") or more is None:
+                break
+            before = out[-1].exchanges[-1] if out[-1].exchanges else None
+            previous = [sorted(before.query), before.body] if before is not None else None
+            follow = Plan(plan.tool, plan.action, "paged-next", {**plan.args, **more}, plan.unsure, props=plan.props,
+                          variant=plan.variant, extra={"previous": previous})  # fmt: skip
+            out.append(await _call(client, via, plan.tool.name, follow, op, rec, doc, "paged-next"))
+        return out
+    finally:
+        rec.variant = None
+
+
 async def _call(client: Any, via: str | None, name: str, plan: Plan, op: Any, rec: Recorder, doc: SpecDoc,
                 step: str) -> Call:  # fmt: skip
     from mcp.shared.exceptions import MCPError
 
     call = Call(doc=doc, op=op, tool=name, action=plan.action, step=step, args=plan.args, unsure=plan.unsure,
-                input_properties=plan.props)  # fmt: skip
+                input_properties=plan.props, extra=plan.extra)  # fmt: skip
     mark = rec.mark()
     try:
         with anyio.fail_after(CALL_TIMEOUT_S):

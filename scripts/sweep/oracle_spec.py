@@ -151,6 +151,12 @@ class Operation:
                 return self.doc.resolve(value.get("schema")) if isinstance(value, dict) else None
         return None
 
+    def default_error(self) -> bool:
+        """The operation documents its errors only as `default`, with a JSON body (Prism answers it for any code)."""
+        entry = self.responses().get("default") or {}
+        content = entry.get("content") or {}
+        return any(m.split(";")[0].strip().lower() in JSON_TYPES or m.endswith("+json") for m in content)
+
     def error_statuses(self) -> list[int]:
         """Documented 4xx answers that carry a JSON body, lowest first."""
         found = []

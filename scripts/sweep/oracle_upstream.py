@@ -26,6 +26,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
+from scripts.sweep.oracle_variants import reshape
+
 ROOT = Path(__file__).resolve().parents[2]
 PRISM_PIN = Path(__file__).resolve().parent / "prism"  # package.json + package-lock.json
 PRISM_HOME = ROOT / ".cache" / "prism"
@@ -123,6 +125,10 @@ class Exchange:
     response_headers: dict[str, str] = field(default_factory=dict)
     response: Any = None
     forced: str | None = None  # the Prefer header the oracle added (an error probe)
+    # The variant of a real API's answer this layer made of Prism's (oracle_variants), and what it says
+    # (kind, page, more, total, text); None when the answer is Prism's own.
+    variant: dict[str, Any] | None = None
+    prism_status: int = 0  # Prism's own status, before a variant reshaped the answer
 
     def violations(self) -> list[dict[str, Any]]:
         """Prism's findings about this exchange, from the header or the problem body."""
@@ -151,6 +157,7 @@ class Recorder:
         self.target = target
         self.exchanges: list[Exchange] = []
         self.prefer: str | None = None  # set by the oracle for an error probe
+        self.variant: dict[str, Any] | None = None  # set by the oracle for a variant step (oracle_variants)
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=30.0, follow_redirects=False)
         recorder = self
@@ -199,6 +206,7 @@ class Recorder:
             body=_decode(raw, headers.get("content-type", "")),
             forced=self.prefer,
         )
+        variant = self.variant
         sent = {k: v for k, v in headers.items() if k not in ("host", "content-length", "connection")}
         if self.prefer:
             sent["prefer"] = self.prefer
@@ -209,9 +217,18 @@ class Recorder:
             status, reply_headers, content = reply.status_code, dict(reply.headers), reply.content
         except httpx.HTTPError as exc:
             status, reply_headers, content = 599, {}, f"oracle proxy: Prism failed: {exc!r}".encode()
-        exchange.status = status
+        exchange.status = exchange.prism_status = status
         exchange.response_headers = {k.lower(): v for k, v in reply_headers.items()}
         exchange.response = _decode(content, exchange.response_headers.get("content-type", ""))
+        if variant is not None and isinstance(exchange.response, (dict, list)):
+            status, headers, body, note = reshape(
+                variant, base_url=self.base_url, path=exchange.path, query=exchange.query, body_sent=exchange.body,
+                status=status, headers=exchange.response_headers, body=exchange.response)  # fmt: skip
+            exchange.variant = note
+            if note["kind"] != "none":
+                exchange.status, exchange.response_headers, exchange.response = status, headers, body
+                content = json.dumps(body).encode()
+                reply_headers = {k: v for k, v in headers.items() if k != "content-length"}
         with self._lock:
             self.exchanges.append(exchange)
         handler.send_response(status)

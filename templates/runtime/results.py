@@ -96,7 +96,11 @@ def decode_body(content: bytes, secrets: tuple[str, ...]) -> tuple[Any, str | No
     if not content:
         return None, None
     try:
-        data = json.loads(content, parse_constant=_refuse_constant)
+        data = json.loads(
+            content, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
+    except _Overflow as exc:
+        return None, f"JSON holding a number past what a 64-bit float can hold ({exc})"
     except (ValueError, RecursionError):
         return None, "not valid JSON"
     try:
@@ -111,6 +115,18 @@ class _TooDeep(Exception):
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+class _Overflow(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; `1e999` would become infinity, which JSON cannot say back."""
+    value = float(text)
+    if math.isinf(value):
+        raise _Overflow(text if len(text) <= 40 else text[:37] + "...")
+    return value
 
 
 def _redacted(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
@@ -178,7 +194,9 @@ def present(
         if paging is not None:
             # Paging on an answer that is not a list (the build warned): whatever the API says about
             # more to come still reaches the agent, so a partial answer never reads as whole (R4 truncation is announced).
-            info = page_info(paging, body, values, 0, next_link, sent)
+            info = page_info(
+                paging, body, values, 0, next_link, sent, response.headers, shape.items
+            )
             if info.get("has_more") is not False or "total_count" in info:
                 shaped = {
                     **shaped,
@@ -196,7 +214,18 @@ def present(
     skip = already_shown(paging, values)
     items, notes = _records_shown(records[skip:], shape, form)
     shaped = {"items": items}
-    shaped.update(page_info(paging, body, values, len(records), next_link, sent))
+    if isinstance(body, dict):
+        # The answer's other lists of records (a sync's `modified` and `removed` beside `added`) are
+        # kept in every format under their own names: a list is never left out of concise.
+        shaped.update(
+            (k, body[k]) for k in shape.lists if isinstance(body.get(k), list)
+        )
+    count = len(records)
+    headers = response.headers
+    where = listed if listed is not None else shape.items
+    shaped.update(
+        page_info(paging, body, values, count, next_link, sent, headers, where)
+    )
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
         skip_keys = {

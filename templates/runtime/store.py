@@ -6,6 +6,10 @@ live in Redis, so several replicas of an HTTP server share them. `MCP_STORE_URL=
 names another SQLite file. Either way, claiming a preview for apply is one atomic step
 (pending -> applying, recording who claimed it and when), so one preview id causes at most one
 upstream change however many applies arrive at once.
+
+Preview ids, requestStates and task handles are signed with `MCP_SIGNING_KEY` when it is set (every
+replica needs the same one), else with a key the store keeps: a store that loses its data (a Redis
+without persistence, restarted) then loses the key too, and every id issued before stops verifying.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import anyio.to_thread
 from .errors import Recovery, ToolError
 
 STORE_URL_ENV = "MCP_STORE_URL"
+SIGNING_KEY_ENV = "MCP_SIGNING_KEY"
+_MIN_KEY_CHARS = 32
 # Records outlive their preview by a day, so a late second apply still gets the first result.
 RETAIN_S = 86_400.0
 
@@ -76,10 +82,11 @@ class PreviewStore(Protocol):
     async def put(self, record: PreviewRecord) -> None: ...
     async def get(self, preview_id: str) -> PreviewRecord | None: ...
     async def claim(self, preview_id: str, now: float, owner: str) -> bool: ...
-    async def finish(self, preview_id: str, result: dict[str, Any]) -> None: ...
+    # finish and release return False when the claim is not there to settle: its record is gone.
+    async def finish(self, preview_id: str, result: dict[str, Any]) -> bool: ...
     async def release(
         self, preview_id: str, error: str, status: Status = "pending"
-    ) -> None: ...
+    ) -> bool: ...
     async def put_task(self, record: TaskRecord) -> None: ...
     async def get_task(self, task_id: str) -> TaskRecord | None: ...
     async def update_task(self, record: TaskRecord) -> None: ...
@@ -101,8 +108,29 @@ def open_store(package: str) -> PreviewStore:
     return SqliteStore(_default_sqlite_path(package))
 
 
+class StoreUnavailable(ToolError):
+    """The store could not be read or written: nothing this step should have recorded is recorded."""
+
+
+def configured_signing_key() -> bytes | None:
+    """The key `MCP_SIGNING_KEY` gives, or None when it is unset; a key too short to be secret is
+    reported when a call needs it (E3 which kind of recovery)."""
+    value = os.environ.get(SIGNING_KEY_ENV, "").strip()
+    if not value:
+        return None
+    if len(value) < _MIN_KEY_CHARS:
+        raise ToolError(
+            f"{SIGNING_KEY_ENV} is set but shorter than {_MIN_KEY_CHARS} characters, too short to keep "
+            "the ids this server hands out from being forged.",
+            f"Ask the user to set {SIGNING_KEY_ENV} to a random value of at least {_MIN_KEY_CHARS} "
+            "characters (openssl rand -hex 32), the same on every replica, and restart the server.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return value.encode()
+
+
 def _unavailable(where: str, exc: Exception) -> ToolError:
-    return ToolError(
+    return StoreUnavailable(
         f"the preview store ({where}) is not available: {type(exc).__name__}.",
         f"Wait a few seconds and call again; if it keeps failing, ask the user to check {STORE_URL_ENV} "
         "and that the store is running and writable.",
@@ -122,10 +150,14 @@ class SqliteStore:
     def __init__(self, path: Path):
         self.path = path
         self._ready = False
+        # The directory is made once: one that goes away later (an unmounted disk) is not made
+        # again, so no second, empty store appears in its place.
+        self._opened = False
 
     def _connect(self) -> sqlite3.Connection:
-        if not self._ready:
+        if not self._opened:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._opened = True
         connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         if not self._ready:
             # Idempotent, so two first calls at once are fine.
@@ -145,9 +177,15 @@ class SqliteStore:
         try:
             return await anyio.to_thread.run_sync(in_thread)
         except (sqlite3.Error, OSError) as exc:
+            # A file that comes back empty gets its tables again (idempotent).
+            self._ready = False
             raise _unavailable(str(self.path), exc) from None
 
     async def signing_key(self) -> bytes:
+        configured = configured_signing_key()
+        if configured is not None:
+            return configured
+
         def work(db: sqlite3.Connection) -> bytes:
             db.execute(
                 "INSERT OR IGNORE INTO settings (name, value) VALUES ('signing_key', ?)",
@@ -216,23 +254,29 @@ class SqliteStore:
         )
         return claimed == 1
 
-    async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
-        await self._run(
-            lambda db: db.execute(
-                "UPDATE previews SET status = 'done', result = ? WHERE id = ? AND status = 'applying'",
-                (json.dumps(result), preview_id),
+    async def finish(self, preview_id: str, result: dict[str, Any]) -> bool:
+        settled = await self._run(
+            lambda db: (
+                db.execute(
+                    "UPDATE previews SET status = 'done', result = ? WHERE id = ? AND status = 'applying'",
+                    (json.dumps(result), preview_id),
+                ).rowcount
             )
         )
+        return settled == 1
 
     async def release(
         self, preview_id: str, error: str, status: Status = "pending"
-    ) -> None:
-        await self._run(
-            lambda db: db.execute(
-                "UPDATE previews SET status = ?, error = ? WHERE id = ? AND status = 'applying'",
-                (status, error, preview_id),
+    ) -> bool:
+        settled = await self._run(
+            lambda db: (
+                db.execute(
+                    "UPDATE previews SET status = ?, error = ? WHERE id = ? AND status = 'applying'",
+                    (status, error, preview_id),
+                ).rowcount
             )
         )
+        return settled == 1
 
     async def put_task(self, record: TaskRecord) -> None:
         def work(db: sqlite3.Connection) -> None:
@@ -354,7 +398,10 @@ class RedisStore:
         from redis.exceptions import RedisError
 
         self._errors = (RedisError, OSError)
-        self._redis = redis_asyncio.from_url(url, decode_responses=True)
+        # A store that stops answering fails the step in seconds, as one that refuses does.
+        self._redis = redis_asyncio.from_url(
+            url, decode_responses=True, socket_timeout=10, socket_connect_timeout=5
+        )
         self._prefix = prefix
         self._claim = self._redis.register_script(_CLAIM_SCRIPT)
         self._settle = self._redis.register_script(_SETTLE_SCRIPT)
@@ -370,6 +417,9 @@ class RedisStore:
             raise _unavailable("Redis", exc) from None
 
     async def signing_key(self) -> bytes:
+        configured = configured_signing_key()
+        if configured is not None:
+            return configured
         key: bytes = await self._guarded(self._signing_key())
         return key
 
@@ -421,20 +471,22 @@ class RedisStore:
         )
         return bool(claimed == 1)
 
-    async def finish(self, preview_id: str, result: dict[str, Any]) -> None:
-        await self._guarded(
+    async def finish(self, preview_id: str, result: dict[str, Any]) -> bool:
+        settled = await self._guarded(
             self._settle(
                 keys=[self._key(preview_id)],
                 args=["done", "result", json.dumps(result)],
             )
         )
+        return bool(settled == 1)
 
     async def release(
         self, preview_id: str, error: str, status: Status = "pending"
-    ) -> None:
-        await self._guarded(
+    ) -> bool:
+        settled = await self._guarded(
             self._settle(keys=[self._key(preview_id)], args=[status, "error", error])
         )
+        return bool(settled == 1)
 
     def _task_key(self, task_id: str) -> str:
         return f"{self._prefix}:task:{task_id}"

@@ -168,7 +168,7 @@ def test_the_build_warns_at_the_concise_line_when_it_has_no_identifier(tmp_path:
     line = mapping.splitlines().index("          concise: [name, state]") + 1
     completed = run_mcpgen("validate", REAL / "vercel-deployments.json", "-m", tmp_path / "mapping.yaml")
     assert completed.returncode == 0, completed.stderr
-    assert f"mapping.yaml:{line}:11: warning[M228] /tools/0/actions/0/response/concise:" in completed.stderr
+    assert f"mapping.yaml:{line}:11: warning[M229] /tools/0/actions/0/response/concise:" in completed.stderr
     assert "(/paths/~1v6~1deployments/get/responses/200/content/application~1json/schema/properties/" in (
         completed.stderr
     )

@@ -121,9 +121,11 @@ async def test_amounts_go_out_in_the_currencys_own_minor_units(
     assert sent.json["amount_money"] == {"amount": minor, "currency": currency}
     assert isinstance(sent.json["amount_money"]["amount"], int)
     assert sent.headers["authorization"] == f"Bearer {TOKEN}"
-    # The answer's amount is shown as the agent passed it, inside Square's {"payment": ...} envelope.
-    shown = result_json(result)["payment"]["amount_money"]
-    assert shown == {"amount": amount, "currency": currency}
+    # The answer's amounts are shown in the main unit the agent passed, under a name that says so,
+    # inside Square's {"payment": ...} envelope: every Money of it, the ones Square computed too.
+    payment = result_json(result)["payment"]
+    for money in ("amount_money", "total_money", "approved_money"):
+        assert payment[money] == {"amount_major": amount, "currency": currency}, money
 
 
 @pytest.mark.parametrize(
@@ -229,7 +231,10 @@ async def test_a_tip_within_the_limit_is_previewed_in_dollars_and_applied_in_cen
         "idempotency_key": "k-ok",
         "payment": {"tip_money": {"amount": 425, "currency": "USD"}},
     }
-    assert result_json(applied)["payment"]["tip_money"] == {"tip": 4.25, "currency": "USD"}
+    payment = result_json(applied)["payment"]
+    assert payment["tip_money"] == {"amount_major": 4.25, "currency": "USD"}  # not renamed 'tip'
+    assert payment["amount_money"] == {"amount_major": 10, "currency": "USD"}
+    assert payment["total_money"] == {"amount_major": 14.25, "currency": "USD"}
 
 
 # ---- issue 12 defect 6: results and descriptions in the agent's unit; special values ------------------
@@ -295,3 +300,63 @@ async def test_a_fixed_currency_converts_by_its_own_decimals(
     properties = tools["square_payment_record_jpy"]["inputSchema"]["properties"]
     assert "1 JPY = 1 minor unit (JPY has no decimals)" in properties["amount_jpy"]["description"]
     assert "In the main unit of JPY," in properties["tip_jpy"]["description"]
+
+
+# ---- a result unit applies to the schema it was derived from, by JSON pointer ------------------------
+
+
+async def test_every_amount_of_a_payment_read_is_in_one_unit(
+    square_package: Path, square: SquareUpstream, tmp_path: Path
+) -> None:
+    """The converted arguments are Money amounts (#/components/schemas/Money/properties/amount), so
+    every Money of a payment is shown alike, in a tool that converts no argument of its own: never
+    amount_money in USD beside total_money in cents, nor tip_money's amount renamed after an argument."""
+    command, env = serving(square_package, "square", square.base_url, tmp_path)
+    async with stdio_client(command, env) as client:
+        result = await client.call_tool(
+            "square_payment_find", {"action": "get", "payment_id": "pay_tip", "response_format": "detailed"}
+        )
+    assert not result.is_error, result_text(result)
+    payment = result.structured_content
+    assert payment == result_json(result)
+    assert payment["amount_money"] == {"amount_major": 10, "currency": "USD"}
+    assert payment["tip_money"] == {"amount_major": 3, "currency": "USD"}
+    assert payment["total_money"] == {"amount_major": 13, "currency": "USD"}
+    assert payment["approved_money"] == {"amount_major": 13, "currency": "USD"}
+    assert "note" not in payment  # nothing was left unconverted
+
+
+async def test_amounts_summed_in_floats_are_whole_cents(
+    square_package: Path, square: SquareUpstream, tmp_path: Path
+) -> None:
+    """0.1 + 0.2 is 0.30000000000000004 in a float: 30 cents all the same, not "finer than the API"."""
+    command, env = serving(square_package, "square", square.base_url, tmp_path)
+    async with stdio_client(command, env) as client:
+        result = await client.call_tool(
+            "square_payment_create", create_args(0.1 + 0.2, "USD", tip=1.1 + 2.2, tip_currency="USD")
+        )
+    assert not result.is_error, result_text(result)
+    [sent] = square.requests
+    assert sent.json["amount_money"] == {"amount": 30, "currency": "USD"}
+    assert sent.json["tip_money"] == {"amount": 330, "currency": "USD"}
+
+
+async def test_a_volume_keeps_its_own_unit_beside_converted_disks(
+    linode_package: Path, tmp_path: Path
+) -> None:
+    """size_gb converts a Disk's size (MB); a Volume's size is #/components/schemas/Volume/properties/size,
+    in GiB already: 100 stays 100 under its own name, never 0.09765625 as size_gb."""
+    with LinodeUpstream() as linode:
+        command, env = serving(linode_package, "linode", linode.base_url, tmp_path)
+        async with stdio_client(command, env) as client:
+            disk = await client.call_tool(
+                "linode_disk_create", {"action": "create", "linode_id": 123, "size_gb": 2, "label": "d"}
+            )
+            volume = await client.call_tool(
+                "linode_volume_find", {"action": "get", "volume_id": 12345, "response_format": "detailed"}
+            )
+    assert not disk.is_error and not volume.is_error, result_text(volume)
+    assert result_json(disk)["size_gb"] == 2
+    shown = volume.structured_content
+    assert shown == result_json(volume)
+    assert shown["size"] == 100 and "size_gb" not in shown and "note" not in shown

@@ -252,3 +252,44 @@ async def test_a_client_without_the_extension_gets_the_job_and_the_status_action
     assert not started.is_error and job["id"] == "exp_1" and job["status"] == "queued"
     assert "Call exports_export with action get and export_id 'exp_1' every 2 s" in job["next_step"]
     assert status.structured_content["status"] == "queued"
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [
+        ("https://elsewhere.example.org/jobs/exp_9", "on another host"),
+        ("/exports/" + "x" * 9000, "longer than 8000 characters"),
+    ],
+)
+def test_a_job_whose_status_link_cannot_be_followed_is_not_reported_finished(
+    env: dict[str, str], located_package: Path, upstream, location: str, why: str
+) -> None:
+    """A 202 whose Location is refused (another host: the credentials never go there) or too long to
+    request: no task that could never be read, and no answer that reads as done."""
+    accepted = {"id": "exp_9", "status": "queued"}
+    with processes.http_server(COMMAND, {**env, "PYTHONPATH": str(located_package)}) as url:
+        answers = []
+        for tasks in (True, False):
+            upstream.fail_next(202, accepted, {"location": location})
+            answers.append(rpc(url, "tools/call", {"name": TOOL, "arguments": START}, tasks=tasks)["result"])
+    for answer in answers:
+        assert answer["resultType"] == "complete" and answer["isError"] is False, answer
+        step = answer["structuredContent"]["next_step"]
+        assert "has not said that it finished" in step and why in step, step
+    assert [r.method for r in upstream.requests] == ["POST", "POST"]  # nothing followed the link
+
+
+def test_a_task_the_store_cannot_keep_still_answers_with_the_api_job(
+    env: dict[str, str], upstream, tmp_path: Path
+) -> None:
+    """The API accepted the job; a store that cannot keep the task must not drop that answer."""
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    with processes.http_server(COMMAND, {**env, "MCP_STORE_URL": f"sqlite://{blocked}/store.db"}) as url:
+        answer = rpc(url, "tools/call", {"name": TOOL, "arguments": START})["result"]
+    assert answer["resultType"] == "complete" and answer["isError"] is False, answer
+    assert answer["structuredContent"]["id"] == "exp_1"
+    assert (
+        "Call exports_export with action get and export_id 'exp_1'"
+        in answer["structuredContent"]["next_step"]
+    )

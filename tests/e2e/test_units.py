@@ -234,3 +234,43 @@ async def test_a_dropped_connection_on_a_change_says_check_not_retry(
     assert result.is_error and "so the outcome of 'cancel' is unknown" in text  # E4
     assert "Check with ship_shipments_find (action get) whether the change happened." in text
     assert "retry" not in text.lower()
+
+
+async def test_values_summed_in_floats_reach_the_api_whole(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
+    """Float error is not a finer value: 0.1 + 0.2 kg is 300 g, 0.1 + 0.2 USD is 30 cents."""
+    async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
+        created = await client.call_tool(
+            "ship_shipment_change",
+            {"action": "create", "recipient": "Kim", "weight_kg": 0.1 + 0.2, "declared_value_usd": 0.1 + 0.2},
+        )
+        listed = await client.call_tool("ship_shipments_find", {"action": "list", "max_transit_s": 0.1 + 0.2})
+    assert not created.is_error, result_text(created)
+    assert not listed.is_error, result_text(listed)
+    create, listing = shipping.requests
+    assert (create.json["weight"], create.json["declared_value"]) == (300, 30)
+    assert listing.query == {"max_transit": ["300"]}
+
+
+async def test_a_number_the_api_sends_as_a_string_is_left_and_announced(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
+    """A converted field that is not a number keeps its name and value, and the result's note says
+    so: "1200" under weight_kg would read as 1200 kg."""
+    shipping.fail_next(
+        200,
+        {"id": "shp_009", "recipient": "Lee", "weight": "1200", "declared_value": 5000, "status": "booked"},
+    )
+    async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
+        tools = {t["name"]: t for t in tool_dicts(await client.list_tools())}
+        result = await client.call_tool(
+            "ship_shipments_find", {"action": "get", "shipment_id": "shp_009", "response_format": "detailed"}
+        )
+    assert not result.is_error, result_text(result)
+    assert tools["ship_shipments_find"]["outputSchema"]["properties"]["note"] == {"type": "string"}
+    shown = result.structured_content  # the client checked it against the tool's outputSchema
+    assert shown == result_json(result)
+    assert shown["weight"] == "1200" and "weight_kg" not in shown
+    assert shown["declared_value_usd"] == 50  # the number beside it is converted as ever
+    assert shown["note"] == "weight was not converted: the API sent a string."

@@ -79,6 +79,9 @@ async def test_replayed_or_altered_state_is_refused(
             "other arguments": (TOOL, {**DELETE, "campaign_id": "cmp_005"}, state),
             "tampered": (TOOL, DELETE, state[:-2] + ("AA" if not state.endswith("AA") else "BB")),
             "made up": (TOOL, DELETE, "el.x.1.y"),
+            # digits str.isdigit() accepts and int() does not: invalid params, never an internal error
+            "odd digits": (TOOL, DELETE, "el.x.\u00b2\u00b3.y"),
+            "long expiry": (TOOL, DELETE, "el.x." + "9" * 40 + ".y"),
         }
         for why, (name, arguments, sent) in refused.items():
             with pytest.raises(MCPError) as error:

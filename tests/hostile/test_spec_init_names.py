@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from tests.support.venvs import run_mcpgen
 
 KEYWORDS = [
@@ -125,3 +127,33 @@ def test_init_then_generate_then_import(tmp_path: Path) -> None:
     tools = json.loads((out / "kw_mcp" / "tools.json").read_text(encoding="utf-8"))
     names = {name for tool in tools for name in tool["inputSchema"]["properties"]}
     assert {"class", "from", "import", "response_format", "page", "limit", "cursor"} <= names
+
+
+def test_init_writes_body_property_names_with_quotes_and_line_breaks_exactly(tmp_path: Path) -> None:
+    """Property names the draft renames (a unit in the description) are keys of the mapping: written so
+    that they load back as the spec spells them, quotes, newlines and U+2028 included."""
+    names = ['a"b', "c\nd", "e'f#g: h", "i\u2028j", "k\\l"]
+    properties = {name: {"type": "integer", "description": "price in EUR"} for name in names}
+    body = {"type": "object", "required": names[:2], "properties": properties}
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            "/things": {
+                "post": {
+                    "operationId": "createThing",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    (tmp_path / "api.openapi.json").write_text(json.dumps(spec), encoding="utf-8")
+    init = run_mcpgen("init", tmp_path / "api.openapi.json", "-o", tmp_path / "mapping.yaml")
+    assert init.returncode == 0, init.stdout + init.stderr
+    mapping = yaml.safe_load((tmp_path / "mapping.yaml").read_text(encoding="utf-8"))
+    (action,) = mapping["tools"][0]["actions"]
+    assert set(action["params"]) == set(names)
+    checked = run_mcpgen("validate", tmp_path / "api.openapi.json", "-m", tmp_path / "mapping.yaml")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

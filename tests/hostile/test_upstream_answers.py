@@ -225,3 +225,28 @@ async def test_an_error_quotes_at_most_about_200_characters_of_an_upstream_value
     longest_run = max(len(m.group(0)) for m in re.finditer(r"(.)\1*", text))
     assert longest_run <= 200, (longest_run, text[:500])
     assert len(text) < 1500, len(text)
+
+
+async def test_a_number_past_a_float_is_an_error_not_infinity(
+    hostile_package: Path, hostile_upstream: HostileUpstream
+) -> None:
+    """`1e999` is JSON, but no float holds it: never passed on as `Infinity`, which JSON cannot say."""
+    hostile_upstream.fail_next(
+        200, '{"campaigns": [], "total_count": 1e999}', {"content-type": "application/json"}
+    )
+    async with ads_client(hostile_package, hostile_upstream) as client:
+        result = await client.call_tool(FIND, {"action": "list"})
+    text = result_text(result)
+    assert result.is_error and "past what a 64-bit float can hold (1e999)" in text, text
+    assert "Infinity" not in text
+
+
+async def test_a_path_value_past_the_longest_address_is_an_input_error(
+    hostile_package: Path, hostile_upstream: HostileUpstream
+) -> None:
+    async with ads_client(hostile_package, hostile_upstream) as client:
+        result = await client.call_tool(FIND, {"action": "get", "campaign_id": "cmp_" + "1" * 70_000})
+    text = result_text(result)
+    assert result.is_error and "failed unexpectedly" not in text, text
+    assert "(fix the input)" in text and "campaign_id (70004 characters)" in text, text
+    assert "too long for an HTTP request" in text and hostile_upstream.requests == []

@@ -19,3 +19,16 @@ def test_the_dockerfile_and_the_balancer_config_name_the_option() -> None:
     haproxy = (GENERATED / "ads" / "haproxy.cfg").read_text(encoding="utf-8")
     assert "MCP_ALLOWED_HOSTS=api.example.com" in dockerfile and '"--allowed-host"' in dockerfile
     assert "MCP_ALLOWED_HOSTS" in haproxy and "421" in haproxy
+
+
+def test_compose_keeps_the_store_and_the_signing_key_across_restarts() -> None:
+    """A Redis restarted without its data would forget every preview's claim and the key ids are signed
+    with: compose persists Redis on a volume (appendonly) and makes every replica take one MCP_SIGNING_KEY."""
+    compose = yaml.safe_load((GENERATED / "ads" / "compose.yaml").read_text(encoding="utf-8"))
+    environment = compose["services"]["server"]["environment"]
+    assert environment["MCP_SIGNING_KEY"] == "${MCP_SIGNING_KEY:?set MCP_SIGNING_KEY}"
+    redis = compose["services"]["redis"]
+    command = redis["command"]
+    assert command[command.index("--appendonly") + 1] == "yes" and "--save" not in command
+    assert redis["volumes"] == ["redis-data:/data"] and "redis-data" in compose["volumes"]
+    assert command[command.index("--dir") + 1] == "/data"

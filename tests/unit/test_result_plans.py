@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcpgen.authoring.draft import init_mapping
+from mcpgen.build.results import output_schema
 from mcpgen.diagnostics import Level
 from mcpgen.ir import ActionSpec, ServerSpec
+from mcpgen.load.openapi import load_spec
 from mcpgen.pipeline import generate
 from tests.support.paths import ROOT, SPECS
 
@@ -298,14 +301,132 @@ def test_paging_a_post_the_mapping_says_changes_things_is_an_error_that_says_how
     assert problem.code == "M214" and "hints: {read_only: true}" in problem.hint
 
 
-def test_a_body_offset_is_not_computed_into_the_query(tmp_path: Path) -> None:
-    """The server computes an offset into the query only: naming a body field as the offset is an error
-    that says so (squareup.com.json /paths/~1v2~1orders~1search/post has `limit` in its body)."""
-    mapping = _shapes_mapping(
-        tmp_path,
-        "      - name: search\n        operation: SearchOrders\n        response: {items: orders}\n"
-        "        pagination: {style: offset, offset: limit}\n",
+# --- paging of real APIs (tests/fixtures/paging/paging.openapi.yaml names each spec and pointer) -------
+
+PAGING = ROOT / "tests" / "fixtures" / "paging"
+
+
+def test_an_offset_inside_a_body_object_pages_a_read_sent_by_post() -> None:
+    """plaid.com.json /paths/~1transactions~1get/post: `pagination: {offset: options.offset, limit:
+    options.count}` used to be refused (M216, "computes an offset into the query only")."""
+    actions = _actions(_built(PAGING / "paging.openapi.yaml", PAGING / "mapping.yaml"))
+    plaid = actions["paging_records_find.transactions"]
+    paging = plaid.paging
+    assert (paging.style, paging.offset_wire, paging.offset_in_body) == ("offset", "options.offset", True)
+    assert paging.total == "total_transactions" and paging.max_limit == 500
+    limit = next(p for p in plaid.params if p.arg_name == "limit")
+    assert (limit.location, limit.wire_name, limit.path) == ("body", "options", ("count",))
+    assert "offset" not in str([p.wire_path for p in plaid.params])  # the server computes it from page
+    assert [p.arg_name for p in plaid.server_params] == ["page", "response_format"]
+    assert plaid.shape.items == "transactions" and plaid.shape.lists == ("accounts",)
+
+
+def test_paging_is_read_from_each_answer_by_meaning() -> None:
+    """Cursor parameters named like the answer's next cursor, totals under their many names (beside
+    the list, in a paging object, in a header), a next_page that ends the list, every list of records."""
+    actions = _actions(_built(PAGING / "paging.openapi.yaml", PAGING / "mapping.yaml"))
+    found = {
+        name.split(".")[1]: (a.paging.style, a.paging.next_cursor, a.paging.total, a.paging.total_header)
+        for name, a in actions.items()
+    }
+    assert found == {
+        "transactions": ("offset", None, "total_transactions", None),
+        "transaction_updates": ("cursor", "next_cursor", None, None),
+        "contacts": (
+            "cursor",
+            "next_page_token",
+            None,
+            None,
+        ),  # zoom.us.json: was "limit", page 2 unreachable
+        "users": ("cursor", "next_page_token", "total_records", None),  # page_count counts pages, not users
+        "linodes": (
+            "page",
+            None,
+            "results",
+            None,
+        ),  # linode.com.json PaginationEnvelope: "The total number of results."
+        "videos": ("page", None, "pagination.itemsTotal", None),  # not pagesTotal nor currentPageItems
+        "commits": ("page", None, None, "X-Total"),  # gitea.io.json: a header; not X-PageCount
+        "workflows": ("page", None, None, None),
+    }
+    assert actions["paging_records_find.workflows"].paging.next_page == "pagination.next_page"
+    sync = actions["paging_records_find.transaction_updates"]
+    assert sync.shape.items == "added" and sync.shape.lists == ("modified", "removed")
+    assert [
+        (p.arg_name, p.wire_name, p.location) for p in sync.params if p.arg_name in ("cursor", "limit")
+    ] == [
+        ("cursor", "cursor", "body"),
+        ("limit", "count", "body"),
+    ]
+    # The outputSchema allows what each list says: has_more null with rest, a total, the other lists.
+    [tool] = _built(PAGING / "paging.openapi.yaml", PAGING / "mapping.yaml").tools
+    output = output_schema(tool.actions)["properties"]
+    assert output["has_more"] == {"type": ["boolean", "null"]} and output["rest"] == {"type": "string"}
+    assert output["total_count"] == {"type": "integer"}
+    assert output["modified"] == output["removed"] == output["accounts"] == {"type": "array"}
+
+
+def test_a_count_of_this_page_is_not_a_total(tmp_path: Path) -> None:
+    """anchore.io.json /components/schemas/EventsList: `item_count` is "Number of events in this page",
+    and `next_page` a boolean that says whether more follow."""
+    spec = tmp_path / "anchore.yaml"
+    spec.write_text(
+        "openapi: 3.0.0\ninfo: {title: Anchore, version: '1'}\nservers: [{url: 'https://anchore.example'}]\n"
+        "paths:\n  /events:\n    get:\n      operationId: list_events\n      parameters:\n"
+        "        - {name: page, in: query, schema: {type: integer}}\n"
+        "        - {name: limit, in: query, schema: {type: integer}}\n"
+        "      responses:\n        '200':\n          description: Paginated event list\n"
+        "          content: {application/json: {schema: {$ref: '#/components/schemas/EventsList'}}}\n"
+        "components:\n  schemas:\n    EventsList:\n      type: object\n      properties:\n"
+        "        item_count: {description: Number of events in this page, type: integer}\n"
+        "        next_page: {description: 'Boolean flag, True indicates there are more events', type: boolean}\n"
+        "        page: {description: Page number of this result set, type: integer}\n"
+        "        results: {description: List of events, type: array, items: {type: object, properties: "
+        "{event_id: {type: string}}}}\n"
     )
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: anchore}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        "      - {name: events, operation: list_events}\n"
+    )
+    events = _actions(_built(spec, mapping))["anchore_find.events"]
+    assert events.shape.items == "results"
+    assert (events.paging.style, events.paging.total, events.paging.next_page) == ("page", None, "next_page")
+
+
+def test_a_pagination_path_the_answer_lacks_is_a_warning_with_the_pointer(tmp_path: Path) -> None:
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: paging}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        "      - name: linodes\n        operation: getLinodeInstances\n        pagination: {total: result}\n"
+    )
+    result = generate(PAGING / "paging.openapi.yaml", mapping)
+    assert result.ok
+    [warned] = [d for d in result.diagnostics if d.code == "M228"]
+    assert warned.level == Level.WARNING and warned.source.line == 9
+    assert (
+        "pagination.total 'result'" in warned.message and "/paths/~1linode~1instances/get" in warned.message
+    )
+    assert "did you mean 'results'" in warned.hint
+
+
+def test_init_drafts_a_search_sent_by_post_with_its_body_paging(tmp_path: Path) -> None:
+    """`mcpgen init` on plaid.com.json /paths/~1transactions~1get/post drafts it read-only, its list (the
+    one total_transactions counts, beside accounts) and its paging inside `options`; the GETs' token
+    paging (zoom.us.json's next_page_token) needs nothing drafted, and the draft builds as it is."""
+    spec = load_spec(PAGING / "paging.openapi.yaml")
+    text = init_mapping(spec)[0]
+    assert "hints: {read_only: true}" in text and "response: {items: transactions}" in text
+    assert "pagination: {limit: options.count, offset: options.offset}" in text
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(text, encoding="utf-8")
+    actions = {
+        a.operation_id: a for t in _built(PAGING / "paging.openapi.yaml", mapping).tools for a in t.actions
+    }
+    plaid, zoom = actions["transactionsGet"].paging, actions["getUserContacts"].paging
+    assert (plaid.style, plaid.offset_wire, plaid.offset_in_body) == ("offset", "options.offset", True)
+    assert (zoom.style, zoom.next_cursor) == ("cursor", "next_page_token")
+
     result = generate(SHAPES / "shapes.openapi.yaml", mapping)
     [problem] = [d for d in result.diagnostics if d.level == Level.ERROR]
     assert problem.code == "M216" and "is a body field of POST /v2/orders/search" in problem.message
@@ -352,7 +473,7 @@ def test_a_named_concise_set_without_an_id_or_name_is_warned_at_its_line(tmp_pat
         "          concise: [status, daily_budget]\n"
     )
     result = generate(SPECS / "ads" / "ads.openapi.yaml", mapping)
-    [warned] = [d for d in result.diagnostics if d.code == "M228"]
+    [warned] = [d for d in result.diagnostics if d.code == "M229"]
     assert (warned.level, warned.source.line, warned.source.pointer) == (
         Level.WARNING,
         10,
@@ -378,5 +499,5 @@ def test_concise_fields_of_an_answer_that_is_not_json_are_warned(tmp_path: Path)
         "      - name: report\n        operation: getReport\n        response:\n          concise: [id]\n"
     )
     result = generate(spec, mapping)
-    [warned] = [d for d in result.diagnostics if d.code == "M229"]
+    [warned] = [d for d in result.diagnostics if d.code == "M245"]
     assert warned.source.line == 10 and "answers text/csv only" in warned.message

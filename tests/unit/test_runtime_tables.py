@@ -72,10 +72,14 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
     ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
-    ir.ResultUnitSpec: ("ResultUnit", {"field": "field", "name": "name", "unit": "unit"}, {}),
+    ir.ResultUnitSpec: (
+        "ResultUnit",
+        {"field": "field", "name": "name", "unit": "unit"},
+        {"pointer": "the schema slot the unit was scoped to, for diagnostics"},
+    ),
     ir.ResultShape: (
         "Shape",
-        {"items": "items", "concise": "concise", "drop": "drop", "record": "record"},
+        {"items": "items", "concise": "concise", "drop": "drop", "record": "record", "lists": "lists"},
         {},
     ),
     ir.PagingSpec: (
@@ -90,6 +94,9 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "echoed": "echoed",
             "max_limit": "max_limit",
             "next_link": "next_link",
+            "offset_in_body": "offset_in_body",
+            "total_header": "total_header",
+            "next_page": "next_page",
         },
         {},
     ),
@@ -202,7 +209,7 @@ def _runtime_module(module: str) -> ModuleType:
 def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     for directory in sorted(p for p in SPECS.iterdir() if (p / "mapping.yaml").is_file()):
         yield next(directory.glob("*.openapi.*")), directory / "mapping.yaml"
-    for name in ("units", "pages", "schemas", "shapes"):
+    for name in ("units", "pages", "schemas", "shapes", "paging"):
         yield next((FIXTURES / name).glob("*.openapi.*")), FIXTURES / name / "mapping.yaml"
     real = FIXTURES / "realspecs"  # fragments of real specs: money, sizes, special values (T5)
     for spec, mapping in (

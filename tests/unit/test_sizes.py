@@ -19,16 +19,14 @@ FUNCTION_LIMIT = 80
 CHECKED = ("mcpgen", "templates/runtime")
 
 # path -> lines, and "path:function" -> lines, as they were when the limits were set.
-MODULES_OVER: dict[str, int] = {
-    "mcpgen/load/mapping.py": 891,
-}
+MODULES_OVER: dict[str, int] = {}
 FUNCTIONS_OVER: dict[str, int] = {
     "mcpgen/cli/app.py:diff_command": 98,  # a typer command: most of its lines are the options
     "mcpgen/lint/rules.py:_lint_profile": 92,
     "mcpgen/load/mapping.py:_explain": 85,
     "mcpgen/render/package.py:render_server": 81,
     "mcpgen/render/package.py:_action_call": 84,
-    "templates/runtime/upstream.py:build_request": 88,
+    "templates/runtime/upstream.py:build_request": 83,
 }
 
 

@@ -24,6 +24,15 @@ def _money(value: Any, name: str) -> dict[str, Any]:
     return {"amount": amount, "currency": currency}
 
 
+def _totals(payment: dict[str, Any]) -> None:
+    """Square's computed amounts: total_money and approved_money are the amount plus the tip."""
+    amount = payment["amount_money"]
+    tip = payment.get("tip_money", {}).get("amount", 0)
+    total = {"amount": amount["amount"] + tip, "currency": amount["currency"]}
+    payment["total_money"] = dict(total)
+    payment["approved_money"] = dict(total)
+
+
 class SquareUpstream(LoopbackUpstream):
     """POST /v2/payments, GET and PUT /v2/payments/{payment_id}: {"payment": {...}} as Square answers."""
 
@@ -35,6 +44,8 @@ class SquareUpstream(LoopbackUpstream):
                 "status": "APPROVED",
                 "amount_money": {"amount": 1000, "currency": "USD"},
                 "tip_money": {"amount": 300, "currency": "USD"},
+                "total_money": {"amount": 1300, "currency": "USD"},
+                "approved_money": {"amount": 1300, "currency": "USD"},
                 "version_token": "v1",
             }
         }
@@ -49,6 +60,7 @@ class SquareUpstream(LoopbackUpstream):
         payment["amount_money"] = _money(body.get("amount_money"), "amount_money")
         if "tip_money" in body:
             payment["tip_money"] = _money(body["tip_money"], "tip_money")
+        _totals(payment)
         self.payments[payment["id"]] = payment
         return Reply(200, {"payment": payment})
 
@@ -66,18 +78,24 @@ class SquareUpstream(LoopbackUpstream):
         for key in ("amount_money", "tip_money"):
             if key in change:
                 payment[key] = _money(change[key], f"payment.{key}")
+        _totals(payment)
         return Reply(200, {"payment": payment})
 
 
 class LinodeUpstream(LoopbackUpstream):
-    """POST and GET a Linode's disks; sizes in MB, as the API counts them."""
+    """POST and GET a Linode's disks, sizes in MB; GET a Block Storage volume, its size in GiB: the
+    API counts each as its docs say (Disk.size "in MB", Volume.size "in GiB")."""
 
     def __init__(self) -> None:
         super().__init__()
         self.disks: dict[str, dict[str, Any]] = {}
+        self.volumes: dict[str, dict[str, Any]] = {
+            "12345": {"id": 12345, "label": "my-volume", "size": 100, "status": "active", "region": "us-east"}
+        }
         self._ids = itertools.count(25674)
         self.route("POST", "/linode/instances/{linodeId}/disks", self._create)
         self.route("GET", "/linode/instances/{linodeId}/disks/{diskId}", self._get)
+        self.route("GET", "/volumes/{volumeId}", self._volume)
 
     def _create(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         body = json_object(request)
@@ -99,6 +117,12 @@ class LinodeUpstream(LoopbackUpstream):
         if disk is None:
             raise ApiError(404, "not_found", "Not found")
         return Reply(200, disk)
+
+    def _volume(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        volume = self.volumes.get(path["volumeId"])
+        if volume is None:
+            raise ApiError(404, "not_found", "Not found")
+        return Reply(200, volume)
 
 
 class DockerUpstream(LoopbackUpstream):

@@ -69,8 +69,9 @@ def sweep_methods() -> set[str]:
 def run_one_here(spec: Path, mapping: Path, work: Path, mode: str, budget_s: float) -> dict[str, Any]:
     from scripts.sweep import oracle_run
 
-    sweep.generate_package = generate_with_mapping(mapping)  # this child process only
-    return oracle_run.run_spec(spec, work, dynamic=mode == "dynamic", budget_s=budget_s)
+    (work / "mapping.yaml").write_text(mapping.read_text(encoding="utf-8"), encoding="utf-8")  # its units
+    return oracle_run.run_spec(spec, work, dynamic=mode == "dynamic", budget_s=budget_s,
+                               generate=generate_with_mapping(mapping))  # fmt: skip
 
 
 def run_child(name: str, mapping: Path, mode: str, budget_s: float, keep: Path | None) -> dict[str, Any]:

@@ -10,6 +10,11 @@ An apply claims its preview in the store, with who holds the claim and since whe
 claim's holder had not recorded when it stopped (a crash, a kill, a timeout) is an unknown outcome
 (E4 unknown outcome is not retry), reported as such for as long as the record exists, and ahead of the preview's expiry: the API
 may have made the change. A claim is waited for only while its holder may still be running it.
+
+Once the request is sent, a store that fails never hides the API's answer: the apply answers it (saying
+that it could not be recorded), and its process keeps the outcome and records it at its next call. A
+signed id whose record is gone (a store that lost its data) is an unknown outcome, never "nothing was
+changed": the server cannot know whether an apply of it was sent.
 """
 
 from __future__ import annotations
@@ -30,7 +35,15 @@ import anyio
 from .conversion import current_in_agent_units
 from .errors import Recovery, ToolError, quoted
 from .routing import Action, Execute, Guard, Preview, Read, Tool, Unit
-from .store import PreviewRecord, PreviewStore, open_store
+from .store import (
+    RETAIN_S,
+    SIGNING_KEY_ENV,
+    PreviewRecord,
+    PreviewStore,
+    Status,
+    StoreUnavailable,
+    open_store,
+)
 
 _POLL_S = 0.05
 # Who holds a claim: host, pid, and a nonce for this run, so that a restarted server that got the
@@ -38,6 +51,13 @@ _POLL_S = 0.05
 _HOST = socket.gethostname()
 _RUN = secrets.token_hex(6)
 OWNER = f"{_HOST} {os.getpid()} {_RUN}"
+# The most outcomes a process keeps for the store (one per apply it ran while the store was down).
+_KEPT_MAX = 10_000
+_NOT_RECORDED = (
+    "The change was made: the API's answer is above. This server could not record it in its preview "
+    "store just now, so do not preview and apply this change again; applying this same preview_id "
+    "again is safe (it is never sent twice)."
+)
 
 
 class Previews:
@@ -46,6 +66,10 @@ class Previews:
         # How long an apply may hold its claim; an older claim counts as cut off.
         self.apply_limit_s = apply_limit_s
         self._store: PreviewStore | None = None
+        # Outcomes of this process's applies the store could not take when they ended: answered from
+        # here, and written to the store at the next call (the ids in `_unrecorded`).
+        self._kept: dict[str, PreviewRecord] = {}
+        self._unrecorded: set[str] = set()
 
     def store(self) -> PreviewStore:
         if self._store is None:
@@ -68,6 +92,7 @@ class Previews:
         for guard in preview.guards:
             _check_guard(guard, values, current, preview.approval)
         store = self.store()
+        await self._record_kept(store)
         preview_id = _issue_id(await store.signing_key(), tool.name, subject)
         expires_at = time.time() + preview.ttl_minutes * 60
         await store.put(
@@ -105,14 +130,15 @@ class Previews:
         if not isinstance(preview_id, str) or not _signed_by(
             await store.signing_key(), preview_id, tool.name, subject
         ):
-            raise _unknown(
-                tool,
-                "is not one this server issued to you: it is unknown, altered, or another caller's",
-            )
-        if await store.claim(preview_id, time.time(), OWNER):
+            raise _unverified(tool)
+        await self._record_kept(store)
+        kept = self._kept.get(preview_id)
+        if kept is None and await store.claim(preview_id, time.time(), OWNER):
             return await self._execute(tool, preview_id, subject, store, execute)
-        record = await self._settled(store, await store.get(preview_id))
-        if record is None or record.subject != subject or record.tool != tool.name:
+        record = kept or await self._settled(store, await store.get(preview_id))
+        if record is None:
+            raise _record_gone(tool)  # signed by this server: it may have been applied
+        if record.subject != subject or record.tool != tool.name:
             raise _unknown(tool, "is unknown to this server")
         if record.status == "done" and record.result is not None:
             return (
@@ -143,8 +169,9 @@ class Previews:
         store: PreviewStore,
         execute: Execute,
     ) -> dict[str, Any]:
+        ended = _Ending(tool.name, subject, time.time())
         try:
-            action, arguments, expires_at = _planned(
+            action, arguments, ended.expires_at = _planned(
                 tool, await store.get(preview_id), subject
             )
         except BaseException as exc:
@@ -155,34 +182,82 @@ class Previews:
                 else "its record could not be read"
             )
             with anyio.CancelScope(shield=True):
-                await store.release(preview_id, why)
+                await self._settle(store, preview_id, ended.as_record("pending", why))
             raise
         try:
             # The same key on every apply of one preview: a retry after a timeout stays one change (E4 unknown outcome is not retry).
             result = await execute(action, arguments, _idempotency_key(preview_id))
         except ToolError as exc:
-            if exc.recovery is Recovery.CHECK_OUTCOME:
-                # It may have taken effect: this id is never sent again (E4 unknown outcome is not retry).
-                await store.release(preview_id, exc.what, status="unknown")
-                exc.how += (
-                    f" If the change is not there, call {tool.name}_preview again."
-                )
-                raise
-            await store.release(preview_id, exc.what)
+            # CHECK_OUTCOME: it may have taken effect, so this id is never sent again (E4 unknown outcome is not retry).
+            unknown = exc.recovery is Recovery.CHECK_OUTCOME
+            record = ended.as_record("unknown" if unknown else "pending", exc.what)
+            recorded = await self._settle(store, preview_id, record)
             exc.how += (
-                f" The preview stays valid until {_utc(expires_at)}: apply the same preview_id "
-                "again once that is done."
+                f" If the change is not there, call {tool.name}_preview again."
+                if unknown
+                else f" The preview stays valid until {_utc(ended.expires_at)}: apply the same "
+                "preview_id again once that is done."
             )
+            if not recorded:
+                exc.how += " (This server could not record this outcome in its preview store just now.)"
             raise
         except BaseException as exc:
             # Cut off mid-call (cancelled, or a failure of the server's own): the request may
             # have reached the API, so it is never sent again, exactly as after a timeout
             # (E4 unknown outcome is not retry).
             with anyio.CancelScope(shield=True):
-                await store.release(preview_id, _cut_off(exc), status="unknown")
+                await self._settle(
+                    store, preview_id, ended.as_record("unknown", _cut_off(exc))
+                )
             raise
-        await store.finish(preview_id, result)
+        if not await self._settle(
+            store, preview_id, ended.as_record("done", "", result)
+        ):
+            return {**result, "not_recorded": _NOT_RECORDED}
         return result
+
+    async def _settle(
+        self, store: PreviewStore, preview_id: str, record: PreviewRecord
+    ) -> bool:
+        """Record how an apply ended; True when the store took it. When it cannot, this process
+        answers for the id itself and records it at its next call: the API's answer is never lost
+        to a store that failed after the request was sent."""
+        try:
+            if await _write(store, preview_id, record):
+                return True
+            self._keep(
+                preview_id, record, unrecorded=False
+            )  # the store lost it: never writable
+        except StoreUnavailable:
+            self._keep(preview_id, record)
+        return False
+
+    def _keep(
+        self, preview_id: str, record: PreviewRecord, *, unrecorded: bool = True
+    ) -> None:
+        now = time.time()
+        for old, kept in list(self._kept.items()):
+            if kept.expires_at + RETAIN_S < now or len(self._kept) >= _KEPT_MAX:
+                del self._kept[old]
+                self._unrecorded.discard(old)
+        self._kept[preview_id] = record
+        if unrecorded:
+            self._unrecorded.add(preview_id)
+
+    async def _record_kept(self, store: PreviewStore) -> None:
+        """Writes the outcomes the store could not take, while it takes them. A finished apply stays
+        answered from here too: a store that came back empty has lost its record."""
+        for preview_id in list(self._unrecorded):
+            record = self._kept.get(preview_id)
+            if record is None or preview_id not in self._unrecorded:
+                continue  # written by another call of this process meanwhile
+            try:
+                await _write(store, preview_id, record)
+            except StoreUnavailable:
+                return
+            self._unrecorded.discard(preview_id)
+            if record.status != "done":
+                self._kept.pop(preview_id, None)  # the store answers for it again
 
     async def _settled(
         self, store: PreviewStore, record: PreviewRecord | None
@@ -197,6 +272,35 @@ class Previews:
             await anyio.sleep(_POLL_S)
             record = await store.get(record.id)
         return record
+
+
+class _Ending:
+    """What is known of an apply under way, for the record of how it ended."""
+
+    def __init__(self, tool: str, subject: str, expires_at: float):
+        self.tool, self.subject, self.expires_at = tool, subject, expires_at
+
+    def as_record(
+        self, status: Status, error: str, result: dict[str, Any] | None = None
+    ) -> PreviewRecord:
+        return PreviewRecord(
+            id="",
+            tool=self.tool,
+            subject=self.subject,
+            payload={},
+            expires_at=self.expires_at,
+            status=status,
+            result=result,
+            error=error,
+            owner=OWNER,
+        )
+
+
+async def _write(store: PreviewStore, preview_id: str, record: PreviewRecord) -> bool:
+    """False when the claim's record is gone (only its holder settles it, so nothing else moved it)."""
+    if record.status == "done" and record.result is not None:
+        return await store.finish(preview_id, record.result)
+    return await store.release(preview_id, record.error, status=record.status)
 
 
 def _planned(
@@ -284,6 +388,34 @@ def _signature(key: bytes, nonce: str, tool: str, subject: str) -> str:
 
 def _idempotency_key(preview_id: str) -> str:
     return hashlib.sha256(f"apply\n{preview_id}".encode()).hexdigest()[:32]
+
+
+def _unverified(tool: Tool) -> ToolError:
+    """An id whose signature does not verify. This call sent nothing; an earlier apply of an id
+    issued under a signing key since lost may have, so the check comes first (E4 unknown outcome is not retry)."""
+    check = tool.actions[0].check_with or "a read tool"
+    return ToolError(
+        "this preview_id is not one this server issued to you, as far as it can verify: it is "
+        "unknown, altered, another caller's, or was issued before the server's signing key changed "
+        f"(a restart without {SIGNING_KEY_ENV} and with a store that lost its data). This call sent "
+        "nothing.",
+        f"Call {tool.name}_preview with the change you want, then call {tool.name}_apply with the "
+        "preview_id it returns. If an earlier apply of this preview_id went unanswered, first check "
+        f"the current state with {check}.",
+        Recovery.FIX_INPUT,
+    )
+
+
+def _record_gone(tool: Tool) -> ToolError:
+    check = tool.actions[0].check_with or "a read tool"
+    return ToolError(
+        "this preview_id was issued by this server, but its record is gone (the preview store lost "
+        "its data, or the record outlived its retention of a day), so whether an earlier apply of it "
+        "made the change is unknown; this id is not sent again.",
+        f"Check the current state with {check} before anything else. If the change is not there, "
+        f"call {tool.name}_preview again and apply the new preview_id.",
+        Recovery.CHECK_OUTCOME,
+    )
 
 
 def _unknown(tool: Tool, why: str) -> ToolError:

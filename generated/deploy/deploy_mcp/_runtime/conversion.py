@@ -9,12 +9,15 @@ is sent as 500 minor units, with USD as 50000, with KWD as 500000. Special value
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation
 from typing import Any
 
 from .currencies import MINOR_UNITS
 from .errors import Recovery, ToolError
 from .routing import Action, Param, ResultUnit, Unit
+
+# Float error, relative: 0.1 + 0.2 is 0.30000000000000004, a whole number of cents all the same.
+_FLOAT_ERROR = Decimal("1e-9")
 
 
 def to_upstream(param: Param, values: Mapping[str, Any]) -> Any:
@@ -43,14 +46,29 @@ def to_agent(unit: Unit, value: Any, record: dict[str, Any] | None = None) -> An
 
 
 def convert_results(action: Action, answer: dict[str, Any]) -> dict[str, Any]:
-    """Records of a result in the agent's units and names: `size` (MB) becomes `size_gb`."""
+    """Records of a result in the agent's units and names: `size` (MB) becomes `size_gb`. Only the
+    fields the generator found in this action's answer schema are touched; one the API sent as
+    something other than a number keeps its name and value, and the result's `note` says so, so a
+    value in the API's unit never reads as the agent's."""
     if not action.result_units:
         return answer
     items = answer.get("items")
+    envelope = action.shape.record if action.shape is not None else None
+    left: dict[str, str] = {}
     for record in items if isinstance(items, list) else [answer]:
         if isinstance(record, dict):
             for result_unit in action.result_units:
-                _convert_field(_holder(record, result_unit.field), result_unit)
+                holder = _holder(record, result_unit.field, envelope)
+                why = _convert_field(holder, result_unit)
+                if why:
+                    left.setdefault(result_unit.field, why)
+    if left:
+        _announce(
+            answer,
+            " ".join(
+                f"{field} was not converted: {why}." for field, why in left.items()
+            ),
+        )
     return answer
 
 
@@ -72,15 +90,20 @@ def _field(record: Any, field: str) -> Any:
 def _scaled(
     param: Param, value: Any, factor: Decimal, integer: bool, upstream: str
 ) -> Any:
+    """`value * factor`, a whole number when it is one up to float error (0.1 + 0.2 dollars are 30
+    cents); refused when the API takes whole units and the value is truly finer than one."""
     sent = Decimal(str(value)) * factor
-    if sent == sent.to_integral_value():
-        return int(sent)
+    whole = sent.to_integral_value()
+    if abs(sent - whole) <= _FLOAT_ERROR * max(Decimal(1), abs(sent)):
+        return int(whole)
     if integer:
         step = _number(1 / factor)
+        low = sent.to_integral_value(rounding=ROUND_FLOOR)
+        near = " or ".join(repr(float(n / factor)) for n in (low, low + 1))
         raise ToolError(
             f"{param.arg}={value:g} is finer than the API accepts: it takes whole {upstream}, "
             f"and 1 of them is {step:g} {_agent_unit(param)}.",
-            f"Round {param.arg} to a multiple of {step:g} and call again.",
+            f"Round {param.arg} to a multiple of {step:g} (the nearest are {near}) and call again.",
             Recovery.FIX_INPUT,
         )
     return float(sent)
@@ -127,17 +150,17 @@ def _record_factor(unit: Unit, record: dict[str, Any] | None) -> Decimal | None:
     return Decimal(10) ** MINOR_UNITS[code.upper()]
 
 
-def _holder(record: dict[str, Any], field: str) -> dict[str, Any] | None:
-    """The object holding `field` ('a.b' -> record['a']), looking inside a one-key envelope
-    ({"payment": {...}}) when the record itself does not have it."""
+def _holder(
+    record: dict[str, Any], field: str, envelope: str | None
+) -> dict[str, Any] | None:
+    """The object holding `field` ('a.b' -> record['a']); for a record the answer left inside its
+    envelope ({"payment": {...}} beside other fields), the same place inside the envelope."""
     found = _parent(record, field)
-    if found is not None:
-        return found
-    if len(record) == 1:
-        inner = next(iter(record.values()))
+    if found is None and envelope:
+        inner = record.get(envelope)
         if isinstance(inner, dict):
             return _parent(inner, field)
-    return None
+    return found
 
 
 def _parent(record: Any, field: str) -> dict[str, Any] | None:
@@ -147,15 +170,39 @@ def _parent(record: Any, field: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and last in record else None
 
 
-def _convert_field(holder: dict[str, Any] | None, result_unit: ResultUnit) -> None:
+def _convert_field(
+    holder: dict[str, Any] | None, result_unit: ResultUnit
+) -> str | None:
+    """Shows the field in the agent's unit under its name; else says why it stays as the API sent it."""
     if holder is None:
-        return
+        return None
     key = result_unit.field.rsplit(".", 1)[-1]
-    shown = to_agent(result_unit.unit, holder[key], holder)
-    if shown is None:
-        return  # a currency this server does not know: the API's value stays, under the API's name
+    value = holder[key]
+    if value is not None and not _is_number(value):
+        return f"the API sent {_json_kind(value)}"
+    shown = to_agent(result_unit.unit, value, holder)
+    if shown is None and value is not None:
+        sibling = result_unit.unit.currency_sibling
+        code = holder.get(sibling) if sibling else None
+        named = f"{code!r}"[:20] if isinstance(code, str) else "none"
+        return f"its currency ({named}) is not an ISO 4217 code this server knows"
     del holder[key]
     holder[result_unit.name] = shown
+    return None
+
+
+def _announce(answer: dict[str, Any], text: str) -> None:
+    """The result's top-level `note`: what differs from what the API's answer would say."""
+    note = answer.get("note")
+    answer["note"] = f"{note} {text}" if isinstance(note, str) and note else text
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _number(value: Decimal) -> int | float:

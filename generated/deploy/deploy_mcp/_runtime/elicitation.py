@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import socket
 import time
@@ -38,6 +39,7 @@ from .store import PreviewRecord, PreviewStore, open_store
 STATE_TTL_S = 600  # how long the user has to answer
 _INPUT_KEY = "user"  # the key of the one input request
 INVALID_PARAMS = -32602
+_EXPIRY = re.compile(r"[0-9]{1,12}")  # epoch seconds
 # Who claimed a question's answer (as preview.py's claims say it), for the store's records.
 _OWNER = f"{socket.gethostname()} {os.getpid()} {secrets.token_hex(6)}"
 
@@ -112,6 +114,13 @@ class UserConfirmations:
             await store.signing_key(), state, tool, subject, arguments
         )
         if not await store.claim(f"el.{nonce}", time.time(), _OWNER):
+            if await store.get(f"el.{nonce}") is None:
+                # Signed, so issued here: its record went with a store that lost its data.
+                raise _refused(
+                    "this requestState's record is gone (the server's store lost its data), so "
+                    "whether it was already answered cannot be told; an answer is used once.",
+                    "call the tool again without requestState to ask the user again.",
+                )
             raise _refused(
                 "this requestState was already answered once; an answer is used once.",
                 "call the tool again without requestState to ask the user again.",
@@ -214,7 +223,13 @@ def _verified_nonce(
     key: bytes, state: Any, tool: str, subject: str, arguments: Mapping[str, Any]
 ) -> str:
     parts = state.split(".") if isinstance(state, str) else []
-    if len(parts) != 4 or parts[0] != "el" or not parts[1] or not parts[2].isdigit():
+    # ASCII digits only: str.isdigit() also accepts '²', which int() refuses.
+    if (
+        len(parts) != 4
+        or parts[0] != "el"
+        or not parts[1]
+        or not _EXPIRY.fullmatch(parts[2])
+    ):
         raise _refused(
             "requestState is not one this server issued.",
             "send the requestState exactly as the server returned it, or call again without it.",

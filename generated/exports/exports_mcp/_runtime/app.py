@@ -102,7 +102,7 @@ class TaskFlow(Protocol):
 
     async def create(
         self, tool: Tool, action: Action, job: dict[str, Any], subject: str
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any] | None: ...
 
     async def get(
         self,
@@ -326,7 +326,10 @@ class Dispatcher:
         if job is not None and tasks_ok and self.tasks is not None:
             subject = caller.subject if caller is not None else ""
             created = await self.tasks.create(self.tools[name], action, job, subject)
-            return created, f"{outcome}, task {created['taskId'][:12]}..."
+            if (
+                created is not None
+            ):  # else no task to give: the answer and next_step below
+                return created, f"{outcome}, task {created['taskId'][:12]}..."
         if job is not None and self.tasks is not None:
             # A client without the Tasks extension follows the job itself.
             step = self.tasks.next_step(self.tools[name], action, job)

@@ -11,6 +11,9 @@ when replicated), so another replica answers for it, and a client that restarts 
 A job the API reports as failed or cancelled is a tool result with isError (status completed or
 cancelled): the extension keeps `failed` for JSON-RPC errors. A client without the extension gets
 the API's first answer as before, and a next step naming the action that reads the job's status.
+So does every client when the job cannot be followed (its status link is on another host, or too
+long to request) or the store cannot keep the task: the API accepted the request, and its answer is
+never dropped for a task that cannot be made.
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from pydantic import Field
 
 from .errors import Recovery, ToolError
 from .routing import Action, TaskPoll, Tool
-from .store import PreviewStore, TaskRecord, TaskStatus, open_store
+from .store import PreviewStore, StoreUnavailable, TaskRecord, TaskStatus, open_store
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 TTL_S = 86_400.0  # how long a task's record is kept
+# The longest status link or job id followed: far below the 65,536 characters httpx sends at most.
+MAX_LINK_CHARS = 8_000
 
 # The words APIs use for a job's state, by the task status each means; anything else is working.
 _STATES: dict[str, Literal["completed", "cancelled", "input_required"]] = {
@@ -96,24 +101,44 @@ def job_of(
     action: Action, answer: dict[str, Any], location: str | None, base_url: str
 ) -> dict[str, Any] | None:
     """How to read the job's status later: its status action and the job's id, or the Location
-    path (only on the API itself: the credentials never go elsewhere); None when the answer
-    names no job (the API finished at once)."""
+    path (only on the API itself: the credentials never go elsewhere); `{"unfollowed": why}` when
+    the API names a job this server cannot follow; None when the answer names no job (the API
+    finished at once)."""
     poll: TaskPoll = action.task  # type: ignore[assignment]
     job_id = answer.get(poll.job_id)
     if poll.status is not None and isinstance(job_id, str | int) and job_id != "":
+        if len(str(job_id)) > MAX_LINK_CHARS:
+            return {
+                "unfollowed": f"its job id is longer than {MAX_LINK_CHARS} characters"
+            }
         return {"action": poll.status, "job_id": str(job_id)}
-    if location:
-        url = urljoin(base_url + "/", location)
-        base, target = urlsplit(base_url), urlsplit(url)
-        if (target.scheme, target.netloc) == (base.scheme, base.netloc):
-            path = target.path.removeprefix(base.path.rstrip("/"))
-            return {"path": path + (f"?{target.query}" if target.query else "")}
-    return None
+    if not location:
+        return None
+    url = urljoin(base_url + "/", location)
+    base, target = urlsplit(base_url), urlsplit(url)
+    if (target.scheme, target.netloc) != (base.scheme, base.netloc):
+        return {
+            "unfollowed": "its status link is on another host, where this server does not send "
+            "the API's credentials"
+        }
+    if len(url) > MAX_LINK_CHARS:
+        return {
+            "unfollowed": f"its status link is longer than {MAX_LINK_CHARS} characters"
+        }
+    path = target.path.removeprefix(base.path.rstrip("/"))
+    return {"path": path + (f"?{target.query}" if target.query else "")}
 
 
 def next_step(tool: Tool, action: Action, job: dict[str, Any]) -> str:
     """For a client without the Tasks extension: how the agent follows the job itself."""
     poll: TaskPoll = action.task  # type: ignore[assignment]
+    if "unfollowed" in job:
+        check = action.check_with or "a read action of this server"
+        return (
+            "The API accepted this as a job and has not said that it finished; this server cannot "
+            f"follow it: {job['unfollowed']}. Check later with {check} whether it is done before "
+            "calling again."
+        )
     every = f"every {poll.poll_interval_s:g} s"
     if "action" in job:
         status = tool.action(job["action"])
@@ -160,9 +185,21 @@ class Tasks:
 
     async def create(
         self, tool: Tool, action: Action, job: dict[str, Any], subject: str
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         """A durable task for the job, stored before its handle is handed out (a tasks/get for it
-        resolves at once); the CreateTaskResult."""
+        resolves at once); the CreateTaskResult. None when there is no task to give: a job this
+        server cannot follow, or a store that cannot keep it just now (the API has the job: the
+        caller answers with the API's answer and `next_step` instead)."""
+        if "unfollowed" in job:
+            return None
+        try:
+            return await self._create(tool, action, job, subject)
+        except StoreUnavailable:
+            return None
+
+    async def _create(
+        self, tool: Tool, action: Action, job: dict[str, Any], subject: str
+    ) -> dict[str, Any]:
         store = self.store()
         nonce = secrets.token_urlsafe(18)
         task_id = f"tk.{nonce}.{_signature(await store.signing_key(), nonce, tool.name, subject)}"
@@ -213,7 +250,10 @@ class Tasks:
         parts = task_id.split(".") if isinstance(task_id, str) else []
         record = await store.get_task(task_id) if len(parts) == 3 else None
         if record is None or record.subject != subject:
-            raise _unknown("is unknown to this server, expired, or another caller's")
+            raise _unknown(
+                "is unknown to this server: it expired, is another caller's, or its record went "
+                "with a store that lost its data"
+            )
         key = await store.signing_key()
         if parts[0] != "tk" or not hmac.compare_digest(
             parts[2], _signature(key, parts[1], record.tool, subject)

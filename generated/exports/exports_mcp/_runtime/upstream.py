@@ -20,7 +20,7 @@ import httpx
 from .conversion import to_upstream
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
-from .pagination import merge_query, page_query, upstream_values
+from .pagination import merge_query, page_query, place_offset, upstream_values
 from .results import Answer, decode_body, http_error, redirect_error, unusable_error
 from .routing import Action
 
@@ -152,14 +152,11 @@ def build_request(
             )
         else:
             whole_body = value
-    for (
-        wire,
-        path,
-        value,
-    ) in (
-        nested
-    ):  # fields the mapping lifted out of their body object (T2 flat action enum)
+    # Fields the mapping lifted out of their body object (T2 flat action enum).
+    for wire, path, value in nested:
         _put_nested(body, wire, path, value)
+    # An offset inside the body (a search sent by POST) is computed from page and limit too.
+    place_offset(body, action.paging, values)
     query = merge_query(query, page_query(action.paging, values))
     _apply_auth(upstream, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
@@ -183,8 +180,42 @@ def build_request(
         headers["content-type"] = "application/x-www-form-urlencoded"
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-    return httpx.Request(
-        action.method, url, params=tuple(query), headers=headers, **content
+    return _request(action, url, tuple(query), headers, content, values)
+
+
+def _request(
+    action: Action,
+    url: str,
+    query: tuple[tuple[str, str], ...],
+    headers: dict[str, str],
+    content: dict[str, Any],
+    values: Mapping[str, Any],
+) -> httpx.Request:
+    try:
+        return httpx.Request(
+            action.method, url, params=query, headers=headers, **content
+        )
+    except httpx.InvalidURL:
+        raise _unsendable_address(action, values) from None
+
+
+def _unsendable_address(action: Action, values: Mapping[str, Any]) -> ToolError:
+    """A request whose address httpx refuses: too long (past 65,536 characters) or not one HTTP can
+    carry; the longest path or query value is named, as the likely cause (E2 what, why, how)."""
+    placed = [
+        p.arg for p in action.params if p.at in ("path", "query") and p.arg in values
+    ]
+    longest = max(placed, key=lambda arg: len(str(values[arg])), default=None)
+    blamed = (
+        f" The longest value in it is {longest} ({len(str(values[longest]))} characters)."
+        if longest is not None
+        else ""
+    )
+    return ToolError(
+        f"the request for '{action.name}' cannot be sent: its address (path and query) would be too "
+        f"long for an HTTP request, or not one HTTP can carry.{blamed}",
+        "Give shorter values for the path and query parameters (an id, not a document), and call again.",
+        Recovery.FIX_INPUT,
     )
 
 

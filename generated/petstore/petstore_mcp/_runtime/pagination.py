@@ -17,6 +17,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .errors import Recovery, ToolError, quoted
+from .paging_fields import more_in, total_in, whole
 from .shaping import lookup
 
 PAGE_ARG = "page"
@@ -37,10 +38,21 @@ class Paging:
 
     style: Style
     limit: str | None = None  # the agent argument that carries the page size
-    offset: str | None = None  # offset style: the API's offset query parameter
+    offset: str | None = (
+        None  # offset style: the API's offset (dotted when inside a body object)
+    )
+    offset_in_body: bool = (
+        False  # the offset is a body field (a search sent by POST), not in the query
+    )
     next_cursor: str | None = None  # cursor style: body path of the next cursor
     has_more: str | None = None  # dotted path of the API's own "more to come" flag
     total: str | None = None  # dotted path of the total count
+    total_header: str | None = (
+        None  # the response header the spec says carries the total
+    )
+    next_page: str | None = (
+        None  # page style: the API's next page (number or URL), null on the last
+    )
     echoed: tuple[str, ...] = ()  # body fields that only repeat the paging; never shown
     max_limit: int | None = None  # the largest limit this action accepts
     next_link: str | None = None  # link style: body path of the next page's URL
@@ -57,7 +69,13 @@ class Paging:
     @property
     def consumed(self) -> tuple[str, ...]:
         """Top-level body fields folded into the one shape, so not repeated beside it."""
-        paths = (self.next_cursor, self.has_more, self.total, self.next_link)
+        paths = (
+            self.next_cursor,
+            self.has_more,
+            self.total,
+            self.next_link,
+            self.next_page,
+        )
         return tuple(_top(p) for p in paths if p) + self.echoed
 
 
@@ -73,18 +91,49 @@ def page_query(
     if paging is None:
         return []
     check_limit(paging, values)
-    if paging.style == "offset" and paging.offset:
-        page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
-        limit = (
-            whole_number(paging.limit, values[paging.limit])
-            if paging.limit and paging.limit in values
-            else 0
-        )
-        return [(paging.offset, str((page - 1) * limit))] if page > 1 else []
+    offset = _offset(paging, values)
+    if offset is not None and paging.offset and not paging.offset_in_body:
+        return [(paging.offset, str(offset))]
     if paging.style == "link" and values.get(CURSOR_ARG):
         inner, _ = split_cursor(str(values[CURSOR_ARG]))
         return decode_cursor(inner) if inner else []
     return []
+
+
+def place_offset(
+    body: dict[str, Any], paging: Paging | None, values: Mapping[str, Any]
+) -> None:
+    """The offset computed from `page` and `limit`, put at its place in a JSON body (`options.offset`,
+    Plaid's /transactions/get) beside what the agent passed in that object (copied, never changed in
+    place)."""
+    offset = _offset(paging, values) if paging is not None else None
+    if (
+        offset is None
+        or paging is None
+        or not paging.offset
+        or not paging.offset_in_body
+    ):
+        return
+    *objects, last = paging.offset.split(".")
+    holder = body
+    for key in objects:
+        inner = holder.get(key)
+        holder[key] = dict(inner) if isinstance(inner, dict) else {}
+        holder = holder[key]
+    holder[last] = offset
+
+
+def _offset(paging: Paging, values: Mapping[str, Any]) -> int | None:
+    """Offset style: how many records come before the agent's `page`; None on page 1."""
+    if paging.style != "offset" or not paging.offset:
+        return None
+    page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
+    limit = (
+        whole_number(paging.limit, values[paging.limit])
+        if paging.limit and paging.limit in values
+        else 0
+    )
+    return (page - 1) * limit if page > 1 else None
 
 
 # A cut page (truncation.py) continues inside the same upstream page: the cursor it hands out is the
@@ -193,77 +242,179 @@ def page_info(
     count: int,
     next_link: str | None,
     sent_query: list[tuple[str, str]],
+    headers: Mapping[str, str] | None = None,
+    items: str | None = None,
 ) -> dict[str, Any]:
     """has_more, next_page or next_cursor, and total_count, for a page of `count` records.
 
-    `has_more: true` only with its next call; when more may follow and nothing reaches it, `has_more`
-    is null and `rest` says so: a partial list never reads as whole, and never promises a page it
-    cannot fetch (R3 pagination; R4 truncation is announced)."""
+    `has_more` is always there: true only with its next call; null with `rest` saying what is unknown
+    when more may follow and nothing reaches it, or the answer does not say; false only when the
+    answer shows the list ends here. A partial list never reads as whole, and never promises a page it
+    cannot fetch (R3 pagination; R4 truncation is announced). The total is where the build found it
+    in the spec, else wherever this answer says it (paging_fields.py); `items` is the list's own path,
+    never read as a total."""
+    headers = headers or {}
+    total = _total(paging, body, headers, items)
     if paging is None:
-        return {}
-    total = lookup(body, paging.total) if paging.total else None
-    total = total if isinstance(total, int) and not isinstance(total, bool) else None
-    limit = values.get(paging.limit) if paging.limit else None
-    flag = lookup(body, paging.has_more) if paging.has_more else None
-    flag = flag if isinstance(flag, bool) else None
-    info: dict[str, Any] = {}
-    if paging.style in ("page", "offset"):
-        page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
-        if flag is not None:
-            more = flag
-        elif next_link is not None:
-            more = True
-        elif total is not None and isinstance(limit, int):
-            more = page * limit < total
-        else:
-            more = isinstance(limit, int) and count >= limit > 0
-        info["has_more"] = more
-        if more:
-            info["next_page"] = page + 1
-    elif paging.style == "cursor":
-        cursor = lookup(body, paging.next_cursor) if paging.next_cursor else None
-        given = cursor not in (None, "") and not isinstance(cursor, (dict, list, bool))
-        sent = values.get(CURSOR_ARG)
-        if given and sent is not None and str(cursor) == split_cursor(str(sent))[0]:
-            given = False  # the same cursor again would return this page again
-        if given and flag is not False:
-            info["has_more"] = True
-            info["next_cursor"] = str(cursor)
-        elif flag:
-            info.update(
-                _unreachable(
-                    "the API says more items follow but gave no cursor to them"
-                )
-            )
-        else:
-            info["has_more"] = False
-    elif paging.style == "link":
-        link = next_link or _body_link(body, paging.next_link)
-        cursor = encode_cursor(link, sent_query) if link else None
-        if cursor:
-            info["has_more"] = True
-            info["next_cursor"] = cursor
-        elif link or flag:
-            info.update(
-                _unreachable(
-                    "the API says more items follow, at a link this server cannot follow"
-                )
-            )
-        else:
-            info["has_more"] = False
-    elif isinstance(limit, int) and count >= limit > 0:
-        # limit: one page; a full one may hide more, and saying so keeps it from looking whole (R4 truncation is announced)
-        info.update(
-            _unreachable(
-                f"this page is full ({count} items, the limit): there may be more, and this API takes no page "
-                "or cursor to reach them"
-            )
-        )
+        info = _unpaged(count, total, next_link)
     else:
-        info["has_more"] = False
+        info = _paged(
+            paging, body, values, count, next_link, sent_query, headers, total
+        )
     if total is not None:
         info["total_count"] = total
     return info
+
+
+def _total(
+    paging: Paging | None, body: Any, headers: Mapping[str, str], items: str | None
+) -> int | None:
+    if paging is not None and paging.total:
+        found = whole(lookup(body, paging.total))
+        if found is not None:
+            return found
+    if paging is not None and paging.total_header:
+        found = whole(headers.get(paging.total_header))
+        if found is not None:
+            return found
+    return total_in(body, headers, items.split(".")[0] if items else None)
+
+
+def _flag(paging: Paging, body: Any, headers: Mapping[str, str]) -> bool | None:
+    """The API's own "more to come": its body flag, or a header such as X-HasMore."""
+    flag = lookup(body, paging.has_more) if paging.has_more else None
+    if isinstance(flag, str) and flag.strip().lower() in ("true", "false"):
+        flag = flag.strip().lower() == "true"
+    return flag if isinstance(flag, bool) else more_in(headers)
+
+
+def _paged(
+    paging: Paging,
+    body: Any,
+    values: Mapping[str, Any],
+    count: int,
+    next_link: str | None,
+    sent_query: list[tuple[str, str]],
+    headers: Mapping[str, str],
+    total: int | None,
+) -> dict[str, Any]:
+    flag = _flag(paging, body, headers)
+    limit = values.get(paging.limit) if paging.limit else None
+    limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+    if paging.style in ("page", "offset"):
+        return _by_page(paging, body, values, count, next_link, flag, total, limit)
+    if paging.style == "cursor":
+        return _by_cursor(paging, body, values, flag)
+    if paging.style == "link":
+        link = next_link or _body_link(body, paging.next_link)
+        cursor = encode_cursor(link, sent_query) if link else None
+        if cursor:
+            return {"has_more": True, "next_cursor": cursor}
+        if link or flag:
+            return _unreachable(
+                "the API says more items follow, at a link this server cannot follow"
+            )
+        return {"has_more": False}
+    # limit: one page. A full one may hide more, and saying so keeps it from looking whole.
+    if flag or (total is not None and total > count):
+        return _unreachable(
+            f"the API says more items follow ({total if total is not None else 'more'} in all), "
+            "and this API takes no page or cursor to reach them"
+        )
+    if limit is not None and count >= limit > 0 and flag is None:
+        return _unreachable(
+            f"this page is full ({count} items, the limit): there may be more, and this API takes no page "
+            "or cursor to reach them"
+        )
+    return {"has_more": False}
+
+
+def _by_page(
+    paging: Paging,
+    body: Any,
+    values: Mapping[str, Any],
+    count: int,
+    next_link: str | None,
+    flag: bool | None,
+    total: int | None,
+    limit: int | None,
+) -> dict[str, Any]:
+    """Page and offset styles: the API's flag, then its next page (null on the last: Hetzner's
+    meta.pagination.next_page), a next Link, the total, and last a full page."""
+    page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
+    following = _next_page(body, paging.next_page)
+    if flag is not None:
+        more: bool | None = flag
+    elif following is not None:
+        more = following
+    elif next_link is not None:
+        more = True
+    elif total is not None and limit is not None:
+        more = page * limit < total
+    elif limit is not None:
+        more = count >= limit > 0
+    else:
+        more = None if count else False
+    info: dict[str, Any] = {"has_more": more}
+    if more is not False:
+        info["next_page"] = page + 1
+    if more is None:
+        info["rest"] = (
+            "the API does not say whether more items follow: call again with next_page to see "
+            "(an empty page is the end)"
+        )
+    return info
+
+
+def _next_page(body: Any, path: str | None) -> bool | None:
+    """Whether the API's next-page field names a page: null, "" or false on the last page."""
+    if not path or not isinstance(body, dict):
+        return None
+    head = path.split(".")[0]
+    if head not in body:
+        return None  # the answer has no such field: it says nothing either way
+    value = lookup(body, path)
+    if isinstance(value, bool):
+        return value
+    return value not in (None, "", 0)
+
+
+def _by_cursor(
+    paging: Paging, body: Any, values: Mapping[str, Any], flag: bool | None
+) -> dict[str, Any]:
+    cursor = lookup(body, paging.next_cursor) if paging.next_cursor else None
+    if isinstance(cursor, (dict, list)):
+        return _unreachable(
+            f"the API's next cursor at '{paging.next_cursor}' is not a token this server can pass back"
+        )
+    # A blank token is no token: Zoom ends its lists with "next_page_token": "" (or " ").
+    given = (
+        cursor is not None
+        and not isinstance(cursor, bool)
+        and str(cursor).strip() != ""
+    )
+    sent = values.get(CURSOR_ARG)
+    if given and sent is not None and str(cursor) == split_cursor(str(sent))[0]:
+        given = False  # the same cursor again would return this page again
+    if given and flag is not False:
+        return {"has_more": True, "next_cursor": str(cursor)}
+    if flag:
+        return _unreachable("the API says more items follow but gave no cursor to them")
+    return {"has_more": False}
+
+
+def _unpaged(count: int, total: int | None, next_link: str | None) -> dict[str, Any]:
+    """A list this action cannot page: whole, unless the answer itself says there is more."""
+    if total is not None and total > count:
+        return _unreachable(
+            f"the API counts {total} items and this answer holds {count}; this action takes no page "
+            "or cursor to reach the others"
+        )
+    if next_link is not None:
+        return _unreachable(
+            "the API says more items follow (a next link), and this action takes no page or cursor"
+        )
+    return {"has_more": False}
 
 
 def _unreachable(why: str) -> dict[str, Any]:

@@ -25,6 +25,8 @@ class Shape:
     None when the body is one record). `record` is the path of the one record inside an envelope the
     schema shows (`{"payment": {...}}`), unwrapped for every format. `concise` lists the fields
     response_format=concise keeps (empty: all of them); `drop` the low-level fields no format shows.
+    `lists` names the answer's other lists of records beside `items` (a sync's `modified` and
+    `removed` beside `added`), kept whole in every format.
     `bare` is the one field of a record whose schema has no other: an answer of that field alone is
     the record as the spec describes it, not an envelope to unwrap. `named`: the mapping names the
     concise fields, so a record without one of them is announced; a set derived from the schema may
@@ -38,6 +40,7 @@ class Shape:
     drop: tuple[str, ...] = ()
     bare: str | None = None
     named: bool = False
+    lists: tuple[str, ...] = ()
 
 
 def response_format(values: Mapping[str, Any]) -> ResponseFormat:

@@ -1,0 +1,130 @@
+"""What a field or header of a list's answer means for paging, read from its name (R3 pagination).
+
+APIs name the total of a list `total`, `total_records`, `total_transactions`, `itemsTotal`,
+`results` or `X-Total-Count`: a fixed list of names always misses the next one, so a name is read for
+its meaning instead. The generator reads the answer's schema with these same functions (it loads this
+file: mcpgen/runtime_source.py), and the server reads the answer itself when the spec did not show
+where the total is: both decide alike. Standard library only, for that reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+# Words that make a count one of pages, of this page or of something else than the list's records:
+# `total_pages`, `currentPageItems`, `returned_count`, `page_size`, `retry_count`.
+_NOT_THE_RECORDS = frozenset(
+    "page pages current returned per size limit offset remaining rate ratelimit retry retries "
+    "unread error errors warning warnings request requests attempt attempts max min".split()
+)
+# A number named like a list of records is its count (Linode's {"data": [...], "results": 315}).
+_LIST_WORDS = frozenset("results items records entries hits rows objects".split())
+# Objects that hold a list's paging beside it: `meta`, `pagination`, `meta.pagination`, `page_info`.
+_PAGING_OBJECTS = frozenset(
+    "meta metadata pagination paging pageinfo page cursor cursors links info listmetadata "
+    "responsemetadata pagemeta".split()
+)
+_MORE_HEADERS = frozenset(("hasmore", "hasnext", "hasnextpage", "more"))
+_MAX_DEPTH = (
+    2  # `meta.pagination.total_entries` (Hetzner Cloud): no API nests paging deeper
+)
+_CONTENT_RANGE = re.compile(r"(\d+)\s*-\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def words(name: str) -> list[str]:
+    """'itemsTotal' -> ['items', 'total']; 'X-Total-Count' -> ['x', 'total', 'count']."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def is_total(name: str, *, said: bool = False) -> bool:
+    """A field that counts every record of the list, not this page's or the pages: `total`,
+    `total_count`, `totalResults`, `total_records`, `total_transactions`, `itemsTotal`. A `count`, an
+    `item_count` or a number called `results` may count this page only (anchore's `item_count`): it
+    is a total only where the spec `said` what it counts, never on its name alone."""
+    found = words(name)
+    if not found or any(w in _NOT_THE_RECORDS for w in found):
+        return False
+    if "total" in found:
+        return True
+    return said and (found[-1] == "count" or "".join(found) in _LIST_WORDS)
+
+
+def is_total_header(name: str) -> bool:
+    """`X-Total`, `X-Total-Count`, `Total-Count`, `X-WP-Total`; never `X-Total-Pages`."""
+    found = words(name)
+    if any(any(n in w for n in ("page", "limit", "rate", "remaining")) for w in found):
+        return False
+    return "total" in found
+
+
+def is_more_header(name: str) -> bool:
+    """`X-HasMore`, `X-Has-More`, `Has-More`: the API's own "more to come" flag."""
+    found = [w for w in words(name) if w != "x"]
+    return "".join(found) in _MORE_HEADERS
+
+
+def is_paging_object(name: str) -> bool:
+    """`meta`, `pagination`, `paging`, `page_info`, `pageInfo`: an object holding a list's paging."""
+    joined = "".join(words(name))
+    return joined in _PAGING_OBJECTS or "pagination" in joined or "paging" in joined
+
+
+def whole(value: Any) -> int | None:
+    """A count as a whole number ("315" from a header, 315.0 from a lenient encoder), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
+        return int(value.strip())
+    return None
+
+
+def total_in(body: Any, headers: Mapping[str, str], beside: str | None) -> int | None:
+    """The list's total wherever this answer says it: a field beside the list (`beside`, the list's
+    own top-level field, is skipped), one inside a paging object (two levels at most), or a header
+    (`X-Total-Count`; `Content-Range: items 0-24/319`). None when it says none."""
+    if isinstance(body, dict):
+        found = _total_field(body, beside, _MAX_DEPTH)
+        if found is not None:
+            return found
+    for name, value in headers.items():
+        if is_total_header(name) and whole(value) is not None:
+            return whole(value)
+        if name.lower() == "content-range":
+            matched = _CONTENT_RANGE.search(value)
+            if matched:
+                return int(matched.group(3))
+    return None
+
+
+def _total_field(node: dict[str, Any], beside: str | None, depth: int) -> int | None:
+    for key, value in node.items():
+        if key != beside and is_total(key) and whole(value) is not None:
+            return whole(value)
+    if depth == 0:
+        return None
+    for key, value in node.items():
+        if key != beside and isinstance(value, dict) and is_paging_object(key):
+            found = _total_field(value, None, depth - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def more_in(headers: Mapping[str, str]) -> bool | None:
+    """The API's "more to come" header (`X-HasMore: true`), or None when it sends none."""
+    for name, value in headers.items():
+        if is_more_header(name) and value.strip().lower() in (
+            "true",
+            "false",
+            "1",
+            "0",
+        ):
+            return value.strip().lower() in ("true", "1")
+    return None

@@ -1,0 +1,309 @@
+"""The oracle's value classes (scripts/sweep/oracle_classes.py): each class of silently wrong result is
+caught on a seeded case, made of recorded exchanges. The API's side of each exchange is made by the
+upstream layer itself (oracle_variants.reshape, what the recording proxy sends the server); the
+server's side is what a server with the defect returned, and beside it what a right one returns, which
+the judge must leave alone."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from scripts.sweep.oracle_classes import EXACT_VALUE, class_findings, static_class_findings
+from scripts.sweep.oracle_derive import Derived, Unit, derive
+from scripts.sweep.oracle_judge import Call, Finding, judge
+from scripts.sweep.oracle_spec import SpecDoc
+from scripts.sweep.oracle_upstream import Exchange
+from scripts.sweep.oracle_variants import error_text, failure_text, page_of, reshape
+
+PAYMENT = {"id": "pay_1", "amount": 1250, "currency": "usd", "status": "paid", "description": "Tea"}
+SPEC: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Shop", "version": "1"},
+    "paths": {
+        "/payments": {
+            "get": {
+                "parameters": [{"name": "page_token", "in": "query", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {
+                        "payments": {"type": "array", "items": {"$ref": "#/components/schemas/Payment"}},
+                        "next_page_token": {"type": "string"}, "total_records": {"type": "integer"}}}}}}},
+            },
+            "post": {
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {
+                    "amount": {"type": "integer"}, "description": {"type": "string"},
+                    "client_secret": {"type": "string"},
+                    "token": {"type": "string", "description": "Your API key, from the dashboard."}}}}}},
+                "responses": {"201": {"description": "ok", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Payment"}}}},
+                    "default": {"description": "error", "content": {"application/json": {"schema": {
+                        "type": "object", "properties": {"message": {"type": "string"}}}}}}},
+            },
+        },
+        "/payments/{id}": {
+            "get": {
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok", "content": {"*/*": {
+                    "schema": {"$ref": "#/components/schemas/Payment"}}}}},
+            }
+        },
+    },
+    "components": {"schemas": {"Payment": {"type": "object", "properties": {
+        "id": {"type": "string"}, "amount": {"type": "integer"}, "currency": {"type": "string"},
+        "status": {"type": "string"}, "description": {"type": "string"}}}}},
+}  # fmt: skip
+DOC = SpecDoc(SPEC)
+MONEY = Unit("payment_change", "create", "amount", "money", "usd", 100.0)
+
+
+def action(name: str, method: str, path: str, *, read: bool = True, params: tuple[Any, ...] = ()) -> Any:
+    return SimpleNamespace(name=name, method=method, path=path, shape=object() if read else None, paging=None,
+                           params=params, result_units=(), body="json" if method == "POST" else None,
+                           required=(), confirm=None)  # fmt: skip
+
+
+def exchange(method: str, path: str, variant: dict[str, Any] | None, answer: Any, *, status: int = 200,
+             query: list[tuple[str, str]] | None = None, sent: Any = None) -> Exchange:  # fmt: skip
+    """One exchange as the recording proxy keeps it: Prism's answer, reshaped by the variant when there is one."""
+    e = Exchange(method, path, query or [], {}, sent, status=status, response_headers={}, response=answer)
+    if variant is not None:
+        e.status, e.response_headers, e.response, e.variant = reshape(
+            variant, base_url="http://127.0.0.1:9", path=path, query=e.query, body_sent=sent, status=status,
+            headers={"content-type": "application/json"}, body=answer)  # fmt: skip
+    return e
+
+
+def call(tool: str, act: Any, step: str, ex: Exchange | None, *, data: Any = None, text: str = "",
+         is_error: bool = False, args: dict[str, Any] | None = None, **extra: Any) -> Call:  # fmt: skip
+    op = DOC.operation(act.method, act.path)
+    assert op is not None
+    return Call(doc=DOC, op=op, tool=tool, action=act, step=step, args=args or {"action": act.name}, unsure=set(),
+                input_properties={}, exchanges=[ex] if ex else [], data=data, text=text or json.dumps(data),
+                is_error=is_error, derived=Derived(units=[MONEY]), extra=extra)  # fmt: skip
+
+
+def kinds(found: list[Finding], category: str) -> list[str]:
+    return [f.kind for f in found if f.category == category]
+
+
+LIST = action("list", "GET", "/payments")
+GET = action("get", "GET", "/payments/{id}")
+CREATE = action("create", "POST", "/payments", read=False)
+
+
+# ---- 1: a result unit leaking across tools, or applied to what is not a number ----------------------
+
+
+def test_a_unit_declared_on_another_action_converting_this_result_is_a_leak() -> None:
+    body = {"payments": [PAYMENT]}
+    leaked = call("shop_payments_find", LIST, "full", exchange("GET", "/payments", None, body),
+                  data={"items": [{**{k: v for k, v in PAYMENT.items() if k != "amount"}, "amount_usd": 12.5}]},
+                  args={"action": "list", "response_format": "detailed"})  # fmt: skip
+    assert kinds(class_findings(leaked), "g") == ["unit-leak"]
+    kept = call("shop_payments_find", LIST, "full", exchange("GET", "/payments", None, body),
+                data={"items": [PAYMENT]}, args={"action": "list", "response_format": "detailed"})  # fmt: skip
+    assert kinds(class_findings(kept), "g") == []
+
+
+def test_a_declared_unit_must_divide_a_number_by_its_factor() -> None:
+    def created(raw: Any, shown: Any) -> Call:
+        answer = {**PAYMENT, "amount": raw}
+        data = {**{k: v for k, v in PAYMENT.items() if k != "amount"}, "amount_usd": shown}
+        return call("shop_payment_change", CREATE, "full", exchange("POST", "/payments", None, answer, status=201),
+                    data=data)  # fmt: skip
+
+    assert kinds(class_findings(created(1250, 12.5)), "g") == []
+    assert kinds(class_findings(created("12.50", 0.125)), "g") == ["unit-on-non-number"]
+    assert kinds(class_findings(created(1250, 1250)), "g") == ["unit-wrong-value"]
+
+
+# ---- 2: exactness refusing valid values -------------------------------------------------------------
+
+
+def test_an_amount_of_whole_cents_must_reach_the_api_as_cents() -> None:
+    extra = {"wire": "amount", "at": "body", "arg": "amount_usd", "factor": 100.0}
+    refused = call("shop_payment_change", CREATE, "exact", None, is_error=True,
+                   text="Error: amount_usd=0.30000000000000004 is finer than 0.01 usd", **extra)  # fmt: skip
+    assert kinds(judge(refused), "h") == ["exact-value-refused"]
+    assert kinds(judge(refused), "c") == []  # counted once, under its own class
+    sent = call("shop_payment_change", CREATE, "exact",
+                exchange("POST", "/payments", None, PAYMENT, status=201, sent={"amount": 30}), data=PAYMENT, **extra)  # fmt: skip
+    assert kinds(class_findings(sent), "h") == []
+    off = call("shop_payment_change", CREATE, "exact",
+               exchange("POST", "/payments", None, PAYMENT, status=201, sent={"amount": EXACT_VALUE * 100}),
+               data=PAYMENT, **extra)  # fmt: skip
+    assert kinds(class_findings(off), "h") == ["exact-value-misconverted"]
+
+
+# ---- 3 and 8: concise results emptier than the record -----------------------------------------------
+
+
+def test_a_concise_record_wrapped_in_data_must_not_come_back_empty() -> None:
+    ex = exchange("GET", "/payments/pay_1", {"kind": "data"}, PAYMENT)
+    assert ex.response == {"data": PAYMENT} and ex.variant == {"kind": "wrap", "key": "data"}
+    empty = call("shop_payments_find", GET, "concise", ex, data={})
+    found = judge(empty)
+    assert kinds(found, "i") == ["concise-empty"] and "wrapped in 'data'" in found[0].detail
+    shown = call("shop_payments_find", GET, "concise", ex, data={"data": {"id": "pay_1", "status": "paid"}})
+    assert kinds(judge(shown), "i") == []
+
+
+def test_concise_lists_of_empty_records_and_a_dropped_id_are_caught() -> None:
+    ex = exchange("GET", "/payments", None, {"payments": [PAYMENT, {**PAYMENT, "id": "pay_2"}]})
+    empties = call("shop_payments_find", LIST, "minimal", ex, data={"items": [{}, {}], "has_more": False})
+    assert kinds(class_findings(empties), "i") == ["concise-empty-items"]
+    no_id = call("shop_payments_find", LIST, "minimal", ex,
+                 data={"items": [{"status": "paid"}, {"status": "paid"}], "has_more": False})  # fmt: skip
+    assert kinds(class_findings(no_id), "i") == ["concise-dropped-id"]
+    right = call("shop_payments_find", LIST, "minimal", ex,
+                 data={"items": [{"id": "pay_1"}, {"id": "pay_2"}], "has_more": False})  # fmt: skip
+    assert kinds(class_findings(right), "i") == []
+
+
+# ---- 4: JSON-ish media types not read as schemas ----------------------------------------------------
+
+
+def test_a_star_star_answer_whose_schema_the_tool_does_not_describe_is_caught() -> None:
+    tool = SimpleNamespace(name="shop_payments_find", actions=(GET,))
+    unread = {"shop_payments_find": {"inputSchema": {}, "outputSchema": {"properties": {"truncated": {}}}}}
+    found = static_class_findings(DOC, [tool], unread, Finding)
+    assert kinds(found, "j") == ["media-not-read"] and "*/*" in found[0].cause
+    read = {"shop_payments_find": {"inputSchema": {}, "outputSchema": {"properties": {
+        "id": {}, "amount": {}, "status": {}}}}}  # fmt: skip
+    assert kinds(static_class_findings(DOC, [tool], read, Finding), "j") == []
+    listing = SimpleNamespace(name="shop_payments_find", actions=(LIST,))  # application/json: not this class
+    assert kinds(static_class_findings(DOC, [listing], unread, Finding), "j") == []
+
+
+# ---- 5: a partial list looking whole ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["token", "link", "x-total", "body-total"])
+def test_a_list_whose_answer_says_more_follows_must_say_has_more(kind: str) -> None:
+    ex = exchange("GET", "/payments", {"kind": kind}, {"payments": [PAYMENT]})
+    assert ex.variant is not None and ex.variant["more"] is True
+    whole = call("shop_payments_find", LIST, "paged", ex, data={"items": [PAYMENT], "has_more": False},
+                 args={"action": "list", "response_format": "detailed"})  # fmt: skip
+    found = kinds(class_findings(whole), "k")
+    assert "has-more-missed" in found
+    assert ("total-dropped" in found) == (kind in ("x-total", "body-total"))
+    paged = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                 data={"items": [PAYMENT], "has_more": True, "next_cursor": "x", "total_count": 8})  # fmt: skip
+    assert kinds(class_findings(paged), "k") == []
+
+
+def test_the_last_page_and_the_pages_between_are_judged() -> None:
+    last = exchange(
+        "GET", "/payments", {"kind": "last-page"}, {"payments": [PAYMENT], "next_page_token": "abc"}
+    )
+    assert last.response["next_page"] is None and last.response["next_page_token"] is None
+    claims_more = call("shop_payments_find", LIST, "paged", last, data={"items": [PAYMENT], "has_more": True},
+                       args={"action": "list", "response_format": "detailed"})  # fmt: skip
+    assert kinds(class_findings(claims_more), "k") == ["has-more-on-last-page"]
+    # the token this layer gave for page 2 names it; the third page is the last
+    assert page_of([("page_token", "oracle-page-2")], None) == 2
+    third = exchange("GET", "/payments", {"kind": "token"}, {"payments": [PAYMENT]},
+                     query=[("page_token", "oracle-page-3")])  # fmt: skip
+    assert (
+        third.variant is not None
+        and third.variant["more"] is False
+        and third.response["next_page_token"] == ""
+    )
+    # a next call that asks for the same page again: the token never reached the request
+    again = exchange("GET", "/payments", {"kind": "token"}, {"payments": [PAYMENT]})
+    lost = call("shop_payments_find", LIST, "paged-next", again, data={"items": [PAYMENT], "has_more": True},
+                args={"action": "list", "cursor": "abc"}, previous=[[], None])  # fmt: skip
+    assert kinds(class_findings(lost), "k") == ["next-page-lost"]
+
+
+def test_items_must_be_the_records_beside_another_array() -> None:
+    ex = exchange("GET", "/payments", {"kind": "extra-array"}, {"payments": [PAYMENT]})
+    assert len(ex.response["included"]) == 3
+    wrong = call("shop_payments_find", LIST, "paged", ex, data={"items": ex.response["included"]},
+                 args={"action": "list", "response_format": "detailed"})  # fmt: skip
+    assert kinds(class_findings(wrong), "k") == ["items-from-wrong-array"]
+
+
+# ---- 6: the API's own error text dropped ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["error_message", "invalid-params", "problems", "errors-by-field"])
+def test_a_vendor_error_body_must_reach_the_tool_error(kind: str) -> None:
+    ex = exchange("POST", "/payments", {"kind": kind}, PAYMENT, status=201)
+    assert 400 <= ex.status < 500 and error_text(kind) in json.dumps(ex.response)
+    generic = f"Error: the API rejected the arguments of 'create' (HTTP {ex.status})."
+    dropped = call("shop_payment_change", CREATE, "vendor-error", ex, is_error=True, text=generic)
+    assert kinds(judge(dropped), "l") == ["vendor-error-text-dropped"]
+    assert kinds(judge(dropped), "c") == []  # the made-up error is no API refusal of a valid request
+    quoted = call("shop_payment_change", CREATE, "vendor-error", ex, is_error=True,
+                  text=f"{generic} The API said: {error_text(kind)}")  # fmt: skip
+    assert judge(quoted) == []
+
+
+def test_an_operation_whose_errors_are_only_default_gets_a_probe() -> None:
+    op = DOC.operation("POST", "/payments")
+    assert op is not None and op.error_statuses() == [] and op.default_error()
+    tool = SimpleNamespace(name="shop_payment_change", preview=None, actions=(CREATE,))
+    from scripts.sweep.oracle_run import _plans
+
+    plans = _plans(DOC, tool, {"shop_payment_change": {"inputSchema": {"properties": {}}}})
+    assert [p.step for p in plans] == ["full", "probe"] and plans[1].extra == {"default_only": True}
+    said = exchange("POST", "/payments", None, {"message": "amount must be positive"}, status=400)
+    said.forced = "code=400"
+    dropped = call("shop_payment_change", CREATE, "probe", said, is_error=True, text="Error: HTTP 400.")
+    assert kinds(judge(dropped), "e") == ["api-message-dropped"]
+
+
+# ---- 7: a failure inside a 200 ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["success-false", "ok-false", "error-code"])
+def test_a_failure_inside_a_200_must_be_an_error(kind: str) -> None:
+    ex = exchange("POST", "/payments", {"kind": kind}, PAYMENT, status=201)
+    assert ex.status == 200 and failure_text(kind) in json.dumps(ex.response)
+    success = call("shop_payment_change", CREATE, "fail200", ex, data=ex.response)
+    assert kinds(judge(success), "m") == ["failure-read-as-success"]
+    error = call("shop_payment_change", CREATE, "fail200", ex, is_error=True,
+                 text=f"Error: the API said the request failed: {failure_text(kind)}")  # fmt: skip
+    assert judge(error) == []
+
+
+# ---- (e): credentials offered as agent arguments ----------------------------------------------------
+
+
+def test_credential_looking_body_fields_offered_to_the_agent_are_caught() -> None:
+    params = tuple(SimpleNamespace(arg=w, wire=w, at="body", unit=None)
+                   for w in ("amount", "description", "client_secret", "token"))  # fmt: skip
+    create = action("create", "POST", "/payments", read=False, params=params)
+    tool = SimpleNamespace(name="shop_payment_change", actions=(create,))
+    contract = {"shop_payment_change": {"inputSchema": {"properties": {p.arg: {} for p in params}}}}
+    found = static_class_findings(DOC, [tool], contract, Finding)
+    assert [f.detail.split(" (")[0] for f in found if f.category == "n"] == [
+        "body field client_secret", "body field token"]  # fmt: skip
+    hidden = {"shop_payment_change": {"inputSchema": {"properties": {"amount": {}, "description": {}}}}}
+    assert kinds(static_class_findings(DOC, [tool], hidden, Finding), "n") == []
+
+
+# ---- (a): the derived mapping -----------------------------------------------------------------------
+
+
+def test_the_derived_mapping_adds_a_money_unit_concise_fields_and_token_paging() -> None:
+    mapping = {"tools": [
+        {"name": "payments_find", "actions": [{"name": "list", "operation": "GET /payments"},
+                                              {"name": "get", "operation": "GET /payments/{id}"}]},
+        {"name": "payment_change", "actions": [{"name": "create", "operation": "POST /payments"}]}]}  # fmt: skip
+    derived = derive(DOC, mapping)
+    assert [(u.tool, u.action, u.field, u.kind) for u in derived.units] == [
+        ("payment_change", "create", "amount", "money")]  # fmt: skip
+    assert mapping["tools"][1]["actions"][0]["params"] == {
+        "amount": {"unit": {"agent": "usd", "upstream": "cents"}}
+    }
+    assert derived.concise == {"payments_find.list": ["id", "amount", "currency"]}
+    assert mapping["tools"][0]["actions"][0]["pagination"] == {
+        "style": "cursor", "cursor": "page_token", "next_cursor": "next_page_token", "total": "total_records"}  # fmt: skip
+    again = json.loads(json.dumps(mapping))
+    derive(DOC, again)  # deterministic, and adds nothing twice
+    assert again == mapping
