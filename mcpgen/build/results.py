@@ -404,8 +404,9 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
-    if any(a.result_units for a in actions):  # a value left in the API's unit is announced (T5)
-        properties.setdefault("note", {"type": "string"})
+    # Any result may say how its answer differs from the tool's promise (templates/runtime/notes.py): a
+    # record unwrapped, concise fields missing, a value left in the API's unit (T5).
+    properties.setdefault("note", _NOTE_OUTPUT)
     return {"type": "object", "properties": properties}
 
 
