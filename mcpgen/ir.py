@@ -98,6 +98,7 @@ class FixedValue:
     location: ParamLocation
     value: Any
     path: tuple[str, ...] = ()  # inside the body object `wire_name`, as for ParamSpec
+    env: str | None = None  # the value is this environment variable's, read on each call (P3 credentials)
 
 
 PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
@@ -182,6 +183,57 @@ class TaskSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FailureSpec:
+    """A failure the API reports inside a 2xx answer (build/failures.py), the runtime's `Failure`: the value
+    at JSON pointer `at` fails the answer when it is one of `equals`, when it is set and none of `unless`, or,
+    with `non_empty`, when it holds anything."""
+
+    at: str  # '/ok', '/meta/success'
+    equals: tuple[Any, ...] = ()
+    unless: tuple[Any, ...] = ()
+    non_empty: bool = False
+    message: str | None = None  # JSON pointer of the API's words about it
+    unchanged: bool = False  # the mapping says a failing answer means the API made no change
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deprecation:
+    """The spec says an operation or a parameter is going away (C1), and where."""
+
+    marker: str  # as the spec writes it: 'deprecated: true', 'x-release-status: DEPRECATED', ...
+    pointer: str
+    said: bool = False  # only its words say so ("Deprecated: use ..."): a weaker signal than a marker
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamFacts:
+    """What the spec says of one parameter an action sends, beyond its schema (C1, T5)."""
+
+    arg: str
+    deprecated: Deprecation | None = None
+    unit: str | None = None  # 'seconds': from a conversion, the name, `x-unit`, `format` or the words
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldFacts:
+    """One result field the default format shows: its JSON types and unit (R1, T5)."""
+
+    name: str
+    types: tuple[str, ...]
+    unit: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContractFacts:
+    """What tools.lock.json records of an action besides its schemas, so `mcpgen diff` of two lock
+    files sees what a comparison of the specs sees: deprecations, units, result field types (C1)."""
+
+    deprecated: Deprecation | None = None
+    params: tuple[ParamFacts, ...] = ()
+    results: tuple[FieldFacts, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSpec:
     name: str
     description: str
@@ -214,7 +266,9 @@ class ActionSpec:
     # The body field the mapping's server.idempotency_key names, when this action's body has it: the
     # server fills it with a key per logical request, the agent never sees it.
     idempotency_body: str | None = None
-    hints: ToolHints | None = None  # what the action does (S4), decided by build/hints.py
+    # What the action does (S4), decided by build/hints.py for every action, a preview's read too:
+    # `idempotent` is also the runtime's rule for a timeout (E4), placed as it is by render.
+    hints: ToolHints
     accept: str | None = None  # the Accept header its answers call for; None: application/json
     # The spec sends this operation to a server of its own (build/hosts.py), and its variable.
     base_url: str | None = None
@@ -222,6 +276,7 @@ class ActionSpec:
     # A body the operation may leave out (`requestBody.required` false): the arguments its schema
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    body_required: bool = False  # `requestBody.required`: a JSON body goes out even with no field set
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
     # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
     # outputSchema names; for a change, which of the result's fields could share a paging field's name.
@@ -233,6 +288,10 @@ class ActionSpec:
     # so not in `params` nor the inputSchema; sent upstream like the others.
     asked: tuple[ParamSpec, ...] = ()
     task: TaskSpec | None = None  # the API runs it as a job (mapping's `task:` or a 202 with Location)
+    facts: ContractFacts | None = None  # for tools.lock.json (build/contract_facts.py)
+    # The API's error codes and the kind of recovery each calls for (the action's `errors:`, E3).
+    errors: tuple[tuple[str, str], ...] = ()
+    failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
 
     @property
     def required_args(self) -> tuple[str, ...]:
@@ -280,7 +339,7 @@ class ToolSpec:
 class AuthSpec:
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    location: Literal["header", "query"] | None
+    location: Literal["header", "query", "body"] | None
     param_name: str | None
 
 
@@ -325,6 +384,14 @@ class ServerSpec:
     runtime_left_out: frozenset[str] = frozenset()
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
+    errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
+    spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
+
+    @property
+    def value_envs(self) -> tuple[str, ...]:
+        """Environment variables whose values the server sends in parameters (`params: {x: {env}}`, an
+        auth `in: body`), never shown to the agent; sorted."""
+        return tuple(sorted({f.env for t in self.tools for a in t.actions for f in a.fixed if f.env}))
 
 
 @dataclass(frozen=True, slots=True)

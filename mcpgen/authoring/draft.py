@@ -17,6 +17,7 @@ from collections.abc import Callable
 from mcpgen.authoring.actions import NAME_MAX, ids_spell_paths
 from mcpgen.authoring.auth import auth_from_params, choose_auth, served_by
 from mcpgen.authoring.auth_plumbing import plumbing_reason
+from mcpgen.authoring.body_secrets import with_credential_envs
 from mcpgen.authoring.grouping import group_operations, split_groups
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, Unmapped
@@ -85,6 +86,7 @@ def draft_mapping(
     tools = draft_tools(
         groups, spec, server_name, limit, path_naming, tag_descriptions=tag_descriptions(spec)
     )
+    tools = with_credential_envs(spec, tools, server_name, auths)
     return Draft(
         spec_label=spec_label,
         operation_count=total,

@@ -138,6 +138,8 @@ def _action(action: DraftAction) -> list[str]:
         lines.append(
             "        hints: {read_only: true}  # a search sent by POST: it reads, and pages by its body"
         )
+    elif action.reads_by_post:
+        lines.append("        hints: {read_only: true}  # it reads, although the API sends it by POST")
     if action.items:
         lines.append(
             f"        response: {{items: {_scalar(action.items)}}}  # the list the answer's total counts"
@@ -148,7 +150,8 @@ def _action(action: DraftAction) -> list[str]:
     if action.params:
         lines.append("        params:")
         for param in action.params:
-            lines.append(f"          {_key(param.key)}: {{name: {param.name}}}  # {_c(param.why)}")
+            setting = f"env: {param.env}" if param.env else f"name: {param.name}"
+            lines.append(f"          {_key(param.key)}: {{{setting}}}  # {_c(param.why)}")
     return lines
 
 

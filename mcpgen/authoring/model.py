@@ -10,6 +10,7 @@ class DraftParam:
     key: str  # as the mapping writes it: 'petId' or 'body.id'
     name: str  # the name the agent sees
     why: str  # the YAML comment
+    env: str | None = None  # sent from this environment variable instead (a credential in the body)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +31,7 @@ class DraftAction:
     search: bool = False
     items: str | None = None
     body_paging: tuple[tuple[str, str], ...] = ()
+    reads_by_post: bool = False  # a read of an RPC-style API: drafted read-only (rpc_reads.py)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

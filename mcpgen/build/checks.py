@@ -164,16 +164,20 @@ def check_confirm_name(
     ]
 
 
-def check_preview_read(read: ActionSpec, action: ActionSpec, source: SourceRef) -> list[Diagnostic]:
-    """A preview's read (S1) changes nothing, and the action's arguments fill every parameter it needs."""
+def check_preview_read(
+    read: ActionSpec, action: ActionSpec, source: SourceRef, marked: frozenset[tuple[str, str]] = frozenset()
+) -> list[Diagnostic]:
+    """A preview's read (S1) changes nothing: a GET, or an operation the mapping marks read-only where
+    it maps it (an RPC-style API reads by POST); and the action's arguments fill every parameter it needs."""
     diagnostics = []
-    if read.method not in READ_METHODS:
+    if read.method not in READ_METHODS and (read.method, read.path) not in marked:
         diagnostics.append(
             error(
                 codes.M230,
                 f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
                 source,
-                hint="name a GET operation that returns the thing the action changes",
+                hint="name a GET operation that returns the thing the action changes; a read sent by "
+                "POST qualifies once an action maps it with hints: {read_only: true}",
             )
         )
     given = {p.arg_name for p in action.params}

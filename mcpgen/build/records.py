@@ -107,7 +107,7 @@ def key_field_checks(
 
 
 def unreadable_response(spec: Spec, operation: Operation, rule: ActionRule) -> list[Diagnostic]:
-    """`response.concise` or `drop` where the spec gives no JSON schema for the answer (M245): nothing
+    """`response.concise` or `drop` where the spec gives no JSON schema for the answer (M246): nothing
     can check the fields it names, and an answer that is not JSON has no fields at all."""
     response = rule.response
     if response is None or not (response.concise or response.drop):
@@ -123,7 +123,7 @@ def unreadable_response(spec: Spec, operation: Operation, rule: ActionRule) -> l
     )
     return [
         warning(
-            codes.M245,
+            codes.M246,
             f"response.concise of action '{rule.name}' names fields nothing can check: {operation.key} {why}",
             response.concise_source if response.concise else response.source,
             hint="add the answer's JSON schema to the spec, or remove response.concise and response.drop",

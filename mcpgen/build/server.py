@@ -3,11 +3,12 @@ mcpgen/build; this module assembles the server from the tools (tools.py) and the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mcpgen.build.checks import check_auth, check_hook_names
+from mcpgen.build.contract_facts import with_contract_facts
 from mcpgen.build.discovery import check_discovery_names
+from mcpgen.build.failures import server_errors, with_failures
 from mcpgen.build.fingerprints import (
     Canonicalizer,
     fingerprint_tools,
@@ -18,6 +19,7 @@ from mcpgen.build.guidance import with_guidance
 from mcpgen.build.hosts import with_own_hosts
 from mcpgen.build.regeneration import PreviousLock, regeneration_diagnostics
 from mcpgen.build.result_units import with_result_units
+from mcpgen.build.runtime_modules import runtime_left_out
 from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.tools import build_tool
 from mcpgen.diagnostics import Diagnostic, has_errors
@@ -57,31 +59,20 @@ def build_server(
     # T5: results in the agent's units where they share the converted parameter's schema
     tools, found = with_result_units(spec, built)
     diagnostics += found
+    tools, found = with_failures(tools, spec, mapping)  # E2, E3: failures inside a 2xx answer; error codes
+    diagnostics += found
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
     diagnostics += check_auth(spec, mapping)
-    diagnostics += check_hook_names(mapping.server.name, tools)
-    if mapping.server.server_info:
-        diagnostics += check_server_info_name(
-            mapping.server.name, [t.name for t in tools], mapping.server.source
-        )
+    diagnostics += _check_server_names(mapping, tools)
     discovery = mapping.server.discovery == "search_tools"
-    if discovery:
-        diagnostics += check_discovery_names(
-            mapping.server.name, [t.name for t in tools], mapping.server.source
-        )
     if has_errors(diagnostics):
         return BuildResult(None, tuple(diagnostics))
     server_rule = mapping.server
     base_url_default = server_rule.base_url_default or _spec_base_url(spec)
-    unmapped = tuple(
-        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
-        for op in spec.operations
-        if op.key not in used
-    )
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
-    tools = fingerprint_tools(with_guidance(tools), spec, mapping, canon)
+    tools = with_contract_facts(fingerprint_tools(with_guidance(tools), spec, mapping, canon), spec, mapping)
     tools = with_own_hosts(tools, spec, server_rule.name, base_url_default)
     server = ServerSpec(
         name=server_rule.name,
@@ -98,7 +89,7 @@ def build_server(
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         spec_file=spec_file,
         mapping_file=mapping_file,
-        unmapped_operations=unmapped,
+        unmapped_operations=_unmapped(spec, used),
         mcpgen_version=__version__,
         spec_operations=spec_operation_fingerprints(canon, spec),
         mapping_fingerprint=mapping_fingerprint(mapping, "/server"),
@@ -110,37 +101,36 @@ def build_server(
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,
-        runtime_left_out=runtime_left_out(tools, mapping.server.access is not None),
+        errors=server_errors(mapping),
+        runtime_left_out=runtime_left_out(
+            tools,
+            access=mapping.server.access is not None,
+            discovery=discovery,
+            server_info=server_rule.server_info,
+        ),
     )
     return BuildResult(server, tuple(diagnostics))
 
 
-# Runtime modules only some packages use, each with the feature that needs it; every other module of
-# templates/runtime goes into every package. The runtime imports none of these itself: the rendered
-# server.py imports those the package carries and hands them to the runtime.
-OPTIONAL_RUNTIME = {
-    "preview": ("previews",),
-    "store": (
-        "previews",
-        "tasks",
-        "user_confirm",
-    ),  # previews, jobs and user confirmations are recorded there
-    "access": ("access",),
-    "tasks": ("tasks",),
-    "elicitation": ("user_confirm",),
-}
+def _check_server_names(mapping: Mapping, tools: list[ToolSpec]) -> list[Diagnostic]:
+    """Names the server adds of its own (hooks, the server-info tool, the discovery meta-tools) that
+    a mapped tool would take."""
+    rule = mapping.server
+    names = [t.name for t in tools]
+    found = check_hook_names(rule.name, tools)
+    if rule.server_info:
+        found += check_server_info_name(rule.name, names, rule.source)
+    if rule.discovery == "search_tools":
+        found += check_discovery_names(rule.name, names, rule.source)
+    return found
 
 
-def runtime_left_out(tools: Sequence[ToolSpec], access: bool) -> frozenset[str]:
-    """The optional runtime modules a package with these tools (and access checks or not) leaves out."""
-    used = {
-        "previews": any(t.preview for t in tools),
-        "access": access,
-        "tasks": any(a.task for t in tools for a in t.actions),
-        "user_confirm": any(a.confirm_user or a.asked for t in tools for a in t.actions),
-    }
-    return frozenset(
-        module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)
+def _unmapped(spec: Spec, used: set[str]) -> tuple[str, ...]:
+    """'METHOD /path (operationId)' of every operation no action maps, for the report."""
+    return tuple(
+        f"{op.method} {op.path}" + (f" ({op.operation_id})" if op.operation_id else "")
+        for op in spec.operations
+        if op.key not in used
     )
 
 

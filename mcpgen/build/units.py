@@ -126,6 +126,30 @@ def _currency_unit(code: str) -> Unit | None:
     return None
 
 
+def value_unit(name: str, schema: dict[str, Any], description: str) -> str | None:
+    """The unit a number is in, in words ('seconds'): its name's last word (`timeout_s`,
+    `retention_days`, `sizeInBytes`), else what the spec states (`x-unit`, `format`, the description);
+    None when nothing says, or it is no number. tools.lock.json records it (C1, T5)."""
+    if not is_numeric(schema):
+        return None
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()) if w]
+    for _, unit in _WORDS:
+        if words and words[-1] in unit.carried_by:
+            return unit_words(unit)
+    hint = stated_unit(schema, description, schema.get("x-unit"))
+    return unit_words(hint.unit) if hint is not None else None
+
+
+def named_unit(code: str) -> str:
+    """A mapping conversion's unit ('s', 'ms', 'USD') in the words `value_unit` uses ('seconds')."""
+    unit = _NAMED.get(code.lower())
+    return unit_words(unit) if unit is not None else code
+
+
+def unit_words(unit: Unit) -> str:
+    return unit.label.removeprefix("in ")
+
+
 def carries(name: str, unit: Unit) -> bool:
     """Does the (snake_case) name already say the unit? 'timeout_s', 'retention_days', 'size_in_bytes'."""
     tokens = name.lower().split("_")

@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.contract.diff.lock import action_params
+from mcpgen.contract.diff.mapping_changes import data_at
 from mcpgen.contract.diff.model import ContractChange, Sources
 from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
-from mcpgen.load.sources import Document, escape_pointer_token, load_document
+from mcpgen.load.sources import Document, escape_pointer_token, join_pointer, load_document
 from mcpgen.pipeline import generate_lock
 from mcpgen.render.lockfile import LOCK_FILE, LOCK_VERSION
 
@@ -42,7 +44,9 @@ def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Ope
     operand's `$ref`s may read files under the spec's directory and `ref_roots` only."""
     if PAIR_SEPARATOR in text:
         spec, _, mapping = text.partition(PAIR_SEPARATOR)
-        return replace(_from_inputs(text, cwd / spec, cwd / mapping, ref_roots), mapping_file=Path(mapping))
+        # Named as the user wrote them (relative to the current directory): messages quote the path.
+        spec_path, mapping_path = Path(_shown(cwd / spec)), Path(_shown(cwd / mapping))
+        return replace(_from_inputs(text, spec_path, mapping_path, ref_roots), mapping_file=Path(mapping))
     path = cwd / text
     if path.exists():
         lock_file = _lock_path(path)
@@ -140,12 +144,40 @@ def file_places(operand: Operand) -> Places:
     def place(change: ContractChange) -> Place | None:
         if mapping is not None:
             rule = next((c.pointer for c in change.causes if c.origin == "mapping"), None)
-            return Place(mapping.display_path, mapping.locate(rule or "").line)
+            pointer = rule or _mapping_pointer(operand.lock, change, mapping.data)
+            return Place(mapping.display_path, mapping.locate(pointer).line)
         if lock is None:
             return None
         return Place(lock.display_path, lock.locate(_lock_pointer(operand.lock, tools, change)).line)
 
     return place
+
+
+def _mapping_pointer(lock: dict[str, Any], change: ContractChange, data: Any) -> str:
+    """The mapping rule of the change's subject: the parameter's `params:` entry, else its action's
+    rule, else its tool's; the tools list for a subject the new lock no longer has."""
+    tool = next((t for t in lock.get("tools", []) if t.get("name") == change.tool), None)
+    if tool is None:
+        return "/tools"
+    actions = tool.get("actions", [])
+    chosen = [a for a in actions if a.get("name") == change.action]
+    for action in (chosen or actions) if change.param else ():
+        rule = (action.get("mapping") or {}).get("pointer")
+        param = action_params(action).get(str(change.param))
+        if rule is None or param is None:
+            continue
+        for key in (f"{param.get('in')}.{param.get('wire')}", str(param.get("wire"))):
+            entry = join_pointer(rule, "params", key)
+            try:
+                data_at(data, entry)
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue
+            return entry
+    for subject in (*chosen, tool):
+        rule = (subject.get("mapping") or {}).get("pointer")
+        if rule is not None:
+            return str(rule)
+    return "/tools"
 
 
 def _document(path: Path | None) -> Document | None:

@@ -18,6 +18,11 @@ from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
 # red, yellow, magenta, green
 _COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.DEPRECATION: "35", Impact.ADDITIVE: "32"}
 _SHOWN_OPERATIONS = 3
+# Causes shown per change in text, markdown and annotations, the best first; the JSON has them all.
+SHOWN_CAUSES = 2
+# At most this many characters of text output (a terminal, a CI log); the rest is counted.
+TEXT_BUDGET = 1_000_000
+_SEE_JSON = "see the JSON (`mcpgen diff --format json`)"
 _RENAMES = (Kind.TOOL_RENAMED, Kind.ACTION_RENAMED, Kind.PARAM_RENAMED)  # before and after are names
 
 
@@ -32,7 +37,8 @@ def format_diff(
     unmapped: str = "details",
     ignored: Mapping[str, str] | None = None,
 ) -> str:
-    """`budget` (markdown only): at most this many characters, 0 for GitHub's comment limit."""
+    """`budget`: at most this many characters; 0 for the format's own bound (GitHub's comment limit
+    for markdown, TEXT_BUDGET for text). JSON is never cut: it is where the rest is."""
     if fmt == "json":
         return format_json(diff, old_label=old_label, new_label=new_label, ignored=ignored)
     if fmt == "markdown":
@@ -45,7 +51,13 @@ def format_diff(
             ignored=ignored,
         )
     return format_text(
-        diff, old_label=old_label, new_label=new_label, colour=colour, unmapped=unmapped, ignored=ignored
+        diff,
+        old_label=old_label,
+        new_label=new_label,
+        colour=colour,
+        unmapped=unmapped,
+        ignored=ignored,
+        budget=budget,
     )
 
 
@@ -103,40 +115,68 @@ def format_text(
     colour: bool = False,
     unmapped: str = "details",
     ignored: Mapping[str, str] | None = None,
+    budget: int = 0,
 ) -> str:
+    """For a terminal: every change with its first causes, the best first (`trace.cause_rank`), then
+    the input changes that changed no tool. Whole blocks only: whatever does not fit in `budget`
+    characters (TEXT_BUDGET by default) is counted in an "N more, see the JSON" line."""
     ignored = ignored or {}
     paint: Callable[[str, Impact], str] = (
         (lambda text, impact: f"\x1b[{_COLOURS[impact]}m{text}\x1b[0m")
         if colour
         else (lambda text, impact: text)
     )
-    lines = [
-        f"{diff.server} tool contract: {old_label} ({diff.old_version}) -> {new_label} ({diff.new_version})",
-        f"{summary(diff)}; suggested version {suggestion(diff)}",
-    ]
-    for impact in sorted(Impact, reverse=True):
-        changes = [c for c in diff.changes if c.impact == impact]
-        if not changes:
-            continue
-        lines += ["", paint(impact.label, impact)]
-        for change in changes:
-            reason = ignored.get(change.id)
-            marker = f" (ignored: {reason})" if reason is not None else ""
-            lines.append(f"  {_subject(change)}: {change.message}{marker}")
-            lines += [f"      {line}" for line in _values(change)]
-            causes = [f"    <- {_cause(group)}" for group in _groups(change.causes)]
-            lines += causes or ["    <- no input change found"]
+    head = (
+        f"{diff.server} tool contract: {old_label} ({diff.old_version}) -> {new_label} ({diff.new_version})\n"
+        f"{summary(diff)}; suggested version {suggestion(diff)}\n"
+    )
+    out = _Budget((budget or TEXT_BUDGET) - len(head) - _MORE_ROOM)
+    left = _text_changes(diff.changes, ignored, paint, out)
+    if left:
+        out.room += _MORE_ROOM
+        out.take(f"\n{left:,} more contract changes did not fit: {_SEE_JSON}.\n")
+        return head + "".join(out.blocks)
     used, unused = _split_inputs(diff.other_inputs)
-    shown = diff.other_inputs if unmapped != "count" else tuple(used)
-    if shown:
-        lines += ["", "input changes that changed no tool"]
-        lines += [f"  {_cause(group)}{_usage(group)}" for group in _groups(shown)]
+    shown = _groups(diff.other_inputs if unmapped != "count" else tuple(used))
+    if shown and out.take("\ninput changes that changed no tool\n", keep=_MORE_ROOM):
+        for index, group in enumerate(shown):
+            if not out.take(f"  {_cause(group)}{_usage(group)}\n", keep=_MORE_ROOM):
+                rest = sum(max(1, len(g.operations)) for g in shown[index:])
+                out.room += _MORE_ROOM
+                out.take(f"  {rest:,} more input changes that changed no tool: {_SEE_JSON}\n")
+                break
     if unused and unmapped == "count":
-        lines += [
-            "",
-            f"{len(unused):,} input changes in operations no tool maps (--unmapped list shows them)",
-        ]
-    return "\n".join(lines) + "\n"
+        out.room += _MORE_ROOM
+        out.take(f"\n{len(unused):,} input changes in operations no tool maps (--unmapped list shows them)\n")
+    return head + "".join(out.blocks)
+
+
+def _text_changes(
+    changes: Iterable[ContractChange],
+    ignored: Mapping[str, str],
+    paint: Callable[[str, Impact], str],
+    out: _Budget,
+) -> int:
+    """Each change, class by class, with its first causes; how many did not fit."""
+    ordered = list(changes)
+    impact: Impact | None = None
+    for index, change in enumerate(ordered):
+        block = ""
+        if change.impact != impact:
+            impact = change.impact
+            block += f"\n{paint(impact.label, impact)}\n"
+        reason = ignored.get(change.id)
+        marker = f" (ignored: {reason})" if reason is not None else ""
+        lines = [f"  {_subject(change)}: {change.message}{marker}"]
+        lines += [f"      {line}" for line in _values(change)]
+        groups = _groups(change.causes)
+        lines += [f"    <- {_cause(group)}" for group in groups[:SHOWN_CAUSES]]
+        if len(groups) > SHOWN_CAUSES:
+            lines.append(f"    <- and {len(groups) - SHOWN_CAUSES:,} more causes: {_SEE_JSON}")
+        lines += [] if groups else ["    <- no input change found"]
+        if not out.take(block + "\n".join(lines) + "\n", keep=_MORE_ROOM):
+            return len(ordered) - index
+    return 0
 
 
 def _subject(change: ContractChange) -> str:
@@ -176,14 +216,21 @@ def _cause(group: _Group) -> str:
     item = group.first
     if item.origin == "generator":
         return f"generator {item.detail}"
-    what = f"{item.change} {item.part}" if item.part else item.change
     origin = f"{item.origin} ({item.rule})" if item.rule else item.origin
-    text = f"{origin}: {what} at {item.pointer or '/'}"
+    text = f"{origin}: {what_changed(item)} at {item.pointer or '/'}"
     if item.detail:
         text += f" ({item.detail})"
     if group.operations:
         text += f" in {_operations(group)}"
     return text
+
+
+def what_changed(item: InputChange) -> str:
+    """'response 200: added' for a value added inside that part; 'response 200 added' only when the
+    part itself came (a change at the part's own place: a lock without the specs knows no more)."""
+    if not item.part:
+        return item.change
+    return f"{item.part}: {item.change}"
 
 
 def _usage(group: _Group) -> str:
@@ -198,8 +245,6 @@ def _usage(group: _Group) -> str:
 
 # GitHub refuses a pull-request comment longer than this many characters.
 MARKDOWN_BUDGET = 65_536
-_SHOWN_CAUSES = 10
-_SEE_JSON = "see the JSON (`mcpgen diff --format json`)"
 
 
 def format_markdown(
@@ -290,9 +335,9 @@ def _md_change(change: ContractChange, reason: str | None, *, full: bool) -> str
         return "\n".join(lines) + "\n"
     lines += [f"  <br>{_code(value)}" for value in _values(change)]
     groups = _groups(change.causes)
-    lines += [f"  - caused by {_md_cause(group)}" for group in groups[:_SHOWN_CAUSES]]
-    if len(groups) > _SHOWN_CAUSES:
-        lines.append(f"  - and {len(groups) - _SHOWN_CAUSES:,} more causes, {_SEE_JSON}")
+    lines += [f"  - caused by {_md_cause(group)}" for group in groups[:SHOWN_CAUSES]]
+    if len(groups) > SHOWN_CAUSES:
+        lines.append(f"  - and {len(groups) - SHOWN_CAUSES:,} more causes, {_SEE_JSON}")
     if not change.causes:
         lines.append("  - no input change found")
     return "\n".join(lines) + "\n"
@@ -377,9 +422,8 @@ def _md_cause(group: _Group) -> str:
     item = group.first
     if item.origin == "generator":
         return _md(f"generator {item.detail}")
-    what = f"{item.change} {item.part}" if item.part else item.change
     origin = f"{item.origin} (`{item.rule}`)" if item.rule else item.origin
-    text = f"{origin}: {what} at `{item.pointer or '/'}`"
+    text = f"{origin}: {what_changed(item)} at `{item.pointer or '/'}`"
     if item.detail:
         text += f" ({item.detail})"
     if group.operations:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractChange, ContractDiff
-from mcpgen.contract.format import suggestion, summary
+from mcpgen.contract.format import SHOWN_CAUSES, suggestion, summary, what_changed
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -88,19 +88,26 @@ def _location(place: Place | None) -> list[tuple[str, str]]:
 
 def _subject(change: ContractChange) -> str:
     subject = f"{change.tool}.{change.action}" if change.action else change.tool
-    return f"{subject} parameter {change.param}" if change.param else subject
+    what = "result field" if change.code.startswith("result-") else "parameter"
+    return f"{subject} {what} {change.param}" if change.param else subject
 
 
 def _causes(change: ContractChange) -> str:
+    """The best cause (causes come ranked, `trace.cause_rank`) and how many more the JSON lists."""
     if not change.causes:
         return ""
     first = change.causes[0]
-    where = f"{first.origin} {first.change} at {first.pointer or '/'}"
-    more = len(change.causes) - 1
-    return f"; caused by {where}" + (f" and {more} more" if more else "")
+    where = f"{first.origin} {what_changed(first)} at {first.pointer or '/'}"
+    more = len(_edit_keys(change)) - 1
+    return f"; caused by {where}" + (f" and {more} more (see the JSON)" if more > 0 else "")
 
 
 # --- SARIF 2.1.0 ----------------------------------------------------------------------------------
+
+
+# At most about this many characters of SARIF (a code-scanning upload); the JSON is never cut.
+SARIF_BUDGET = 2_000_000
+_SARIF_ROOM = 300  # the log around the run, and the count of what was left out
 
 
 def format_sarif(
@@ -109,10 +116,12 @@ def format_sarif(
     *,
     version: str,
     ignored: Mapping[str, str] | None = None,
+    budget: int = 0,
 ) -> str:
     """A SARIF log with one run: a rule per kind of change (its code), a result per change with its
     place, the tool/action/parameter as a logical location, a stable fingerprint, and a suppression
-    (with the ignore list's reason) for each ignored change."""
+    (with the ignore list's reason) for each ignored change. Results past `budget` characters
+    (SARIF_BUDGET by default) are left out, least severe first, and counted in the run's properties."""
     ignored = ignored or {}
     codes = sorted({c.code for c in diff.changes})
     rule_index = {code: index for index, code in enumerate(codes)}
@@ -125,7 +134,7 @@ def format_sarif(
                 "rules": [_rule(code, severities[code]) for code in codes],
             }
         },
-        "results": [_result(c, places(c), rule_index[c.code], ignored.get(c.id)) for c in diff.changes],
+        "results": [],
         "properties": {
             "server": diff.server,
             "oldVersion": diff.old_version,
@@ -135,7 +144,18 @@ def format_sarif(
             "summary": summary(diff),
         },
     }
+    # Most severe first, while they fit in the budget; the rest counted (the JSON has every change).
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    room = (budget or SARIF_BUDGET) - len(json.dumps(log, indent=2, ensure_ascii=False)) - _SARIF_ROOM
+    for index, change in enumerate(diff.changes):
+        result = _result(change, places(change), rule_index[change.code], ignored.get(change.id))
+        written = json.dumps(result, indent=2, ensure_ascii=False)
+        room -= len(written) + 8 * (written.count("\n") + 1) + 2  # indented 8 deeper in the log, a comma
+        if room < 0:
+            run["properties"]["omittedResults"] = len(diff.changes) - index
+            run["properties"]["omittedBecause"] = "the log's size bound; `mcpgen diff --format json` has them"
+            break
+        run["results"].append(result)
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -174,6 +194,7 @@ def _result(
             "id": change.id,
             "impact": change.impact.label,
             "causes": _edits(change),
+            "moreCauses": max(0, len(_edit_keys(change)) - SHOWN_CAUSES),
         },
     }
     if reason is not None:
@@ -181,11 +202,18 @@ def _result(
     return result
 
 
+def _edit_keys(change: ContractChange) -> list[tuple[str, str, str]]:
+    """Each edit among the causes once, best first: one edit of a shared definition is a cause through
+    every operation that reaches it (Stripe 1.1.1 -> 1.3.17 wrote 68 MB of the same few edits)."""
+    return list(dict.fromkeys((c.origin, c.change, c.pointer) for c in change.causes))
+
+
 def _edits(change: ContractChange) -> list[dict[str, str]]:
-    """Each edit among the causes once: one edit of a shared definition is a cause through every
-    operation that reaches it (Stripe 1.1.1 -> 1.3.17 wrote 68 MB of the same few edits)."""
-    edits = dict.fromkeys((c.origin, c.change, c.pointer) for c in change.causes)
-    return [{"origin": origin, "change": kind, "pointer": pointer} for origin, kind, pointer in edits]
+    """The first causes, as text and markdown show them; the JSON lists every one."""
+    return [
+        {"origin": origin, "change": kind, "pointer": pointer}
+        for origin, kind, pointer in _edit_keys(change)[:SHOWN_CAUSES]
+    ]
 
 
 def _uri(file: str) -> str:

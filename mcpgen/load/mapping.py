@@ -1,8 +1,7 @@
 """The workflow mapping file: validated against `mapping.schema.json`, then read into frozen rules.
 
 Every jsonschema error becomes a diagnostic with file:line, the JSON pointer, and what to write instead.
-Checks that need the OpenAPI spec (unknown operations, parameter types) happen in the build stage (`mcpgen/build/`: parameters.py, checks.py).
-"""
+Checks that need the OpenAPI spec happen in the build stage (`mcpgen/build/`: parameters.py, checks.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ import jsonschema
 
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
+from mcpgen.load.answers import AnswerRules, read_answers
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
@@ -63,6 +63,8 @@ class ParamRule:
     max_increase_pct: float | None = None  # guard rule (S2)
     current: str | None = None  # field of the preview's read result with the current value
     ask_user: bool = False  # P4 ask what the model cannot know: the server asks the user for it
+    env: str | None = None  # P3 credentials: sent from the server's environment, never the agent's
+    local_time: bool = False  # `format: local-date-time`: local, beside its time-zone field (T5)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +132,7 @@ class TaskRule:
     job_id: str = "id"
     state: str = "status"
     poll_interval_s: float = 5.0
+    source: SourceRef | None = None  # the `task:` key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +152,7 @@ class ActionRule:
     )
     hints: HintsRule | None = None  # S4: what the action does, where its method says otherwise
     task: TaskRule | None = None  # the API runs it as a job
+    answers: AnswerRules | None = None  # its error codes' kinds of recovery, and failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,8 +182,7 @@ class AuthRule:
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
-# The most of one upstream answer the generated server reads (P5); the runtime's own default.
-DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,6 +215,8 @@ class ServerRule:
     idempotency_body: str | None = None  # ... or from this body field, on every action that has it
     extra_auth: tuple[AuthRule, ...] = ()  # further credentials sent with `auth`, all together
     headers: tuple[tuple[str, str], ...] = ()  # sent with every request (an API version, say)
+    deprecation_markers: tuple[str, ...] = ()  # extension keys that mark an operation deprecated
+    answers: AnswerRules | None = None  # the API's error codes' kinds of recovery, failures in a 2xx answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -392,6 +397,8 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
 
 def _contradiction_hint(param: dict[str, Any]) -> str:
     """Why a parameter's settings contradict each other, for the settings it has."""
+    if "env" in param:
+        return "'env' sends the server's own environment variable and hides the parameter: keep it alone"
     if "ask_user" in param and ("fixed" in param or "hidden" in param):
         kept = "fixed" if "fixed" in param else "hidden"
         return (
@@ -447,7 +454,7 @@ def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> l
         return [
             error(
                 codes.M109,
-                "an api_key auth needs 'in' (header or query) and 'name'",
+                "an api_key auth needs 'in' (header, query or body) and 'name'",
                 document.locate(pointer),
                 hint="for example:  in: header  and  name: X-API-Key",
             )
@@ -555,6 +562,8 @@ def _read(document: Document) -> Mapping:
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
             idempotency_body=(server.get("idempotency_key") or {}).get("body"),
             headers=tuple((str(k), str(v)) for k, v in (server.get("headers") or {}).items()),
+            deprecation_markers=tuple(server.get("deprecation_markers") or ()),
+            answers=read_answers(server, "/server", document),
         ),
         tools=tuple(_read_tool(tool, f"/tools/{i}", document) for i, tool in enumerate(data["tools"])),
         document=document,
@@ -592,12 +601,7 @@ def _read_tool(tool: dict[str, Any], pointer: str, document: Document) -> ToolRu
 def _read_hints(hints: dict[str, Any] | None) -> HintsRule | None:
     if not hints:
         return None
-    return HintsRule(
-        read_only=hints.get("read_only"),
-        destructive=hints.get("destructive"),
-        idempotent=hints.get("idempotent"),
-        open_world=hints.get("open_world"),
-    )
+    return HintsRule(**{k: hints.get(k) for k in ("read_only", "destructive", "idempotent", "open_world")})
 
 
 def _text(value: str | None) -> str | None:
@@ -625,14 +629,16 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         confirm_param=action.get("confirm_param"),
         confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
-        task=_read_task(action.get("task")),
+        task=_read_task(action.get("task"), document.locate(f"{pointer}/task")),
+        answers=read_answers(action, pointer, document),
     )
 
 
-def _read_task(task: dict[str, Any] | None) -> TaskRule | None:
+def _read_task(task: dict[str, Any] | None, source: SourceRef) -> TaskRule | None:
     if task is None:
         return None
     return TaskRule(
+        source=source,
         status=task.get("status"),
         job_id=task.get("job_id", "id"),
         state=task.get("state", "status"),
@@ -694,6 +700,8 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
         ask_user=rule.get("ask_user") is True,
+        env=rule.get("env"),
+        local_time=rule.get("format") == "local-date-time",
     )
 
 

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ServerSpec, UnitSpec
+from mcpgen.ir import (
+    ActionSpec,
+    ContractFacts,
+    Deprecation,
+    Fingerprint,
+    OperationFingerprint,
+    ParamFacts,
+    ParamSpec,
+    ServerSpec,
+    UnitSpec,
+)
 from mcpgen.render.jsontext import indented_json
 
 LOCK_FILE = "tools.lock.json"
@@ -43,7 +53,8 @@ def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[st
             "instructions": server.description,  # sent to every client: agent-visible text too
             "mapping": _fingerprint(server.mapping_fingerprint),
         },
-        "inputs": {"spec": server.spec_file, "mapping": server.mapping_file},
+        "inputs": {"spec": server.spec_file, "mapping": server.mapping_file}
+        | ({"spec_url": server.spec_url[0], "spec_sha256": server.spec_url[1]} if server.spec_url else {}),
         "spec_operations": dict(server.spec_operations),
         "tools": tools,
     }
@@ -59,17 +70,15 @@ def canonical_json(value: Any) -> str:
 
 
 def _action(action: ActionSpec) -> dict[str, Any]:
+    facts = action.facts or ContractFacts()
+    params = {p.arg: p for p in facts.params}
     return {
         "name": action.name,
         "description": action.description,
         "method": action.method,
         "path": action.path,
         "operationId": action.operation_id,
-        "params": [
-            {"arg": p.arg_name, "wire": p.wire_name, "in": p.location, "required": p.required}
-            | ({"unit": _unit(p.unit)} if p.unit is not None else {})
-            for p in action.params
-        ]
+        "params": [_param(p, params.get(p.arg_name)) for p in action.params]
         # confirm_param: required from the agent, never sent upstream.
         + (
             [{"arg": "confirm", "wire": None, "in": "none", "required": True}] if action.confirm_value else []
@@ -77,7 +86,41 @@ def _action(action: ActionSpec) -> dict[str, Any]:
         "fixed": [{"wire": f.wire_name, "in": f.location, "value": f.value} for f in action.fixed],
         "mapping": _fingerprint(action.mapping_fingerprint),
         "operation": _operation(action.operation_fingerprint),
+        # Recorded on every action (null when the spec says nothing), so a lock without the key is
+        # one written before deprecations were recorded.
+        "deprecated": _deprecation(facts.deprecated),
+        "results": {
+            f.name: {"type": list(f.types)} | ({"measured_in": f.unit} if f.unit else {})
+            for f in facts.results
+        },
     }
+
+
+def _param(param: ParamSpec, facts: ParamFacts | None) -> dict[str, Any]:
+    """A parameter the action sends: its names and place; the conversion of its unit and the unit it
+    is in; its deprecation; and, when it accepts less than the tool's flat property, the schema the
+    server checks it with for this action (T2)."""
+    entry: dict[str, Any] = {
+        "arg": param.arg_name,
+        "wire": param.wire_name,
+        "in": param.location,
+        "required": param.required,
+    }
+    if param.unit is not None:
+        entry["unit"] = _unit(param.unit)
+    if facts is not None and facts.unit:
+        entry["measured_in"] = facts.unit
+    if facts is not None and facts.deprecated is not None:
+        entry["deprecated"] = _deprecation(facts.deprecated)
+    if param.check_schema is not None:
+        entry["schema"] = param.check_schema
+    return entry
+
+
+def _deprecation(deprecation: Deprecation | None) -> dict[str, Any] | None:
+    if deprecation is None:
+        return None
+    return {"marker": deprecation.marker, "pointer": deprecation.pointer, "said": deprecation.said}
 
 
 def _unit(unit: UnitSpec) -> dict[str, Any]:

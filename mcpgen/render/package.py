@@ -14,6 +14,8 @@ import jinja2
 from mcpgen.ir import (
     ActionSpec,
     AuthSpec,
+    FailureSpec,
+    FixedValue,
     PagingSpec,
     ParamSpec,
     PreviewSpec,
@@ -24,7 +26,7 @@ from mcpgen.ir import (
     ToolSpec,
     UnitSpec,
 )
-from mcpgen.names import IDEMPOTENT_METHODS, hook_names
+from mcpgen.names import hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
 from mcpgen.render.jsontext import indented_json
@@ -155,7 +157,7 @@ def render_server(
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
-                http_start=http_start_command(server),
+                **_connect_parts(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -238,6 +240,7 @@ def _tool_module(tool: ToolSpec) -> dict[str, Any]:
     preview = tool.preview
     names = [
         "Action",
+        *(["Failure"] if any(a.failures for a in actions) else []),
         *(["Fixed"] if uses_fixed else []),
         *(["Guard"] if preview and preview.guards else []),
         *(["Param"] if uses_params else []),
@@ -318,23 +321,7 @@ def _action_call(action: ActionSpec) -> Call:
     if action.defaults:
         kwargs.append(("defaults", dict(action.defaults)))
     if action.fixed:
-        kwargs.append(
-            (
-                "fixed",
-                tuple(
-                    Call(
-                        "Fixed",
-                        (
-                            ("wire", f.wire_name),
-                            ("at", f.location),
-                            ("value", f.value),
-                            *((("path", f.path),) if f.path else ()),
-                        ),
-                    )
-                    for f in action.fixed
-                ),
-            )
-        )
+        kwargs.append(("fixed", tuple(_fixed_call(f) for f in action.fixed)))
     if action.body_encoding:
         kwargs.append(("body", action.body_encoding))
     if action.find_with:
@@ -365,7 +352,7 @@ def _action_call(action: ActionSpec) -> Call:
         )
     if action.idempotency_body:
         kwargs.append(("idempotency_body", action.idempotency_body))
-    if action.hints.idempotent if action.hints is not None else action.method in IDEMPOTENT_METHODS:
+    if action.hints.idempotent:
         kwargs.append(("idempotent", True))  # build's decision (build/hints.py): the runtime has no rule
     if action.accept:
         kwargs.append(("accept", action.accept))
@@ -373,8 +360,14 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.body_required:
+        kwargs.append(("body_required", True))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
+    if action.errors:
+        kwargs.append(("errors", dict(action.errors)))
+    if action.failures:
+        kwargs.append(("failures", tuple(_failure_call(f) for f in action.failures)))
     if action.variants:
         kwargs.append(
             (
@@ -386,6 +379,24 @@ def _action_call(action: ActionSpec) -> Call:
             )
         )
     return Call("Action", tuple(kwargs))
+
+
+def _fixed_call(fixed: FixedValue) -> Call:
+    path = (("path", fixed.path),) if fixed.path else ()
+    # A value from the environment names its variable only (P3 credentials).
+    value = (("env", fixed.env),) if fixed.env else (("value", fixed.value),)
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), *value, *path))
+
+
+def _failure_call(failure: FailureSpec) -> Call:
+    """A failure reported inside a 2xx answer (build/failures.py), with only the settings it has."""
+    kwargs: list[tuple[str, Any]] = [("at", failure.at)]
+    kwargs += [("equals", failure.equals)] if failure.equals else []
+    kwargs += [("unless", failure.unless)] if failure.unless else []
+    kwargs += [("non_empty", True)] if failure.non_empty else []
+    kwargs += [("message", failure.message)] if failure.message else []
+    kwargs += [("unchanged", True)] if failure.unchanged else []
+    return Call("Failure", tuple(kwargs))
 
 
 def _param_call(param: ParamSpec) -> Call:
@@ -489,6 +500,8 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("value_envs", server.value_envs),) if server.value_envs else ()),
+            *((("errors", dict(server.errors)),) if server.errors else ()),
         ),
     )
     access = server.access
@@ -507,7 +520,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             ("version", server.version),
             ("instructions", server.description),
             ("upstream", upstream),
-            *([("server_info", True)] if server.server_info else []),
+            *([("server_info", Code("server_info"))] if _carries(server, "info") else []),
             ("max_result_tokens", server.max_result_tokens),
             *access_kwargs,
             *([("previews", Code("Previews"))] if _carries(server, "preview") else []),
@@ -517,6 +530,10 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else []
             ),
             *([("tasks", Code("Tasks"))] if _carries(server, "tasks") else []),
+            *([("discovery", Code("Discovery"))] if _carries(server, "discovery") else []),
+            *([("units", Code("conversion"))] if _carries(server, "conversion") else []),
+            *([("patterns", Code("python_pattern"))] if _carries(server, "patterns") else []),
+            *([("local_times", Code("local_time_problems"))] if _carries(server, "times") else []),
         ),
     )
     return {
@@ -526,6 +543,11 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_previews": _carries(server, "preview"),
         "uses_elicitation": _carries(server, "elicitation"),
         "uses_tasks": _carries(server, "tasks"),
+        "uses_discovery": _carries(server, "discovery"),
+        "uses_units": _carries(server, "conversion"),
+        "uses_server_info": _carries(server, "info"),
+        "uses_patterns": _carries(server, "patterns"),
+        "uses_local_times": _carries(server, "times"),
     }
 
 
@@ -555,6 +577,12 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
     ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
         rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
+    auth_envs = {a.env for a in (server.auth, *server.extra_auth) if a is not None}
+    rows += [
+        (env, "value the server sends in a request parameter; never an argument, logged or returned")
+        for env in server.value_envs
+        if env not in auth_envs
+    ]
     if server.access is not None:
         rows.append(
             (
@@ -582,6 +610,20 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
             )
         )
     return rows
+
+
+def _connect_parts(server: ServerSpec) -> dict[str, Any]:
+    """The README's HTTP start line, and its example of a call through the discovery call tool."""
+    return {"http_start": http_start_command(server), "discovery_example": _discovery_example(server)}
+
+
+def _discovery_example(server: ServerSpec) -> tuple[str, str]:
+    """A catalog tool and the JSON arguments of one call, for the README's call_tool line: the first tool
+    with an `action` parameter, called with its first action."""
+    for tool in server.tools:
+        if tool.preview is None and "action" in (tool.input_schema.get("properties") or {}):
+            return tool.name, json.dumps({"action": tool.actions[0].name})
+    return server.tools[0].served_names[0], "{}"
 
 
 def _client_sections(server: ServerSpec) -> list[dict[str, str]]:

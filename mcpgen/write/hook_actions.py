@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpgen import codes
+from mcpgen.diagnostics import Diagnostic, SourceRef, warning
 from mcpgen.names import hook_names
 
 LOCK_FILE = "tools.lock.json"  # the file render writes (render is a sibling layer: not imported)
@@ -24,6 +26,8 @@ SPLIT_SUFFIXES = ("_preview", "_apply")  # a previewed tool is served as two; it
 class HookNames:
     known: frozenset[str] | None = None  # every hook name some action has; None: not known
     renames: dict[str, str] = field(default_factory=dict)  # old hook name -> new
+    # before-hook name (new) -> {old argument name: new}: arguments its action renamed (same API field)
+    renamed_args: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def hook_names_by_endpoint(lock_text: str | None) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -57,7 +61,73 @@ def hook_changes(previous_lock: str | None, new_lock: str | None) -> HookNames:
             if old_before not in known:  # still some other action's hook: not a rename
                 renames[old_before] = new_before
                 renames[old_after] = new_after
-    return HookNames(known, renames)
+    return HookNames(known, renames, _renamed_args(previous_lock, new_lock, old, new))
+
+
+def _renamed_args(
+    previous_lock: str | None,
+    new_lock: str | None,
+    old: dict[tuple[str, str], list[tuple[str, str]]],
+    new: dict[tuple[str, str], list[tuple[str, str]]],
+) -> dict[str, dict[str, str]]:
+    """For the one action calling an endpoint on both sides: the arguments it sends to the same API
+    field under another name now, by its (new) before-hook's name."""
+    before, after = _args_by_endpoint(previous_lock), _args_by_endpoint(new_lock)
+    found: dict[str, dict[str, str]] = {}
+    for key, new_pairs in new.items():
+        if len(new_pairs) != 1 or len(old.get(key, [])) != 1:
+            continue
+        was, now = before.get(key, {}), after.get(key, {})
+        renamed = {
+            was[f]: now[f] for f in was.keys() & now.keys() if was[f] != now[f] and was[f] not in now.values()
+        }
+        if renamed:
+            found[new_pairs[0][0]] = renamed
+    return found
+
+
+def _args_by_endpoint(lock_text: str | None) -> dict[tuple[str, str], dict[tuple[str, str], str]]:
+    """(method, path) -> (place, API name) -> argument name, for endpoints one action calls."""
+    found: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
+    for tool in _parse(lock_text).get("tools") or []:
+        for action in (tool.get("actions") or []) if isinstance(tool, dict) else []:
+            key = (str(action.get("method")), str(action.get("path")))
+            found[key] = {
+                (str(p.get("in")), str(p.get("wire"))): str(p.get("arg"))
+                for p in action.get("params") or []
+                if isinstance(p, dict) and p.get("wire") is not None
+            }
+    return found
+
+
+def stale_arguments(source: str, renamed_args: dict[str, dict[str, str]], path: str) -> list[Diagnostic]:
+    """A before-hook that still names an argument its action renamed (`args.get("q")` after `q` became
+    `text`) reads nothing there now, and its code silently stops doing anything: warn, with both names."""
+    if not renamed_args:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []  # merge says so
+    found = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name not in renamed_args:
+            continue
+        renamed = renamed_args[node.name]
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in renamed:
+                new = renamed[inner.value]
+                found.append(
+                    warning(
+                        codes.U006,
+                        f"{node.name} reads argument '{inner.value}', which its action now calls '{new}': "
+                        f"under the old name it gets nothing, and the hook silently stops doing it",
+                        SourceRef(file=path, line=inner.lineno),
+                        hint=f"read '{new}' instead, or keep the old name in the mapping: "
+                        f"params: {{<field>: {{name: {inner.value}}}}}",
+                    )
+                )
+    return found
 
 
 def sibling_imports(source: str) -> set[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.ir import RenderedFile
-from mcpgen.write.hook_actions import LOCK_FILE, HookNames, hook_changes, sibling_imports
+from mcpgen.write.hook_actions import LOCK_FILE, HookNames, hook_changes, sibling_imports, stale_arguments
 
 MANIFEST = ".mcpgen-manifest.json"
 
@@ -72,6 +72,7 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             )
             content = merged.code if merged else current
             diagnostics += merged.diagnostics if merged else ()
+            diagnostics += stale_arguments(content, hooks.renamed_args, str(target)) if merged else ()
             files.append(RenderedFile(file.path, content, "user"))
             (changed if content != current else unchanged).append(file.path)
             continue

@@ -22,6 +22,7 @@ The fresh render is the stub and the user's file the source, as in LibCST's Appl
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -395,7 +396,9 @@ def _follow_renames(
 
 
 class _Rename(cst.CSTTransformer):
-    """Every use of a renamed hook's name in the file: its def and whatever calls or wraps it."""
+    """Every use of a renamed hook's name in the file: its def and whatever calls or wraps it; and the
+    first line of the docstring `mcpgen hooks add` wrote ("<tool>, action `get` (...)"), which names
+    the action."""
 
     def __init__(self, renames: dict[str, str]) -> None:
         super().__init__()
@@ -404,6 +407,34 @@ class _Rename(cst.CSTTransformer):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         new = self.renames.get(updated_node.value)
         return updated_node.with_changes(value=new) if new else updated_node
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        old = original_node.name.value
+        if old not in self.renames or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        first = updated_node.body.body[0] if updated_node.body.body else None
+        if not (isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr)):
+            return updated_node
+        doc = first.body[0].value
+        if not isinstance(doc, cst.SimpleString):
+            return updated_node
+        text = _stub_subject(doc.value, old, self.renames[old])
+        if text == doc.value:
+            return updated_node
+        line = first.with_changes(body=[first.body[0].with_changes(value=doc.with_changes(value=text))])
+        body = updated_node.body.with_changes(body=[line, *updated_node.body.body[1:]])
+        return updated_node.with_changes(body=body)
+
+
+def _stub_subject(doc: str, old: str, new: str) -> str:
+    """A stub's docstring with the renamed tool and action: `before_pets__get` -> `before_pets__read`
+    turns "petstore_pets, action `get`" into "petstore_pets, action `read`"."""
+    old_tool, _, old_action = old.partition("_")[2].partition("__")
+    new_tool, _, new_action = new.partition("_")[2].partition("__")
+    pattern = re.compile(rf"(\w*?){re.escape(old_tool)}, action `{re.escape(old_action)}`")
+    return pattern.sub(lambda m: f"{m.group(1)}{new_tool}, action `{new_action}`", doc, count=1)
 
 
 # --- adding stubs ---------------------------------------------------------------------------------

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import email.utils
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 import httpx
 import mcp_types as types
 
-from .errors import Recovery, ToolError, api_problem, clipped, field_candidates
+from .errors import ToolError
 from .notes import with_note
 from .pagination import already_shown, page_info
-from .routing import Action, Param
+from .routing import Action
 from .shaping import (
     ResponseFormat,
     Shape,
@@ -31,7 +27,6 @@ from .shaping import (
 )
 from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
-_MAX_QUOTED = 200  # characters of any upstream value an error message quotes (E2 what, why, how; E5 no internals)
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
 # The fields of a page this server writes itself, typed in the tool's outputSchema
 # (R5 structured and text): an API's own field of the same name beside its list is never shown in
@@ -157,7 +152,7 @@ def interpret(
     are not JSON never get here: `upstream.send` turns them into a ToolError with guidance (E2 what, why, how; E3 which kind of recovery)."""
     if response.status_code == 204 or not response.content:
         return {"ok": True, "status": response.status_code}
-    body = _json_or_none(response)
+    body = json_or_none(response)
     if action.shape is not None:
         return present(body, response, action, action.shape, values or {})
     if isinstance(body, dict):
@@ -240,7 +235,7 @@ def present(
         notes.insert(
             0,
             f"The spec describes the answer as a list; the API answered an object with the list in "
-            f"'{_quoted(listed, 60)}': its records are shown.",
+            f"'{_named(listed)}': its records are shown.",
         )
     for note in notes:
         shaped = with_note(shaped, note)
@@ -313,14 +308,14 @@ def _records_shown(
 def _unwrapped_note(key: str, count: int, total: int) -> str:
     which = "The record" if total == 1 else f"{_of(count, total)} records"
     return (
-        f"{which} came wrapped in '{_quoted(key, 60)}', an envelope the spec does not describe: "
+        f"{which} came wrapped in '{_named(key)}', an envelope the spec does not describe: "
         "shown is what it held."
     )
 
 
 def _missing_note(missing: tuple[str, ...], whole: bool, count: int, total: int) -> str:
     """Concise fields an answer lacked: which, and what is shown instead (R1, R2)."""
-    names = ", ".join(_quoted(m, 60) for m in missing[:6])
+    names = ", ".join(_named(m) for m in missing[:6])
     names += f" and {len(missing) - 6} more" if len(missing) > 6 else ""
     one = total == 1
     which = "The record lacks" if one else f"{_of(count, total)} records lack"
@@ -333,6 +328,12 @@ def _missing_note(missing: tuple[str, ...], whole: bool, count: int, total: int)
     return f"{which} the concise field{'s' if len(missing) > 1 else ''} {names}: {instead}."
 
 
+def _named(key: str) -> str:
+    """A field name of the API's as a note quotes it: on one line, at most 60 characters."""
+    key = " ".join(key.split())
+    return key if len(key) <= 60 else key[:57] + "..."
+
+
 def _of(count: int, total: int) -> str:
     return "All" if count == total else f"{count} of {total}"
 
@@ -341,290 +342,6 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return "no list" if value is None else f"a {type(value).__name__}"
-
-
-def http_error(
-    response: httpx.Response, action: Action, credential_env: str | None = None
-) -> ToolError:
-    """An upstream refusal as what happened, why, and what to do next (E2 what, why, how; E3 which kind of recovery); see docs/errors.md."""
-    status = response.status_code
-    said, fields = _upstream_problem(response)
-    if said and not said.endswith((".", "!", "?")):
-        said += "."
-    told = f" The API said: {said}" if said else ""
-    if status in (400, 422):
-        return _rejected(status, told, said, fields, action)
-    if status == 401:
-        return _unauthorized(told, action, credential_env)
-    if status == 403:
-        return _forbidden(response, told, action, credential_env)
-    if status == 404:
-        return _not_found(told, action)
-    if status == 409:
-        check = action.check_with or "a read action of this server"
-        return ToolError(
-            f"'{action.name}' conflicts with the current state (HTTP 409).{told}",
-            f"Read the current state with {check}, then decide whether the change is still needed.",
-            Recovery.FIX_INPUT,
-        )
-    wait = _retry_after_s(response.headers.get("retry-after", ""))
-    when = (
-        f"{wait} second{'' if wait == 1 else 's'} (the API's Retry-After)"
-        if wait is not None
-        else "a minute"
-    )
-    if status == 429:
-        return ToolError(
-            f"the API is rate limiting this server (HTTP 429).{told}",
-            f"Wait {when}, then call '{action.name}' again.",
-            Recovery.RETRY_LATER,
-        )
-    if status >= 500:
-        how = f"Wait {when} and retry; if it keeps failing, tell the user the API is unavailable."
-        how = _check_before_repeating(action, how)
-        return ToolError(
-            f"the API failed (HTTP {status}) while running '{action.name}'.{told}",
-            how,
-            Recovery.RETRY_LATER,
-        )
-    return ToolError(
-        f"the API answered HTTP {status} to '{action.name}'.{told}",
-        "Check the arguments and call again.",
-        Recovery.FIX_INPUT,
-    )
-
-
-def _rejected(
-    status: int, told: str, said: str, fields: tuple[str, ...], action: Action
-) -> ToolError:
-    """400/422: the API's own words, and the argument it is about under the agent's name for it."""
-    param = _param_named(action, fields, said)
-    if param is None:
-        return ToolError(
-            f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}",
-            "Correct the value the API names and call again.",
-            Recovery.FIX_INPUT,
-        )
-    about = f" The argument is {param.arg}"
-    about += f" (the API calls it {param.wire})." if param.wire != param.arg else "."
-    if param.unit is not None:
-        unit = param.unit
-        about += (
-            f" The API counts it in {unit.upstream}; this server converts {param.arg} from "
-            f"{unit.agent} (1 {unit.agent} = {unit.factor:g} {unit.upstream})."
-        )
-    return ToolError(
-        f"the API rejected the arguments of '{action.name}' (HTTP {status}).{told}{about}",
-        f"Correct {param.arg} and call again.",
-        Recovery.FIX_INPUT,
-    )
-
-
-def _unauthorized(told: str, action: Action, env: str | None) -> ToolError:
-    if env is None:
-        return ToolError(
-            f"the API wants credentials for '{action.name}' (HTTP 401), and this server sends none.{told}",
-            "This needs the user: the server's mapping needs server.auth; ask them to add it and regenerate.",
-            Recovery.NEEDS_HUMAN,
-        )
-    return ToolError(
-        f"the API refused the credentials in {env} for '{action.name}' (HTTP 401): they are wrong, "
-        f"expired or revoked.{told}",
-        f"This needs the user: ask them to set {env} to a valid credential in this MCP server's "
-        "environment and restart the server. Calling again before that fails the same way.",
-        Recovery.NEEDS_PERMISSION,
-    )
-
-
-def _forbidden(
-    response: httpx.Response, told: str, action: Action, env: str | None
-) -> ToolError:
-    scope = _wanted_scope(response.headers.get("www-authenticate", ""))
-    needs = f" It needs the scope {scope}." if scope else ""
-    whose = f"the credentials in {env}" if env else "this server"
-    grant = f"the scope {scope}" if scope else f"permission for '{action.name}'"
-    fix = f" (or set {env} to one that has it and restart the server)" if env else ""
-    return ToolError(
-        f"{whose} may not run '{action.name}' (HTTP 403).{needs}{told}",
-        f"This needs the user: ask them to grant {grant} to that credential{fix}. "
-        "Calling again before that fails the same way.",
-        Recovery.NEEDS_PERMISSION,
-    )
-
-
-def _not_found(told: str, action: Action) -> ToolError:
-    if action.find_with and action.finds:
-        return ToolError(
-            f"not found (HTTP 404): '{action.name}' found nothing for the {action.finds} given.{told}",
-            f"Find the right {action.finds} with {action.find_with}, then call again with it.",
-            Recovery.FIX_INPUT,
-        )
-    named = [p.arg for p in action.params if p.at == "path"]
-    which = " and ".join(named) if named else "the identifiers in the arguments"
-    return ToolError(
-        f"not found (HTTP 404) for '{action.name}'.{told}",
-        f"Check {which} and call again.",
-        Recovery.FIX_INPUT,
-    )
-
-
-def _param_named(action: Action, fields: tuple[str, ...], said: str) -> Param | None:
-    """The parameter an error is about: the first field the API's structured location names (issue
-    17: `location: timeMax` wins over a name its prose happens to use), else the one wire name its
-    message uses. Wire names and agent names both match: the message then names the agent's."""
-    for found in fields:
-        for name in field_candidates(found):
-            param = _param_called(action, name)
-            if param is not None:
-                return param
-    if fields:
-        return None  # the API said which field, and it is none the agent passes: guess no other
-    mentioned = [
-        p for p in action.params if re.search(rf"\b{re.escape(p.wire)}\b", said)
-    ]
-    return mentioned[0] if len(mentioned) == 1 else None
-
-
-def _param_called(action: Action, name: str) -> Param | None:
-    arg = action.arg_for(name) or name
-    return next((p for p in action.params if p.arg == arg), None)
-
-
-_DELTA_SECONDS = re.compile(r"[0-9]{1,9}")
-MAX_RETRY_AFTER_S = (
-    86_400  # a longer wait is no advice an agent can follow: it gets the generic one
-)
-
-
-def _retry_after_s(value: str) -> int | None:
-    """Retry-After as seconds from now: delta-seconds, or an HTTP date with its zone. None when it is
-    neither, or further away than a day."""
-    value = value.strip()
-    if _DELTA_SECONDS.fullmatch(value):
-        seconds = int(value)
-    else:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when.tzinfo is None:
-            return None
-        seconds = max(0, math.ceil((when - datetime.now(timezone.utc)).total_seconds()))
-    return seconds if seconds <= MAX_RETRY_AFTER_S else None
-
-
-_SCOPE = re.compile(r'scope="([^"]*)"')
-
-
-def _wanted_scope(challenge: str) -> str | None:
-    found = _SCOPE.search(challenge)
-    scope = _quoted(found.group(1)) if found else ""
-    return scope or None
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    if isinstance(response, Answer):
-        return response.data
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _upstream_problem(response: httpx.Response) -> tuple[str, tuple[str, ...]]:
-    """The API's own message about a failure, and the fields it names (errors.api_problem)."""
-    body = _json_or_none(response)
-    if isinstance(body, (dict, list)):
-        problem = api_problem(body)
-        return problem.said, problem.fields
-    text = _opening(response, 4 * _MAX_QUOTED).strip()
-    if not text or text.startswith("<"):
-        return "", ()  # an HTML error page says nothing the agent can use
-    return clipped(text.splitlines()[0]), ()
-
-
-def _quoted(text: str, limit: int = _MAX_QUOTED) -> str:
-    """An upstream value as an error message quotes it: on one line, at most `limit` characters."""
-    text = " ".join(text[: 4 * limit].split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _opening(response: httpx.Response, limit: int) -> str:
-    """The start of the body as text, without decoding all of it."""
-    return response.content[: 4 * limit].decode(
-        response.encoding or "utf-8", errors="replace"
-    )
-
-
-def redirect_error(
-    response: httpx.Response, action: Action, base_url_env: str
-) -> ToolError:
-    """A 3xx. The server never follows one: it could take the credential to another host (P3 credentials)."""
-    where = _redirect_target(response)
-    said = (
-        f"the API redirected to {_quoted(where)} (HTTP {response.status_code})"
-        if where
-        else f"the API answered with a redirect (HTTP {response.status_code}) without saying where"
-    )
-    how = (
-        f"This needs the user: ask them to check that {base_url_env} points at the API itself; a redirect "
-        "usually means the API moved, wants https, or sent a login page."
-    )
-    how = _check_before_repeating(action, how)
-    return ToolError(
-        f"{said} for '{action.name}'; mcpgen does not follow redirects.",
-        how,
-        Recovery.NEEDS_HUMAN,
-    )
-
-
-def _redirect_target(response: httpx.Response) -> str:
-    """Where a redirect points, as scheme://host:port/path: its query and any user:password may carry
-    secrets (E5 no internals). '' when it says nowhere usable."""
-    location = response.headers.get("location", "")
-    try:
-        target = urlsplit(urljoin(str(response.request.url), location))
-        port = f":{target.port}" if target.port else ""
-    except ValueError:
-        return ""
-    if not location or not target.hostname:
-        return ""
-    return f"{target.scheme}://{target.hostname}{port}{target.path}"
-
-
-def unusable_error(answer: Answer, action: Action, base_url_env: str) -> ToolError:
-    """A 2xx whose body cannot be used: too big, or not JSON. For a change the API said yes, so the
-    change may have happened (E4 unknown outcome is not retry)."""
-    status = answer.status_code
-    if answer.too_big:
-        what = (
-            f"the API answered with {answer.problem} for '{action.name}' (HTTP {status}), the most this "
-            "server reads of one answer."
-        )
-        fix = "Narrow the request (filters, a smaller limit, one page or one record at a time) and call again."
-        recovery = Recovery.FIX_INPUT
-    else:
-        kind = _quoted(answer.headers.get("content-type") or "no content type", 60)
-        began = _quoted(_opening(answer, 100), 100)
-        what = (
-            f"the API answered HTTP {status} to '{action.name}' with {kind} that is {answer.problem}, so "
-            "this server cannot read it." + (f' It began: "{began}".' if began else "")
-        )
-        fix = f"This needs the user: ask them to check that {base_url_env} points at the API itself"
-        fix += (
-            " and that the credential is valid: an HTML page usually is a login or error page."
-            if "html" in kind.lower()
-            else "."
-        )
-        recovery = Recovery.NEEDS_HUMAN
-    if action.idempotent:
-        return ToolError(what, fix, recovery)
-    check = action.check_with or "a read action of this server"
-    return ToolError(
-        f"{what} The API accepted the request, so whether '{action.name}' took effect is unknown.",
-        f"Do not repeat '{action.name}' yet. Check with {check} whether the change happened.",
-        Recovery.CHECK_OUTCOME,
-    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -680,10 +397,11 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def _check_before_repeating(action: Action, how: str) -> str:
-    """`how`, led by a check that the change did not happen, for an action that is not safe to
-    repeat: the API may have acted before it failed or redirected (E4 unknown outcome is not retry)."""
-    if action.idempotent:
-        return how
-    check = action.check_with or "a read action of this server"
-    return f"Before calling '{action.name}' again, check with {check} that it did not take effect. {how}"
+def json_or_none(response: httpx.Response) -> Any:
+    """The answer's JSON body, parsed once when it is an Answer; None when it is not JSON."""
+    if isinstance(response, Answer):
+        return response.data
+    try:
+        return response.json()
+    except ValueError:
+        return None

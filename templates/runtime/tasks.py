@@ -158,7 +158,7 @@ class Tasks:
         self.package = package
         self._store: PreviewStore | None = None
 
-    # What app.py's TaskFlow asks of a task flow.
+    # What config.py's TaskFlow asks of a task flow.
     def declared(self, capabilities: Any) -> bool:
         return declared(capabilities)
 

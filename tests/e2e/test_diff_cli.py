@@ -220,7 +220,7 @@ def test_a_concise_field_the_spec_dropped_fails_on_breaking(tmp_path: Path) -> N
     assert code == 1
     assert "1 breaking; suggested version 2.0.0" in out
     assert "shop_items_find: results no longer have `items[].color`" in out
-    assert "<- spec: removed response 200 at /components/schemas/Item/properties/color in GET /items" in out
+    assert "<- spec: response 200: removed at /components/schemas/Item/properties/color in GET /items" in out
     # A field only the detailed view shows is not one agents were promised by default.
     dropped_price = shop_operand(tmp_path, "price", fields=("id", "name", "color"))
     assert run(old, dropped_price, "--fail-on", "breaking")[0] == 0

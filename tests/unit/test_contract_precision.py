@@ -26,12 +26,13 @@ def _with_unit(unit: dict[str, Any] | None, arg: str = "limit") -> dict[str, Any
     return edited(change)
 
 
-def test_a_parameter_that_changes_unit_is_a_behaviour_change() -> None:
+def test_a_parameter_that_changes_unit_breaks_calls() -> None:
+    # A call that keeps sending the same number now means another amount: breaking, under its own kind.
     diff = diff_contracts(_with_unit(None), _with_unit(CENTS))
     (change,) = diff.changes
     assert (change.code, change.impact, change.action, change.param) == (
         "param-unit-changed",
-        Impact.BEHAVIOUR,
+        Impact.BREAKING,
         "list",
         "limit",
     )
@@ -45,7 +46,7 @@ def test_a_rename_that_brings_a_unit_says_both() -> None:
     diff = diff_contracts(_with_unit(None), _with_unit(CENTS, arg="limit_usd"))
     assert {(c.code, c.impact) for c in diff.changes} == {
         ("param-renamed", Impact.BREAKING),
-        ("param-unit-changed", Impact.BEHAVIOUR),
+        ("param-unit-changed", Impact.BREAKING),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
@@ -74,25 +75,35 @@ def test_the_runtime_knows_the_local_time_pattern_the_build_writes() -> None:
     runtime = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runtime)  # it imports only the standard library
     assert (runtime.LOCAL_OR_OFFSET, runtime.ZONE_KEYS) == (times.LOCAL_OR_OFFSET, times.ZONE_KEYS)
+    # validation.py names what such a value must be instead of showing the pattern: the same string
+    validation = (ROOT / "templates" / "runtime" / "validation.py").read_text(encoding="utf-8")
+    found = re.search(r'_LOCAL_OR_OFFSET = \(\n    r"(.*)"\n\)', validation)
+    assert found is not None and found.group(1) == times.LOCAL_OR_OFFSET
 
 
 # ---- the runtime's conversion, as generated (templates/runtime/conversion.py) -----------------------
 
-GENERATED_ADS = ROOT / "generated" / "ads"
+RUNTIME = ROOT / "templates" / "runtime"
+RUNTIME_PACKAGE = "mcpgen_runtime_money"
 
 
 @pytest.fixture(scope="module")
 def runtime() -> Iterator[tuple[ModuleType, ModuleType]]:
-    """conversion.py and routing.py, imported from the generated ads package."""
-    sys.path.insert(0, str(GENERATED_ADS))
+    """conversion.py and routing.py, from templates/runtime imported as the package every generated
+    package with units carries."""
+    spec = importlib.util.spec_from_file_location(
+        RUNTIME_PACKAGE, RUNTIME / "__init__.py", submodule_search_locations=[str(RUNTIME)]
+    )
+    assert spec is not None and spec.loader is not None
+    sys.modules[RUNTIME_PACKAGE] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys.modules[RUNTIME_PACKAGE])
     try:
         yield (
-            importlib.import_module("ads_mcp._runtime.conversion"),
-            importlib.import_module("ads_mcp._runtime.routing"),
+            importlib.import_module(f"{RUNTIME_PACKAGE}.conversion"),
+            importlib.import_module(f"{RUNTIME_PACKAGE}.routing"),
         )
     finally:
-        sys.path.remove(str(GENERATED_ADS))
-        for name in [n for n in sys.modules if n == "ads_mcp" or n.startswith("ads_mcp.")]:
+        for name in [n for n in sys.modules if n.split(".")[0] == RUNTIME_PACKAGE]:
             del sys.modules[name]
 
 

@@ -409,6 +409,20 @@ def test_a_renamed_actions_hook_follows_it() -> None:
     assert result.diagnostics == ()
 
 
+def test_a_renamed_hooks_stub_docstring_names_the_new_action() -> None:
+    # The docstring `mcpgen hooks add` wrote names the action: renamed with the def, not left behind.
+    user = code(
+        '''
+        def before_find__get(args):
+            """shop_find, action `get` (GET /items/{id}): before the request is sent."""
+            return args
+        '''
+    )
+    result = merge(user, '"""Hooks."""\n', renames={"before_find__get": "before_find__fetch"})
+    assert '"""shop_find, action `fetch` (GET /items/{id}): before the request is sent."""' in result.code
+    assert "before_find__get" not in result.code and "`get`" not in result.code
+
+
 @pytest.mark.parametrize(
     ("user", "says"),
     [

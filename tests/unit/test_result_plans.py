@@ -494,5 +494,5 @@ def test_concise_fields_of_an_answer_that_is_not_json_are_warned(tmp_path: Path)
         "      - name: report\n        operation: getReport\n        response:\n          concise: [id]\n"
     )
     result = generate(spec, mapping)
-    [warned] = [d for d in result.diagnostics if d.code == "M245"]
+    [warned] = [d for d in result.diagnostics if d.code == "M246"]
     assert warned.source.line == 10 and "answers text/csv only" in warned.message

@@ -1,9 +1,11 @@
 """A generated package carries only the runtime modules it uses, and depends only on what they import.
 
-Build decides which optional modules a package leaves out (`ServerSpec.runtime_left_out`): preview.py
-and store.py without a previewed tool, access.py (and PyJWT) without `server.access`. The runtime
-never imports them itself; the rendered server.py imports those the package carries. The golden
-packages cover each case: petstore has neither, ads previews, deploy access checks.
+Build decides which optional modules a package leaves out (`ServerSpec.runtime_left_out`,
+mcpgen/build/runtime_modules.py): preview.py and store.py without a previewed tool, access.py (and
+PyJWT) without `server.access`, and the others each without its feature. The runtime's core never
+imports them; the rendered server.py imports those the package carries. The golden packages cover
+these cases: petstore has none, ads previews, deploy access checks (test_runtime_modules.py checks
+every module of every golden package).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.build.server import OPTIONAL_RUNTIME
+from mcpgen.build.runtime_modules import OPTIONAL_RUNTIME
 from mcpgen.names import IDEMPOTENT_METHODS
 from mcpgen.pipeline import generate
 from tests.support.paths import GENERATED, ROOT, SPECS
@@ -73,7 +75,7 @@ def test_a_package_depends_on_pyjwt_and_redis_only_when_it_carries_their_modules
 def _imported_runtime_modules(source: Path) -> set[str]:
     """The modules of `_runtime` a file imports: `from .x` inside it, `from ._runtime.x` or
     `from .._runtime.x` outside."""
-    inside = source.parent.name == "_runtime"
+    inside = source.parent.name in ("_runtime", "runtime")
     found = set()
     for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level and node.module:
@@ -96,10 +98,17 @@ def test_nothing_in_a_package_imports_a_runtime_module_it_lacks(name: str) -> No
 
 
 def test_the_runtime_imports_no_optional_module_but_within_them() -> None:
-    """Only preview.py imports store.py; app.py and the rest never name an optional module."""
+    """Only what records (preview.py, tasks.py, elicitation.py) imports store.py, and conversion.py
+    its currencies; app.py and the rest of the core never name an optional module."""
+    within = {
+        "preview": {"store"},
+        "tasks": {"store"},
+        "elicitation": {"store"},
+        "conversion": {"currencies"},
+    }
     for source in sorted(RUNTIME.glob("*.py")):
         optional = _imported_runtime_modules(source) & set(OPTIONAL_RUNTIME)
-        assert optional <= ({"store"} if source.stem == "preview" else set()), source.name
+        assert optional <= within.get(source.stem, set()), source.name
 
 
 def test_which_methods_are_idempotent_is_decided_by_the_generator_alone() -> None:

@@ -16,6 +16,7 @@ import ast
 import dataclasses
 import importlib
 import importlib.util
+import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -71,7 +72,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
         },
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
+    ir.FixedValue: (
+        "Fixed",
+        {"wire_name": "wire", "location": "at", "value": "value", "path": "path", "env": "env"},
+        {},
+    ),
     ir.ResultUnitSpec: (
         "ResultUnit",
         {"field": "field", "name": "name", "unit": "unit"},
@@ -147,8 +152,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
             "body_requires": "body_requires",
+            "body_required": "body_required",
             "variants": "variants",
             "task": "task",
+            "errors": "errors",
+            "failures": "failures",
         },
         {
             "description": "goes to tools.json",
@@ -156,11 +164,24 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_source": "diagnostics",
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
+            "facts": "tools.lock.json: deprecation, units and per-action schemas the diff compares",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
             "operation_id": "README's table of operations",
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",
             "result_fields": "goes to tools.json (the tool's outputSchema)",
         },
+    ),
+    ir.FailureSpec: (
+        "Failure",
+        {
+            "at": "at",
+            "equals": "equals",
+            "unless": "unless",
+            "non_empty": "non_empty",
+            "message": "message",
+            "unchanged": "unchanged",
+        },
+        {},
     ),
     ir.TaskSpec: (
         "TaskPoll",
@@ -219,6 +240,16 @@ def _examples(scratch: Path) -> Iterator[tuple[Path, Path]]:
     ):
         yield real / f"{spec}.json", real / f"{mapping}.mapping.yaml"
     yield _ads_with_the_rest(scratch)
+    yield _failure_kinds(scratch)
+
+
+def _failure_kinds(scratch: Path) -> tuple[Path, Path]:
+    """The vendor answers of tests/e2e/test_api_failure_kinds.py: error codes and failures inside a 2xx."""
+    from tests.e2e.test_api_failure_kinds import MAPPING, SPEC
+
+    (scratch / "failures.json").write_text(json.dumps(SPEC), encoding="utf-8")
+    (scratch / "failures.mapping.yaml").write_text(MAPPING, encoding="utf-8")
+    return scratch / "failures.json", scratch / "failures.mapping.yaml"
 
 
 def _replaced(text: str, old: str, new: str) -> str:
@@ -227,7 +258,7 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 
 def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
-    """specs/ads with what no example has: a fixed value, idempotency keys (the server's header, one an
+    """specs/ads with what no example has: on-demand discovery, a fixed value, idempotency keys (the server's header, one an
     operation declares, and a body field), access scopes for the whole server, an Accept type, a hint and a
     server of its own, and a second credential."""
     spec = (SPECS / "ads" / "ads.openapi.yaml").read_text(encoding="utf-8")
@@ -257,7 +288,8 @@ def _ads_with_the_rest(scratch: Path) -> tuple[Path, Path]:
     mapping = _replaced(
         mapping,
         "  timeout_s: 30\n",
-        "  timeout_s: 30\n  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
+        "  timeout_s: 30\n  discovery: search_tools\n"  # ServerConfig.discovery
+        "  idempotency_key: {header: X-Request-Key, body: request_key}\n  access:\n"
         "    issuer: https://auth.example.com\n    audience: https://ads.example.com/mcp\n"
         "    scopes: [ads:use]\n",
     )

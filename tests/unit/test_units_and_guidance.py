@@ -93,10 +93,10 @@ def test_no_generated_description_shouts() -> None:
 
 @pytest.fixture(scope="module")
 def results() -> Iterator[ModuleType]:
-    """The runtime's results module, imported from the generated ads package."""
+    """The runtime's refusals module (the API's refusals as tool errors), imported from the generated ads package."""
     sys.path.insert(0, str(GENERATED / "ads"))
     try:
-        yield importlib.import_module("ads_mcp._runtime.results")
+        yield importlib.import_module("ads_mcp._runtime.refusals")
     finally:
         sys.path.remove(str(GENERATED / "ads"))
         for name in [n for n in sys.modules if n == "ads_mcp" or n.startswith("ads_mcp.")]:
@@ -113,11 +113,12 @@ def test_stack_traces_and_html_never_reach_the_agent(results: ModuleType) -> Non
     trace = httpx.Response(
         500, text='database down\nTraceback (most recent call last):\n  File "x.py", line 1'
     )
-    assert results._upstream_problem(trace) == ("database down", ())
+    assert results._upstream_problem(trace).said == "database down"
     html = httpx.Response(502, text="<html><body>Bad gateway</body></html>")
-    assert results._upstream_problem(html) == ("", ())
+    assert results._upstream_problem(html).said == ""
     nested = httpx.Response(422, json={"error": {"message": "bad owner", "field": "owner"}})
-    assert results._upstream_problem(nested) == ("bad owner", ("owner",))
+    problem = results._upstream_problem(nested)
+    assert (problem.said, problem.fields) == ("bad owner", ("owner",))
 
 
 def test_refusals_without_a_configured_credential_or_a_named_scope(results: ModuleType) -> None:

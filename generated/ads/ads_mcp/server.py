@@ -2,8 +2,10 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Ads campaigns: configuration and entry point."""
 
-from ._runtime.app import ServerConfig, run
+from ._runtime.app import run
+from ._runtime.config import ServerConfig
 from ._runtime.elicitation import UserConfirmations, client_can_elicit
+from ._runtime.patterns import python_pattern
 from ._runtime.preview import Previews
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
@@ -25,6 +27,7 @@ CONFIG = ServerConfig(
     previews=Previews,
     confirmations=UserConfirmations,
     can_elicit=client_can_elicit,
+    patterns=python_pattern,
 )
 
 

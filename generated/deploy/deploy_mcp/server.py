@@ -3,8 +3,10 @@
 """Deployments: configuration and entry point."""
 
 from ._runtime.access import Access
-from ._runtime.app import ServerConfig, run
+from ._runtime.app import run
+from ._runtime.config import ServerConfig
 from ._runtime.elicitation import UserConfirmations, client_can_elicit
+from ._runtime.patterns import python_pattern
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 
@@ -34,6 +36,7 @@ CONFIG = ServerConfig(
     ),
     confirmations=UserConfirmations,
     can_elicit=client_can_elicit,
+    patterns=python_pattern,
 )
 
 

@@ -2,7 +2,9 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Data exports: configuration and entry point."""
 
-from ._runtime.app import ServerConfig, run
+from ._runtime.app import run
+from ._runtime.config import ServerConfig
+from ._runtime.patterns import python_pattern
 from ._runtime.tasks import Tasks
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
@@ -22,6 +24,7 @@ CONFIG = ServerConfig(
     ),
     max_result_tokens=20000,
     tasks=Tasks,
+    patterns=python_pattern,
 )
 
 

@@ -2,7 +2,8 @@
 # Do not edit: change the spec or the mapping file and regenerate.
 """Petstore: configuration and entry point."""
 
-from ._runtime.app import ServerConfig, run
+from ._runtime.app import run
+from ._runtime.config import ServerConfig
 from ._runtime.upstream import Auth, Upstream
 from .tools import TOOLS
 

@@ -9,6 +9,7 @@ from mcpgen.contract.diff.kinds import Impact, Kind
 from mcpgen.contract.diff.lock import action_params, op_key, tool_actions
 from mcpgen.contract.diff.model import ContractChange, InputChange
 from mcpgen.contract.diff.renames import pair_renamed
+from mcpgen.contract.diff.results import result_changes
 from mcpgen.contract.diff.show import show_unit
 
 
@@ -74,6 +75,7 @@ def _action_changes(tool: str, old: dict[str, Any], new: dict[str, Any]) -> list
     old_params = action_params(old)
     for arg, param in action_params(new).items():
         changes += _param_changes(tool, action, arg, old_params.get(arg), param)
+    changes += result_changes(tool, action, old.get("results"), new.get("results"))
     return changes
 
 
@@ -157,7 +159,7 @@ def _param_changes(
             _change(
                 tool,
                 action,
-                Impact.BEHAVIOUR,
+                Impact.BREAKING,
                 Kind.PARAM_UNIT_CHANGED,
                 f"parameter `{arg}` of action `{action}` is now in {show_unit(param.get('unit'))} "
                 f"(was {show_unit(was.get('unit'))}): the same number means another amount",
@@ -166,6 +168,22 @@ def _param_changes(
                 after=param.get("unit"),
             )
         )
+    elif was and None not in (was.get("measured_in"), param.get("measured_in")):
+        if was["measured_in"] != param["measured_in"]:
+            changes.append(
+                _change(
+                    tool,
+                    action,
+                    Impact.BREAKING,
+                    Kind.PARAM_UNIT_CHANGED,
+                    f"parameter `{arg}` of action `{action}` is now in {param['measured_in']} (was in "
+                    f"{was['measured_in']}): a call that sends the same number means another amount",
+                    param=arg,
+                    before=was["measured_in"],
+                    after=param["measured_in"],
+                )
+            )
+    changes += _param_deprecation(tool, action, arg, was, param)
     if was and (was.get("wire"), was.get("in")) != (param.get("wire"), param.get("in")):
         changes.append(
             _change(
@@ -214,17 +232,25 @@ def _requirement_changes(
     return []
 
 
-# Operation parts that mark an operation as going away: present now, absent before, is a deprecation.
+# Operation parts that mark an operation as going away, in a lock that records no deprecations of its
+# own (one written before it did): present now, absent before, is a deprecation.
 _DEPRECATION_PARTS = ("deprecated", "x-github-breaking-changes")
 
 
+def recorded(action: dict[str, Any]) -> bool:
+    """The lock records this action's deprecations, units and result fields (`deprecated` is written on
+    every action, null when the spec says nothing)."""
+    return "deprecated" in action
+
+
 def _deprecations(tool: str, action: str, old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
-    """The operation an action calls became deprecated (a lock records `deprecated` as a part of the
-    operation only when the spec writes it, which is `deprecated: true` in practice)."""
+    """The operation an action calls became deprecated: a marker (`deprecated: true`,
+    `x-release-status: DEPRECATED`, ...) or, weaker, its words; or breaking changes are announced."""
     before = (old.get("operation") or {}).get("parts", {})
     after = (new.get("operation") or {}).get("parts", {})
     changes = []
-    for part in _DEPRECATION_PARTS:
+    parts = ("x-github-breaking-changes",) if recorded(old) and recorded(new) else _DEPRECATION_PARTS
+    for part in parts:
         if part in after and part not in before:
             what = "is now deprecated" if part == "deprecated" else "has breaking changes announced"
             changes.append(
@@ -237,7 +263,50 @@ def _deprecations(tool: str, action: str, old: dict[str, Any], new: dict[str, An
                     after=after[part].get("pointer"),
                 )
             )
+    if recorded(old) and recorded(new):
+        was, now = old.get("deprecated"), new.get("deprecated")
+        if now and (not was or (was.get("said") and not now.get("said"))):
+            said = bool(now.get("said"))
+            changes.append(
+                ContractChange(
+                    impact=Impact.DEPRECATION,
+                    code=Kind.ACTION_DEPRECATION_SAID if said else Kind.ACTION_DEPRECATED,
+                    tool=tool,
+                    action=action,
+                    message=f"{op_key(new)} is now deprecated in the spec ({now.get('marker')})"
+                    + (": only its words say so" if said else ""),
+                    before=(was or {}).get("marker"),
+                    after=now.get("pointer"),
+                )
+            )
     return changes
+
+
+def _param_deprecation(
+    tool: str, action: str, arg: str, was: dict[str, Any] | None, param: dict[str, Any]
+) -> list[ContractChange]:
+    """A parameter the action took before and takes now is newly marked deprecated (or, weaker, its
+    description says so)."""
+    now = param.get("deprecated")
+    if (
+        not now
+        or was is None
+        or (was.get("deprecated") and not (was["deprecated"].get("said") and not now.get("said")))
+    ):
+        return []
+    said = bool(now.get("said"))
+    return [
+        _change(
+            tool,
+            action,
+            Impact.DEPRECATION,
+            Kind.PARAM_DEPRECATION_SAID if said else Kind.PARAM_DEPRECATED,
+            f"parameter `{arg}` of action `{action}` is now deprecated in the spec ({now.get('marker')})"
+            + (": only its description says so" if said else ""),
+            param=arg,
+            after=now.get("pointer"),
+        )
+    ]
 
 
 def param_deprecations(inputs: list[InputChange], new: dict[str, Any]) -> list[ContractChange]:
@@ -257,6 +326,8 @@ def param_deprecations(inputs: list[InputChange], new: dict[str, Any]) -> list[C
     changes = []
     for tool in new.get("tools", []):
         for action in tool.get("actions", []):
+            if recorded(action):
+                continue  # its parameters' deprecations are in the lock: compared with the actions
             for param in action.get("params", []):
                 where, wire = param.get("in"), param.get("wire")
                 labels = {f"parameter {where}.{wire}"} | ({f"body.{wire}"} if where == "body" else set())

@@ -85,6 +85,16 @@ class Kind(enum.StrEnum):
         _BREAKING,
         "a tool's results no longer have a field its output schema named",
     )
+    RESULT_TYPE_CHANGED = (
+        "result-type-changed",
+        _BREAKING,
+        "a result field the default format shows has another type",
+    )
+    RESULT_UNIT_CHANGED = (
+        "result-unit-changed",
+        _BREAKING,
+        "a result field the default format shows is in another unit: the same number means another amount",
+    )
     # actions
     ACTION_ADDED = "action-added", _ADDITIVE, "a new action"
     ACTION_REMOVED = "action-removed", _BREAKING, "an action is gone"
@@ -106,6 +116,12 @@ class Kind(enum.StrEnum):
         "action-deprecated",
         _DEPRECATION,
         "the operation an action calls is now marked deprecated",
+    )
+    ACTION_DEPRECATION_SAID = (
+        "action-deprecation-said",
+        _DEPRECATION,
+        "the summary or description of the operation an action calls now says it is deprecated, with no "
+        "marker (a weaker signal)",
     )
     ACTION_BREAKING_ANNOUNCED = (
         "action-breaking-announced",
@@ -129,8 +145,9 @@ class Kind(enum.StrEnum):
     PARAM_OPTIONAL = "param-optional", _ADDITIVE, "a parameter an action required is now optional"
     PARAM_UNIT_CHANGED = (
         "param-unit-changed",
-        _BEHAVIOUR,
-        "a parameter is in another unit: the same number means another amount",
+        _BREAKING,
+        "a parameter is in another unit (its conversion, name, `x-unit` or words say so): the same number "
+        "means another amount",
     )
     PARAM_WIRE_CHANGED = (
         "param-wire-changed",
@@ -141,6 +158,12 @@ class Kind(enum.StrEnum):
         "param-deprecated",
         _DEPRECATION,
         "a parameter an action sends is now marked deprecated",
+    )
+    PARAM_DEPRECATION_SAID = (
+        "param-deprecation-said",
+        _DEPRECATION,
+        "the description of a parameter an action sends now says it is deprecated, with no marker (a "
+        "weaker signal)",
     )
     # parameter schemas
     PARAM_TYPE_NARROWED = "param-type-narrowed", _BREAKING, "a parameter accepts fewer types"

@@ -89,10 +89,26 @@ def _renamed_unit_changes(
         after = new_actions.get(renamed.get(name, name))
         was = action_params(action).get(old_name)
         now = action_params(after).get(new_name) if after else None
-        if was and now and was.get("unit") != now.get("unit"):
+        if not (was and now):
+            continue
+        said = was.get("measured_in"), now.get("measured_in")
+        if was.get("unit") == now.get("unit") and None not in said and said[0] != said[1]:
             return [
                 ContractChange(
-                    impact=Impact.BEHAVIOUR,
+                    impact=Impact.BREAKING,
+                    code=Kind.PARAM_UNIT_CHANGED,
+                    tool=tool,
+                    param=new_name,
+                    message=f"parameter `{new_name}` (was `{old_name}`) is in {said[1]} (was in {said[0]}): "
+                    "the same number means another amount",
+                    before=said[0],
+                    after=said[1],
+                )
+            ]
+        if was.get("unit") != now.get("unit"):
+            return [
+                ContractChange(
+                    impact=Impact.BREAKING,
                     code=Kind.PARAM_UNIT_CHANGED,
                     tool=tool,
                     param=new_name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpgen.contract.diff.action_schemas import action_schema_changes
 from mcpgen.contract.diff.actions import action_set_changes
 from mcpgen.contract.diff.kinds import Impact, Kind
 from mcpgen.contract.diff.lock import lock_tools, op_key, tool_actions
@@ -158,7 +159,9 @@ def _tool_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChan
     changes += _annotation_changes(tool, old.get("annotations", {}), new.get("annotations", {}))
     action_changes, renamed_actions = action_set_changes(tool, old, new)
     changes += action_changes
-    changes += param_set_changes(tool, old, new, renamed_actions)
+    param_changes = param_set_changes(tool, old, new, renamed_actions)
+    changes += param_changes
+    changes += action_schema_changes(tool, old, new, renamed_actions, param_changes)
     changes += _output_changes(tool, old.get("outputSchema"), new.get("outputSchema"))
     return changes
 

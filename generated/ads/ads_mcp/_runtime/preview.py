@@ -27,12 +27,12 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
 
-from .conversion import current_in_agent_units
+from .config import UnitConversion
 from .errors import Recovery, ToolError, quoted
 from .routing import Action, Execute, Guard, Preview, Read, Tool, Unit
 from .store import (
@@ -60,11 +60,21 @@ _NOT_RECORDED = (
 )
 
 
+# (unit, current record, field) -> the field's value, in the argument's unit when it has one.
+Current = Callable[[Unit | None, dict[str, Any], str], Any]
+
+
 class Previews:
-    def __init__(self, package: str, apply_limit_s: float):
+    def __init__(
+        self, package: str, apply_limit_s: float, units: UnitConversion | None = None
+    ):
+        """`units`: conversion.py, in a package with units of its own (T5 parameter names)."""
         self.package = package
         # How long an apply may hold its claim; an older claim counts as cut off.
         self.apply_limit_s = apply_limit_s
+        self._current: Current = (
+            units.current_in_agent_units if units is not None else _as_recorded
+        )
         self._store: PreviewStore | None = None
         # Outcomes of this process's applies the store could not take when they ended: answered from
         # here, and written to the store at the next call (the ids in `_unrecorded`).
@@ -90,7 +100,7 @@ class Previews:
             [g.current for g in preview.guards] + list(preview.compared.values()),
         )
         for guard in preview.guards:
-            _check_guard(guard, values, current, preview.approval)
+            _check_guard(guard, values, current, preview.approval, self._current)
         store = self.store()
         await self._record_kept(store)
         preview_id = _issue_id(await store.signing_key(), tool.name, subject)
@@ -105,7 +115,9 @@ class Previews:
             )
         )
         units = {p.arg: p.unit for p in action.params if p.unit is not None}
-        changes, unchanged = _compare(preview.compared, values, current, units)
+        changes, unchanged = _compare(
+            preview.compared, values, current, self._current, units
+        )
         until = _utc(expires_at)
         shown: dict[str, Any] = {
             "preview_id": preview_id,
@@ -438,7 +450,11 @@ def _record(body: Any, fields: list[str]) -> Any:
 
 
 def _check_guard(
-    guard: Guard, values: dict[str, Any], current: dict[str, Any], approval: str
+    guard: Guard,
+    values: dict[str, Any],
+    current: dict[str, Any],
+    approval: str,
+    in_agent_units: Current,
 ) -> None:
     """Refuse a rise of more than `max_increase_pct` over the current value (S2 guard rails as errors). A percentage of a
     current value of zero or below says nothing about the size of a rise, so such a rise is refused
@@ -446,7 +462,7 @@ def _check_guard(
     if guard.arg not in values:
         return
     new = values[guard.arg]
-    old = current_in_agent_units(
+    old = in_agent_units(
         guard.unit, current, guard.current
     )  # T5 parameter names: in the argument's unit
     limit = f"+{guard.max_increase_pct:g}%"
@@ -488,10 +504,17 @@ def _field(record: dict[str, Any], path: str) -> Any:
     return value
 
 
+def _as_recorded(unit: Unit | None, record: dict[str, Any], field: str) -> Any:
+    """The current value as the API records it: in a package without units of its own, a unit is
+    never set."""
+    return _field(record, field)
+
+
 def _compare(
     compared: Mapping[str, str],
     values: dict[str, Any],
     current: dict[str, Any],
+    in_agent_units: Current,
     units: Mapping[str, Unit] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """What the change sets, field by field, against the current record: only the fields it sets,
@@ -504,7 +527,7 @@ def _compare(
     ]
     while pending:  # bounded: every step goes one level into the (validated) arguments
         arg, field, after = pending.pop(0)
-        before = current_in_agent_units((units or {}).get(arg), current, field)
+        before = in_agent_units((units or {}).get(arg), current, field)
         if isinstance(after, dict) and after and isinstance(before, dict | None):
             pending[:0] = [(f"{arg}.{k}", f"{field}.{k}", v) for k, v in after.items()]
         elif before == after and type(before) is type(after):

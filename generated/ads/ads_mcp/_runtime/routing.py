@@ -78,8 +78,10 @@ class Fixed:
 
     wire: str
     at: Location
-    value: Any
+    value: Any = None
     path: tuple[str, ...] = ()  # inside the body object `wire`, as for Param
+    # The value is this environment variable's, read on each call: a credential (P3 credentials).
+    env: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +94,21 @@ class TaskPoll:
     job_id: str = "id"
     state: str = "status"
     poll_interval_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failure:
+    """A failure the API reports inside a 2xx answer (refusals.py): the value at the JSON pointer `at` fails
+    the answer when it is one of `equals`, when it is set and none of `unless`, or, with `non_empty`, when it
+    holds anything. `message` points at the API's words about it; `unchanged`: a failing answer means the
+    API made no change."""
+
+    at: str
+    equals: tuple[Any, ...] = ()
+    unless: tuple[Any, ...] = ()
+    non_empty: bool = False
+    message: str | None = None
+    unchanged: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,11 +157,18 @@ class Action:
     default_base_url: str | None = None
     # An optional body's required fields: needed once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    # The spec requires a body: a call that sets no body field still sends `{}`.
+    body_required: bool = False
     variants: tuple[
         Variant, ...
     ] = ()  # a oneOf/anyOf body: the body arguments fit one of them
     # The API runs this action as a job (202 Accepted and a status URL or a job id): tasks.py follows it.
     task: TaskPoll | None = None
+    # The API's error codes this action's mapping gives a kind of recovery: fix_input, wait, needs_human,
+    # permission (E3 which kind of recovery); the server's table (Upstream.errors) covers the rest.
+    errors: Mapping[str, str] = field(default_factory=dict)
+    # Fields of a 2xx answer that report a failure inside it (refusals.py): such an answer is an error.
+    failures: tuple[Failure, ...] = ()
 
     @property
     def arg_names(self) -> tuple[str, ...]:

@@ -9,22 +9,25 @@ import os
 import re
 import uuid
 import zlib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 import httpx
 
-from .conversion import to_upstream
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
-from .results import Answer, decode_body, http_error, redirect_error, unusable_error
-from .routing import Action
+from .refusals import http_error, redirect_error, reported_failure, unusable_error
+from .results import Answer, decode_body
+from .routing import Action, Fixed, Param
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
+
+# (parameter, arguments) -> the argument's value in the API's unit (conversion.py's to_upstream).
+ToUpstream = Callable[[Param, Mapping[str, Any]], Any]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,7 +36,8 @@ class Auth:
 
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    at: Literal["header", "query"] | None = None
+    # body: a field of each request body that declares it, sent as the action's Fixed (from env).
+    at: Literal["header", "query", "body"] | None = None
     name: str | None = None
 
 
@@ -51,6 +55,10 @@ class Upstream:
     extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
+    # Environment variables sent as parameter values (a per-deployment access token): never shown.
+    value_envs: tuple[str, ...] = ()
+    # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
+    errors: Mapping[str, str] = field(default_factory=dict)
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -85,13 +93,16 @@ class Upstream:
     def secret_forms(self) -> tuple[str, ...]:
         """Every form each credential travels in, so none of them comes back to the agent (E5 no internals)."""
         forms: list[str] = []
-        for auth in self.auths:
-            secret = os.environ.get(auth.env)
+        sources = [(a.env, a.kind) for a in self.auths] + [
+            (e, "value") for e in self.value_envs
+        ]
+        for env, kind in sources:
+            secret = os.environ.get(env)
             if not secret:
                 continue
             encoded = (
                 base64.b64encode(secret.encode()).decode()
-                if auth.kind == "basic"
+                if kind == "basic"
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
@@ -103,7 +114,11 @@ def build_request(
     action: Action,
     values: Mapping[str, Any],
     idempotency_key: str | None = None,
+    *,
+    to_upstream: ToUpstream | None = None,
 ) -> httpx.Request:
+    """`to_upstream`: in a package with units of its own (T5 parameter names), what turns an
+    argument into the API's unit; without, every argument goes as the agent gave it."""
     # A resumed cursor goes upstream as the API's own.
     values = upstream_values(action.paging, values)
     path_values: dict[str, str] = {}
@@ -121,18 +136,7 @@ def build_request(
     body: dict[str, Any] = {}
     form: list[tuple[str, str]] = []
     whole_body: Any = None
-    placed = [
-        (p.wire, p.at, to_upstream(p, values), p.style, p.explode)
-        for p in action.params
-        if p.arg in values and not p.path
-    ]
-    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
-    nested = [
-        (p.wire, p.path, to_upstream(p, values))
-        for p in action.params
-        if p.path and p.arg in values
-    ]
-    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
+    placed, nested = _sent_values(action, values, to_upstream or _as_given)
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -171,16 +175,27 @@ def build_request(
     url = upstream.base_url_for(action) + _PATH_PARAM.sub(
         lambda m: path_values[m.group(1)], action.path
     )
-    content: dict[str, Any] = {}
-    if action.body == "json" and (body or whole_body is not None):
-        content["json"] = body if whole_body is None else whole_body
-    elif action.body == "form" and body:
-        # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
-        content["content"] = urlencode(form)
-        headers["content-type"] = "application/x-www-form-urlencoded"
+    content = _content(action, body, whole_body, form, headers)
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
+
+
+def _fixed_value(fixed: Fixed) -> Any:
+    """The mapping's value, or its environment variable's (P3 credentials: the agent never sees it)."""
+    if fixed.env is None:
+        return fixed.value
+    value = os.environ.get(fixed.env)
+    if not value:
+        raise ToolError(
+            f"the environment variable {fixed.env} is not set, so the server cannot send "
+            f"{fixed.wire}, which the API needs ({fixed.at}).",
+            f"This needs the user: set {fixed.env} in this MCP server's environment (for example in "
+            f'the client\'s server config: "env": {{"{fixed.env}": "<value>"}}), restart the server '
+            "and call again. The value is the user's to set, never an argument.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return value
 
 
 def _request(
@@ -220,6 +235,55 @@ def _unsendable_address(action: Action, values: Mapping[str, Any]) -> ToolError:
 
 
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
+
+
+def _as_given(param: Param, values: Mapping[str, Any]) -> Any:
+    return values[param.arg]
+
+
+def _sent_values(
+    action: Action, values: Mapping[str, Any], convert: ToUpstream
+) -> tuple[
+    list[tuple[str, str, Any, str | None, bool | None]],
+    list[tuple[str, tuple[str, ...], Any]],
+]:
+    """What the request carries: (wire, location, value, style, explode) for each parameter and
+    fixed value at its place, and (wire, path, value) for each field inside a body object."""
+    placed: list[tuple[str, str, Any, str | None, bool | None]] = [
+        (p.wire, p.at, convert(p, values), p.style, p.explode)
+        for p in action.params
+        if p.arg in values and not p.path
+    ]
+    placed += [
+        (f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path
+    ]
+    nested = [
+        (p.wire, p.path, convert(p, values))
+        for p in action.params
+        if p.path and p.arg in values
+    ]
+    nested += [(f.wire, f.path, _fixed_value(f)) for f in action.fixed if f.path]
+    return placed, nested
+
+
+def _content(
+    action: Action,
+    body: dict[str, Any],
+    whole_body: Any,
+    form: list[tuple[str, str]],
+    headers: dict[str, str],
+) -> dict[str, Any]:
+    """httpx's body arguments for the action's encoding; a form also sets the content type."""
+    content: dict[str, Any] = {}
+    if action.body == "json" and (
+        body or whole_body is not None or action.body_required
+    ):
+        content["json"] = body if whole_body is None else whole_body
+    elif action.body == "form" and body:
+        # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
+        content["content"] = urlencode(form)
+        headers["content-type"] = "application/x-www-form-urlencoded"
+    return content
 
 
 def _put_nested(
@@ -340,6 +404,8 @@ def _apply_one(
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
         query.append((auth.name or "api_key", secret))
+    elif auth.at == "body":
+        return  # each body that declares it carries it (the action's Fixed, from the same variable)
     else:
         headers[(auth.name or "x-api-key").lower()] = secret
 
@@ -374,11 +440,21 @@ async def send(
     next (E2 what, why, how; E4 unknown outcome is not retry)."""
     answer = await _exchange(client, upstream, request, action)
     if answer.status_code >= 400:
-        raise http_error(answer, action, upstream.auth.env if upstream.auth else None)
+        raise http_error(
+            answer,
+            action,
+            upstream.auth.env if upstream.auth else None,
+            upstream.errors,
+        )
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
         raise unusable_error(answer, action, upstream.base_url_env)
+    failed = (
+        reported_failure(answer, action, upstream.errors) if action.failures else None
+    )
+    if failed is not None:  # a 2xx that says the call failed is no success
+        raise failed
     return answer
 
 

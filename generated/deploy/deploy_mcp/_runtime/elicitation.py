@@ -13,7 +13,7 @@ every replica that shares the store) over the nonce, expiry, tool, caller and th
 No server keeps a session: any replica can take the retry. The nonce is recorded in the store when
 the question is asked and claimed by the one retry that answers it, so a replayed state does nothing.
 A client without elicitation support keeps the `confirm` argument (what works without it); an
-asked parameter it cannot give, so such an action is an error result for it (app.py).
+asked parameter it cannot give, so such an action is an error result for it (dispatch.py).
 """
 
 from __future__ import annotations

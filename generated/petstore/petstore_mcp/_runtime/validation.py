@@ -16,36 +16,51 @@ import functools
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
 from typing import Any
 
 import jsonschema
 
 from .errors import MAX_QUOTED, Recovery, ToolError, quoted
-from .patterns import python_pattern
 from .routing import Action, Param, Tool
-from .times import local_time_problems
 
 # Deeper than any argument of a flat schema (T6 simple, honest schemas); deeper still would exhaust the validator's stack.
 MAX_DEPTH = 32
 MAX_PROBLEMS = 10  # listed in one message; an agent fixes the first ones first anyway
 
+# A JSON Schema (ECMA-262) pattern in Python's spelling, None when it has none: patterns.py's
+# `python_pattern`, in a package whose schemas have patterns.
+PatternTranslation = Callable[[str], str | None]
+# (object, its properties' schemas) -> what is wrong with its local times: times.py's
+# `local_time_problems`, in a package with a date-time that may be local (T5 parameter names).
+LocalTimeCheck = Callable[[dict[str, Any], dict[str, Any]], Iterator[str]]
+
 
 class ToolValidator:
     """Validates arguments for one tool; property validators are compiled once, at start-up."""
 
-    def __init__(self, tool: Tool, input_schema: Mapping[str, Any]):
+    def __init__(
+        self,
+        tool: Tool,
+        input_schema: Mapping[str, Any],
+        *,
+        patterns: PatternTranslation | None = None,
+        local_times: LocalTimeCheck | None = None,
+    ):
+        """`patterns` and `local_times`: the package's own checks (config.py), when it has them."""
         self.tool = tool
+        checker = _validator_class(patterns, local_times)
+        self._local_times = local_times
         self.properties: Mapping[str, Any] = input_schema.get("properties", {})
         self._validators = {
-            name: _Validator(schema, format_checker=_FORMATS)
+            name: checker(schema, format_checker=_FORMATS)
             for name, schema in self.properties.items()
             if name != "action"
         }
         # An action whose argument accepts less than the flat property checks its own schema (T2 flat action enum).
         self._own = {
-            (action.name, param.arg): _Validator(param.schema, format_checker=_FORMATS)
+            (action.name, param.arg): checker(param.schema, format_checker=_FORMATS)
             for action in tool.actions
             for param in action.params
             if param.schema is not None
@@ -64,6 +79,8 @@ class ToolValidator:
             + self._missing(given, action)
         )
         problems += self._invalid(given, action)
+        if not problems and self._local_times is not None:
+            problems = list(self._local_times(given, self._schemas(action)))
         if not problems:
             problems = self._body_needs(given, action)
         if len(problems) > MAX_PROBLEMS:
@@ -210,6 +227,15 @@ class ToolValidator:
             problems += own
         return problems
 
+    def _schemas(self, action: Action) -> dict[str, Any]:
+        """The action's arguments' schemas (its own where it has one): a local time among them is
+        read beside the time-zone argument (times.py, T5 parameter names)."""
+        return {
+            p.arg: p.schema or self.properties.get(p.arg, {})
+            for p in action.params
+            if not p.path
+        }
+
     def _body_needs(self, given: Mapping[str, Any], action: Action) -> list[str]:
         """What a body needs once it is sent: the fields an optional body's schema requires, and for
         a oneOf/anyOf body one form whose needs the arguments meet and whose fields hold them all."""
@@ -271,7 +297,13 @@ _FORMAT_EXAMPLES = {
     "date-time": "an ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 "
     "or 2026-11-01T00:00:00Z",
     "date": "an ISO 8601 date, such as 2026-11-01",
+    "local-date-time": "an ISO 8601 date-time: with its UTC offset, such as 2026-11-01T09:00:00+09:00, "
+    "or a local time such as 2026-11-01T09:00:00 with the time-zone field beside it set",
 }
+# The pattern of a date-time that may be local beside its time zone (times.py keeps the same string).
+_LOCAL_OR_OFFSET = (
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$"
+)
 
 
 def _as_declared(schema: Mapping[str, Any], value: Any) -> Any:
@@ -302,20 +334,31 @@ for _format, _bits in {"int32": 31, "int64": 63}.items():
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str] | None:
+def _compiled(
+    translate: PatternTranslation | None, pattern: str
+) -> re.Pattern[str] | None:
     """The pattern in Python's spelling; None when even translated it does not compile: such a
     pattern goes unchecked here (the API re-checks it) rather than failing the call (T6 simple, honest schemas)."""
-    translated = python_pattern(pattern)
-    # ASCII: \d and \w mean what they mean in the JavaScript regexes JSON Schema is written for.
-    return None if translated is None else re.compile(translated, re.ASCII)
+    translated = translate(pattern) if translate is not None else pattern
+    if translated is None:
+        return None
+    try:
+        # ASCII: \d and \w mean what they mean in the JavaScript regexes JSON Schema is written for.
+        return re.compile(translated, re.ASCII)
+    except re.error:
+        return None
 
 
 def _whole_pattern(
-    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+    translate: PatternTranslation | None,
+    validator: Any,
+    pattern: str,
+    instance: Any,
+    schema: Mapping[str, Any],
 ) -> Any:
     """`pattern` against the whole value, as a reader of the contract takes it: Python's `$` also
     matches before a final newline, so `re.search` would let "dep_1\\n" pass `^dep_[0-9]+$`."""
-    compiled = _compiled(pattern) if isinstance(pattern, str) else None
+    compiled = _compiled(translate, pattern) if isinstance(pattern, str) else None
     if (
         compiled is not None
         and validator.is_type(instance, "string")
@@ -328,19 +371,32 @@ _DRAFT_PROPERTIES = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
 
 def _properties_and_local_times(
-    validator: Any, properties: Any, instance: Any, schema: Mapping[str, Any]
+    local_times: LocalTimeCheck,
+    validator: Any,
+    properties: Any,
+    instance: Any,
+    schema: Mapping[str, Any],
 ) -> Any:
     """The stock `properties` check, then local times beside their time zone (times.py, T5 parameter names)."""
     yield from _DRAFT_PROPERTIES(validator, properties, instance, schema)
     if validator.is_type(instance, "object") and isinstance(properties, dict):
-        for message in local_time_problems(instance, properties):
+        for message in local_times(instance, properties):
             yield jsonschema.ValidationError(message)
 
 
-_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
-    jsonschema.Draft202012Validator,
-    {"pattern": _whole_pattern, "properties": _properties_and_local_times},
-)
+@functools.lru_cache(maxsize=4)
+def _validator_class(
+    patterns: PatternTranslation | None, local_times: LocalTimeCheck | None
+) -> Any:
+    """Draft 2020-12, with patterns matched whole and, when the package has them, local times checked."""
+    checks: dict[str, Any] = {"pattern": functools.partial(_whole_pattern, patterns)}
+    if local_times is not None:
+        checks["properties"] = functools.partial(
+            _properties_and_local_times, local_times
+        )
+    return jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
+        jsonschema.Draft202012Validator, checks
+    )
 
 
 @_FORMATS.checks("date-time", raises=ValueError)
@@ -370,6 +426,8 @@ def _explain(problem: jsonschema.ValidationError) -> str:
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
     expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
+    if kind == "pattern" and bound == _LOCAL_OR_OFFSET:
+        expected = _FORMAT_EXAMPLES["local-date-time"]
     if expected:
         return f"{quoted(value)} is not {expected}."
     if kind in _SIZES and isinstance(value, str | list):
