@@ -637,13 +637,8 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
 def _read_task(task: dict[str, Any] | None, source: SourceRef) -> TaskRule | None:
     if task is None:
         return None
-    return TaskRule(
-        source=source,
-        status=task.get("status"),
-        job_id=task.get("job_id", "id"),
-        state=task.get("state", "status"),
-        poll_interval_s=float(task.get("poll_interval_s", 5.0)),
-    )
+    given = {key: task[key] for key in ("status", "job_id", "state") if key in task}  # else the defaults
+    return TaskRule(source=source, **given, poll_interval_s=float(task.get("poll_interval_s", 5.0)))
 
 
 def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
