@@ -112,6 +112,8 @@ class ResultShape:
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
+    bare: str | None = None  # the one field of a record whose schema has no other: never an envelope
+    named: bool = False  # the mapping names the concise fields: a record without one is announced
     # The answer's other lists of records beside `items` (a sync's `modified`, `removed` beside
     # `added`), kept whole in every format under their own names: a list is never left out of concise.
     lists: tuple[str, ...] = ()

@@ -77,6 +77,7 @@ class ResponseRule:
     drop: tuple[str, ...]
     source: SourceRef
     single: bool = False  # the answer is one record, whatever lists it holds
+    concise_source: SourceRef | None = None  # the `concise:` line itself, when the mapping has one
     units: tuple[ResultUnitRule, ...] = ()  # result fields the mapping converts (any action's answer)
 
     @property
@@ -601,13 +602,8 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
 def _read_task(task: dict[str, Any] | None, source: SourceRef) -> TaskRule | None:
     if task is None:
         return None
-    return TaskRule(
-        source=source,
-        status=task.get("status"),
-        job_id=task.get("job_id", "id"),
-        state=task.get("state", "status"),
-        poll_interval_s=float(task.get("poll_interval_s", 5.0)),
-    )
+    given = {key: task[key] for key in ("status", "job_id", "state") if key in task}  # else the defaults
+    return TaskRule(source=source, **given, poll_interval_s=float(task.get("poll_interval_s", 5.0)))
 
 
 def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
@@ -617,6 +613,7 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         drop=tuple(rule.get("drop", ())),
         source=document.locate(pointer),
         single=bool(rule.get("single", False)),
+        concise_source=document.locate(f"{pointer}/concise") if "concise" in rule else None,
         units=read_result_units(rule.get("units") or {}, f"{pointer}/units", document),
     )
 

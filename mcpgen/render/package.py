@@ -449,6 +449,10 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
         kwargs.append(("drop", shape.drop))
+    if shape.bare is not None:
+        kwargs.append(("bare", shape.bare))
+    if shape.named:
+        kwargs.append(("named", True))
     if shape.lists:
         kwargs.append(("lists", shape.lists))
     return Call("Shape", tuple(kwargs))

@@ -363,3 +363,19 @@ def test_a_service_is_named_after_the_product_when_the_title_names_a_topic(tmp_p
     doc["info"]["title"] = "GitHub v3 REST API"  # a product name: kept
     _, draft = init_mapping(_write_spec(doc, tmp_path / "g.json"))
     assert draft.server_name == "github"
+
+
+@pytest.mark.parametrize(
+    ("fragment", "wanted"),
+    [("vercel-deployments.json", {"uid", "name"}), ("zoom-meeting.json", {"id", "topic"})],
+)
+def test_init_drafts_read_actions_whose_concise_records_keep_their_id_and_name(
+    fragment: str, wanted: set[str], tmp_path: Path
+) -> None:
+    """vercel.com.json's deployments are identified by `uid`, zoom.us.json's meetings named by `topic`:
+    the drafted mapping's read actions keep both in the concise format, and init has nothing to warn."""
+    spec = _loaded(Path(__file__).parents[1] / "fixtures" / "realspecs" / fragment)
+    _, _, built = _draft_and_build(spec, tmp_path)
+    assert [d for d in built.diagnostics if d.level >= Level.WARNING] == []
+    [action] = [a for tool in built.server.tools for a in tool.actions if a.shape is not None]
+    assert wanted <= set(action.shape.concise)
