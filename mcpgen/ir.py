@@ -292,6 +292,8 @@ class ActionSpec:
     # The API's error codes and the kind of recovery each calls for (the action's `errors:`, E3).
     errors: tuple[tuple[str, str], ...] = ()
     failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
+    # whether a 2xx answer's top-level failure flags the spec does not show fail the call (off: failure: false)
+    undescribed_failures: bool = True
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -63,7 +63,9 @@ def with_failures(
                 for failure in failures:
                     found.setdefault((failure.at, _what_fails(failure)), []).append(action)
             errors = rule.answers.errors if rule is not None and rule.answers is not None else ()
-            actions.append(replace(action, failures=failures, errors=errors))
+            actions.append(
+                replace(action, failures=failures, errors=errors, undescribed_failures=written is not False)
+            )
         built.append(replace(tool, actions=tuple(actions)))
     if isinstance(server_failure, FailureRule) and not shown_anywhere:
         diagnostics.append(_not_shown(server_failure, "any action"))

@@ -368,6 +368,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("errors", dict(action.errors)))
     if action.failures:
         kwargs.append(("failures", tuple(_failure_call(f) for f in action.failures)))
+    if not action.undescribed_failures:
+        kwargs.append(("undescribed_failures", False))
     if action.variants:
         kwargs.append(
             (

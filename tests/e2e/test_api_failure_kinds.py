@@ -201,11 +201,14 @@ tools:
         operation: accountsBalanceGet
         hints: {read_only: true}
         errors: {ITEM_LOGIN_REQUIRED: needs_human}
+        params: {access_token: {env: KINDS_ACCESS_TOKEN}}
       - name: transactions
         operation: transactionsGet
         hints: {read_only: true}
+        params: {access_token: {env: KINDS_ACCESS_TOKEN}}
       - name: unlink
         operation: itemRemove
+        params: {access_token: {env: KINDS_ACCESS_TOKEN}}
   - name: media
     description: Videos through loopback stand-ins of api.video, PeerTube and a Zappiti player. It changes nothing real.
     actions:
@@ -215,9 +218,10 @@ tools:
       - name: get
         operation: getVideo
         params: {id: {name: video_id}}
+        failure: false  # a video record's own flags are data, never the call's failure
       - name: play
         operation: StartVideo
-        params: {ApiKey: {name: api_key}, MediaId: {name: media_id}}
+        params: {ApiKey: {env: KINDS_ZAPPITI_KEY}, MediaId: {name: media_id}}
   - name: chat
     description: Messages through a loopback stand-in of Slack. It changes nothing real.
     actions:
@@ -270,7 +274,12 @@ async def _call(
 ) -> Any:
     with VendorUpstream() as upstream:
         upstream.replies[path] = reply
-        env = {"PYTHONPATH": str(package[0]), "KINDS_BASE_URL": upstream.base_url}
+        env = {
+            "PYTHONPATH": str(package[0]),
+            "KINDS_BASE_URL": upstream.base_url,
+            "KINDS_ACCESS_TOKEN": TOKEN["access_token"],
+            "KINDS_ZAPPITI_KEY": "0e3c6a0e-8f1c-4d8e-9d7e-2b7f0c1d9a11",
+        }
         async with stdio_client([sys.executable, "-m", "kinds_mcp"], env) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             result = await client.call_tool(tool, arguments)
@@ -283,20 +292,20 @@ TOKEN = {"access_token": "access-sandbox-de3ce8ef"}
 # id: (path, reply, tool, arguments, expected parts of the text, the kind of recovery)
 CASES: dict[str, tuple[str, Reply, str, dict[str, Any], list[str], str]] = {
     "Plaid error_message and error_code; 're-link' wording -> the user acts": (
-        "/accounts/balance/get", Reply(400, LOGIN_REQUIRED), "kinds_bank", {"action": "balance", **TOKEN},
+        "/accounts/balance/get", Reply(400, LOGIN_REQUIRED), "kinds_bank", {"action": "balance"},
         ["The API said: the login details of this item have changed", "Its error code: ITEM_LOGIN_REQUIRED.",
          "tell them what the API said"],
         "needs a human",
     ),
     "Plaid PRODUCT_NOT_READY at HTTP 400 -> wait, not fix the input": (
         "/transactions/get", Reply(400, NOT_READY), "kinds_bank",
-        {"action": "transactions", **TOKEN, "start_date": "2026-01-01", "end_date": "2026-01-31"},
+        {"action": "transactions", "start_date": "2026-01-01", "end_date": "2026-01-31"},
         ["the requested product is not yet ready", "Its error code: PRODUCT_NOT_READY.",
          "Wait a minute, then call 'transactions' again."],
         "wait and retry",
     ),
     "the mapping's errors: table maps INSTITUTION_DOWN to wait": (
-        "/item/remove", Reply(400, INSTITUTION_DOWN), "kinds_bank", {"action": "unlink", **TOKEN},
+        "/item/remove", Reply(400, INSTITUTION_DOWN), "kinds_bank", {"action": "unlink"},
         ["this institution is not currently responding", "Its error code: INSTITUTION_DOWN."],
         "wait and retry",
     ),
@@ -328,7 +337,7 @@ CASES: dict[str, tuple[str, Reply, str, dict[str, Any], list[str], str]] = {
     ),
     "Zappiti ErrorCode other than None in a 200": (
         "/StartVideo", Reply(200, {"ErrorCode": "BadApiKey"}), "kinds_media",
-        {"action": "play", "api_key": "0e3c6a0e-8f1c-4d8e-9d7e-2b7f0c1d9a11"},
+        {"action": "play", "media_id": "0e3c6a0e-8f1c-4d8e-9d7e-2b7f0c1d9a11"},
         ['(HTTP 200, ErrorCode is "BadApiKey")', "Its error code: BadApiKey.", "the outcome of 'play' is unknown"],
         "check the outcome before doing anything else",
     ),
@@ -338,6 +347,22 @@ CASES: dict[str, tuple[str, Reply, str, dict[str, Any], list[str], str]] = {
         ['(HTTP 200, status is "fail"). The API said: A title is required.',
          "The API reports it did not make the change.", "The argument is title."],
         "fix the input",
+    ),
+    "a non-zero error_code the spec does not describe, in a 200 to a read": (
+        "/accounts/balance/get", Reply(200, {"error_code": 4031, "error_message": "the account is locked",
+                                             "request_id": "m8MDnv9okwxFNBV"}),
+        "kinds_bank", {"action": "balance"},
+        ["(HTTP 200, error_code is 4031).", "The API said: the account is locked",
+         "The spec does not describe 'error_code' in this answer"],
+        "fix the input",
+    ),
+    "success: false the spec does not describe, in a 200 to a change: an unknown outcome": (
+        "/item/remove", Reply(200, {"success": False, "error": {"code": "ACCOUNT_LOCKED",
+                                                                "message": "the account is locked"}}),
+        "kinds_bank", {"action": "unlink"},
+        ["(HTTP 200, success is false).", "the account is locked", "the outcome of 'unlink' is unknown",
+         "The spec does not describe 'success' in this answer"],
+        "check the outcome before doing anything else",
     ),
     "JSON:API errors[] in a 200 to a read": (
         "/articles/1", Reply(200, {"errors": [{"status": "404", "title": "Not found",

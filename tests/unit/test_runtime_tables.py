@@ -33,7 +33,14 @@ RUNTIME = ROOT / "templates" / "runtime"
 FIXTURES = ROOT / "tests" / "fixtures"
 
 # Runtime fields that no rendered table sets, each with the reason it may keep its default.
-DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {}
+# Runtime fields no table example renders, each rendered by the end-to-end test of its feature instead:
+# Auth.prefix and allow_insecure (tests/e2e/test_credential_safety.py), Shape.bare (a one-field record,
+# tests/e2e/test_honest_records.py), Upstream.tokens (OAuth, tests/e2e/test_oauth_client.py).
+DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {
+    "Auth": {"prefix", "allow_insecure"},
+    "Shape": {"bare"},
+    "Upstream": {"tokens"},
+}
 
 # IR type -> (runtime class, {IR field: runtime field}, IR fields that stay in the generator and why).
 IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
@@ -84,7 +91,15 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     ir.ResultShape: (
         "Shape",
-        {"items": "items", "concise": "concise", "drop": "drop", "record": "record", "lists": "lists"},
+        {
+            "items": "items",
+            "concise": "concise",
+            "drop": "drop",
+            "record": "record",
+            "lists": "lists",
+            "bare": "bare",
+            "named": "named",
+        },
         {},
     ),
     ir.PagingSpec: (
@@ -157,6 +172,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "task": "task",
             "errors": "errors",
             "failures": "failures",
+            "undescribed_failures": "undescribed_failures",
         },
         {
             "description": "goes to tools.json",
@@ -201,7 +217,25 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "mapping_fingerprint": "tools.lock.json",
         },
     ),
-    ir.AuthSpec: ("Auth", {"kind": "kind", "env": "env", "location": "at", "param_name": "name"}, {}),
+    ir.AuthSpec: (
+        "Auth",
+        {
+            "kind": "kind",
+            "env": "env",
+            "location": "at",
+            "param_name": "name",
+            "prefix": "prefix",
+            "allow_insecure": "allow_insecure",
+        },
+        {
+            "token_url": "the OAuth token client the rendered server.py builds (oauth_client.py, oauth_user.py)",
+            "authorization_url": "the per-user OAuth flow the rendered server.py builds (oauth_user.py)",
+            "revocation_url": "the per-user OAuth flow the rendered server.py builds (oauth_user.py)",
+            "scopes": "the OAuth token client the rendered server.py builds",
+            "client_id_env": "the OAuth token client the rendered server.py builds",
+            "client_secret_env": "the OAuth token client the rendered server.py builds",
+        },
+    ),
     ir.AccessSpec: ("Access", {"issuer": "issuer", "audience": "audience", "scopes": "scopes"}, {}),
 }
 # Action.required comes from ParamSpec.required (ActionSpec.required_args), not from a field of its own.

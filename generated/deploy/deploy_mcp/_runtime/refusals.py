@@ -442,6 +442,42 @@ def reported_failure(
     return None
 
 
+# Failure flags at the top of a 2xx answer whose spec does not describe them (build/failures.py reads
+# the ones it does): a success or ok that is false, an error code that is set and not zero. An answer
+# that says it failed never reads as a success (E3 which kind of recovery; R4 a partial answer never
+# looks whole); the error says the spec did not show the field. `failure: false` in the mapping stops it.
+_SUCCESS_WORDS = frozenset(("success", "ok", "succeeded", "successful"))
+_ERROR_CODE_WORDS = frozenset(("errorcode", "errcode"))
+_NO_ERROR = (0, "0", "", "ok", "none", "success")
+
+
+def undescribed_failure(
+    answer: Answer, action: Action, table: Mapping[str, str]
+) -> ToolError | None:
+    """The failure a 2xx answer reports in a top-level flag the spec does not show, as a tool error with
+    the API's own words; None when it reports none."""
+    data = answer.data
+    if not isinstance(data, dict):
+        return None
+    for key, value in data.items():
+        word = re.sub(r"[^a-z]", "", str(key).lower())
+        pointer = "/" + str(key).replace("~", "~0").replace("/", "~1")
+        if word in _SUCCESS_WORDS:
+            failure = Failure(at=pointer, equals=(False,))
+        elif word in _ERROR_CODE_WORDS:
+            failure = Failure(at=pointer, unless=_NO_ERROR)
+        else:
+            continue
+        if _fails(value, failure):
+            error = _failed(answer, action, table, failure, value)
+            error.what += (
+                f" The spec does not describe '{key}' in this answer; the server read it as the"
+                " API's own word that the call failed."
+            )
+            return error
+    return None
+
+
 def _fails(value: Any, failure: Failure) -> bool:
     if value is None:
         return False

@@ -169,6 +169,8 @@ class Action:
     errors: Mapping[str, str] = field(default_factory=dict)
     # Fields of a 2xx answer that report a failure inside it (refusals.py): such an answer is an error.
     failures: tuple[Failure, ...] = ()
+    # Top-level failure flags the spec does not show (refusals.undescribed_failure); off with `failure: false`.
+    undescribed_failures: bool = True
 
     @property
     def arg_names(self) -> tuple[str, ...]:
