@@ -30,6 +30,7 @@ OPTIONAL_RUNTIME = {
     "info": ("server_info",),  # the '<name>_server_info' diagnostic tool
     "patterns": ("patterns",),  # ECMA-262 patterns in Python's spelling
     "times": ("local_times",),  # date-times that may be local beside their time zone
+    "files": ("files",),  # the files multipart and binary request bodies send
 }
 
 
@@ -49,6 +50,7 @@ def runtime_left_out(
         "server_info": server_info,
         "patterns": bool(patterns),
         "local_times": LOCAL_OR_OFFSET in patterns,
+        "files": any(a.body_encoding in ("multipart", "binary") for a in actions),
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)

@@ -502,6 +502,18 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             *((("headers", server.headers),) if server.headers else ()),
             *((("value_envs", server.value_envs),) if server.value_envs else ()),
             *((("errors", dict(server.errors)),) if server.errors else ()),
+            *(
+                (
+                    (
+                        "files",
+                        Call(
+                            "FileReader", (("read", server.files_read), ("max_bytes", server.max_body_bytes))
+                        ),
+                    ),
+                )
+                if _carries(server, "files")
+                else ()
+            ),
         ),
     )
     access = server.access
@@ -548,6 +560,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_server_info": _carries(server, "info"),
         "uses_patterns": _carries(server, "patterns"),
         "uses_local_times": _carries(server, "times"),
+        "uses_files": _carries(server, "files"),
     }
 
 

@@ -11,7 +11,7 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import quote, urlencode
 
 import anyio.to_thread
@@ -41,6 +41,19 @@ class Auth:
     name: str | None = None
 
 
+class FileSource(Protocol):
+    """files.py: the file an argument names, and the multipart body that carries files."""
+
+    def open(self, arg: str, value: object) -> tuple[str, bytes, str]: ...
+
+    def multipart(
+        self,
+        boundary: str,
+        form: list[tuple[str, str]],
+        files: list[tuple[str, tuple[str, bytes, str]]],
+    ) -> bytes: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Upstream:
     base_url_env: str
@@ -59,6 +72,8 @@ class Upstream:
     value_envs: tuple[str, ...] = ()
     # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
     errors: Mapping[str, str] = field(default_factory=dict)
+    # Reads the files a multipart or binary body sends (files.py); None in a package without such bodies.
+    files: FileSource | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -137,6 +152,7 @@ def build_request(
     form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed, nested = _sent_values(action, values, to_upstream or _as_given)
+    files: list[tuple[str, tuple[str, bytes, str]]] = []
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -146,6 +162,8 @@ def build_request(
             headers[wire.lower()] = _simple(value, style, explode)
         elif at == "cookie":
             cookies[wire] = _simple(value, style, explode)
+        elif style == "file":
+            files.append((wire, _file(upstream, action, wire, value)))
         elif at == "body":
             body[wire] = value
             # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
@@ -176,6 +194,7 @@ def build_request(
         lambda m: path_values[m.group(1)], action.path
     )
     content = _content(action, body, whole_body, form, headers)
+    content.update(_file_content(upstream, action, files, form, headers))
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
@@ -284,6 +303,38 @@ def _content(
         content["content"] = urlencode(form)
         headers["content-type"] = "application/x-www-form-urlencoded"
     return content
+
+
+def _file(
+    upstream: Upstream, action: Action, wire: str, value: Any
+) -> tuple[str, bytes, str]:
+    arg = next((p.arg for p in action.params if p.wire == wire), wire)
+    if upstream.files is None:  # never: a package with file bodies carries its reader
+        raise ToolError(
+            f"'{arg}' cannot be sent: this server reads no files.",
+            "Call another action.",
+            Recovery.FIX_INPUT,
+        )
+    return upstream.files.open(arg, value)
+
+
+def _file_content(
+    upstream: Upstream,
+    action: Action,
+    files: list[tuple[str, tuple[str, bytes, str]]],
+    form: list[tuple[str, str]],
+    headers: dict[str, str],
+) -> dict[str, Any]:
+    """httpx's body arguments for a multipart body (the files and the other fields as parts) or a
+    binary one (the file's bytes, as the operation's media type)."""
+    if action.body == "multipart" and (files or form) and upstream.files is not None:
+        boundary = uuid.uuid4().hex
+        headers["content-type"] = f"multipart/form-data; boundary={boundary}"
+        return {"content": upstream.files.multipart(boundary, form, files)}
+    if action.body == "binary" and files:
+        headers["content-type"] = "application/octet-stream"
+        return {"content": files[0][1][1]}
+    return {}
 
 
 def _put_nested(
