@@ -176,6 +176,9 @@ def _body_params(
         )
     base = media.split(";")[0].strip().lower()
     encoding: BodyEncoding = _FILE_BODIES.get(base) or ("form" if base in _FORM_TYPES else "json")
+    if encoding == "binary" and not body.value.get("required") and "schema" not in (content[media] or {}):
+        # An optional octet-stream body the spec says nothing of (a Postman export's GET): no file to send.
+        return [], None, []
     if encoding == "binary":
         return (
             [_file_param("file", "body_whole", bool(body.value.get("required")), body.source)],

@@ -109,3 +109,61 @@ async def test_a_file_goes_up_as_a_multipart_part_and_no_path_leaves_the_directo
         text = result_text(refused)
         assert refused.is_error and str(uploads.resolve()) in text, text
         assert "not the agent's" not in json.dumps(text)
+
+
+QAKKA = ROOT / ".cache" / "corpus" / "package" / "api" / "apache.org" / "qakka.json"
+QAKKA_MAPPING = """\
+mcpgen: 1
+server:
+  name: qakka
+  base_url: {env: QAKKA_BASE_URL}
+tools:
+  - name: queue_messages
+    description: Send a message to a queue.
+    actions:
+      - {name: send_binary, operation: sendMessageBinary}
+"""
+
+
+class QakkaQueues(LoopbackUpstream):
+    """Answers as Qakka does: an ApiResponse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.route("POST", "/queues/{queue}/messages", self.send)
+
+    def send(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        return Reply(200, {"status": "OK", "count": 1, "messages": []})
+
+
+PRISM_SPECS[QakkaQueues] = lambda: request_fragment(QAKKA, [("/queues/{queueName}/messages", "post")])
+
+
+@pytest.mark.prism_expects(
+    "Request body must be array",
+    why="Qakka's octet-stream body is typed an array of byte strings (a conversion of a binary body): the "
+    "bytes on the wire are the file, which Prism reads as one value, never an array",
+)
+async def test_a_binary_body_is_the_file_itself_and_without_files_read_only_content_goes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mapping.yaml").write_text(QAKKA_MAPPING, encoding="utf-8")
+    completed = run_mcpgen("generate", QAKKA, "-m", tmp_path / "mapping.yaml", "-o", tmp_path / "out")
+    assert completed.returncode == 0, completed.stderr
+    (tmp_path / "blob.bin").write_bytes(PNG)
+    call = {"action": "send_binary", "queue_name": "jobs", "content_type": "image/png"}
+    with QakkaQueues() as upstream:
+        env = {"PYTHONPATH": str(tmp_path / "out"), "QAKKA_BASE_URL": upstream.base_url}
+        async with stdio_client([sys.executable, "-m", "qakka_mcp"], env) as client:
+            data_url = "data:image/png;base64," + base64.b64encode(PNG).decode()
+            sent = await client.call_tool("qakka_queue_messages", {**call, "file": data_url})
+            by_path = await client.call_tool(
+                "qakka_queue_messages", {**call, "file": str(tmp_path / "blob.bin")}
+            )
+            bad = await client.call_tool("qakka_queue_messages", {**call, "file": "data:image/png;base64,@@"})
+        requests = list(upstream.requests)
+    assert not sent.is_error, result_text(sent)
+    assert len(requests) == 1 and requests[0].body == PNG
+    assert requests[0].headers["content-type"] == "application/octet-stream"
+    assert by_path.is_error and "reads no files from disk" in result_text(by_path)
+    assert bad.is_error and "valid base64" in result_text(bad)
