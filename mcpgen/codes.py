@@ -88,6 +88,7 @@ M108 = _code("M108", _E, "two tools, or two actions of one tool, have the same n
 M109 = _code("M109", _E, "an `api_key` auth lacks `in` or `name`")
 M110 = _code("M110", _E, "`in` or `name` is set on an auth that is not `api_key`")
 M111 = _code("M111", _E, "an action's `default_limit` is larger than its `max_limit`")
+M112 = _code("M112", _E, "an auth lacks a setting its type needs, sets one of another type, or puts an oauth2 auth among several")
 M120 = _code("M120", _E, "a unit converts a value to itself")
 M121 = _code("M121", _E, "a unit conversion with no known factor and none given")
 M122 = _code("M122", _E, "a currency code outside ISO 4217")
@@ -151,6 +152,7 @@ M262 = _code("M262", _E, "`failure` compares its field with a value of a type th
 # --- credentials --------------------------------------------------------------------------------------------
 M301 = _code("M301", _I, "the spec has security schemes and the mapping no `server.auth`")
 M302 = _code("M302", _W, "a credential parameter the mapping names, or a required one `auth` does not send")
+M303 = _code("M303", _W, "a credential would go over plain http:// to a host other than this machine; the server refuses to send it unless `allow_insecure: true`")
 
 # --- the output directory -----------------------------------------------------------------------------------
 W001 = _code("W001", _E, "the output directory exists and was not written by mcpgen")

@@ -337,10 +337,34 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuthSpec:
-    kind: Literal["bearer", "api_key", "basic"]
-    env: str
+    """The credential the server sends upstream (P3 credentials): from its environment, or a token it
+    obtains with its own client credentials, or one each user grants (oauth2_user)."""
+
+    kind: Literal["bearer", "api_key", "basic", "oauth2_client_credentials", "oauth2_user"]
+    env: str | None
     location: Literal["header", "query", "body"] | None
     param_name: str | None
+    prefix: str | None = None  # api_key in a header: what goes before the key ('Bearer ')
+    token_url: str | None = None
+    authorization_url: str | None = None
+    revocation_url: str | None = None
+    scopes: tuple[str, ...] = ()
+    client_id_env: str | None = None
+    client_secret_env: str | None = None
+    allow_insecure: bool = False
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        """The environment variables this credential is read from, the secret ones last."""
+        named = (
+            (self.client_id_env, self.client_secret_env) if self.kind.startswith("oauth2") else (self.env,)
+        )
+        return tuple(e for e in named if e)
+
+    @property
+    def secret_env(self) -> str:
+        """The variable a refused credential is most likely wrong in."""
+        return self.env or self.client_secret_env or self.client_id_env or ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

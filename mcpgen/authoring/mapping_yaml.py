@@ -66,10 +66,14 @@ def _server(draft: Draft) -> list[str]:
         f"    env: {env_stem}_BASE_URL  # the environment variable wins over the default at run time"
     )
     if draft.base_url:
-        lines.append(f"    default: {_scalar(draft.base_url)}  # from the spec's servers")
+        lines.append(f"    default: {_scalar(draft.base_url)}  # {_c(draft.base_url_why)}")
     else:
         lines.append("    # default: https://api.example.com  # the spec names no concrete server URL")
     auth = draft.auth
+    if draft.schemes:
+        lines += _comment_block("The spec's security schemes:", "  ")
+        for line in draft.schemes:
+            lines += _comment_block(line, "  ", "    ")
     if auth is not None and draft.extra_auth:
         lines.append("  auth:  # credentials the API needs together: the server sends all of them")
         for one in (auth, *draft.extra_auth):
@@ -92,10 +96,21 @@ def _server(draft: Draft) -> list[str]:
 
 
 def _auth_keys(auth: DraftAuth, indent: str) -> list[str]:
-    lines = [f"{indent}env: {auth.env}"]
+    lines = [f"{indent}env: {auth.env}"] if auth.env else []
     if auth.location:
         lines.append(f"{indent}in: {auth.location}")
         lines.append(f"{indent}name: {_scalar(str(auth.name))}")
+    if auth.prefix:
+        lines.append(f"{indent}prefix: {_scalar(auth.prefix)}")
+    if auth.authorization_url:
+        lines.append(f"{indent}authorization_url: {_scalar(auth.authorization_url)}")
+    if auth.token_url:
+        lines.append(f"{indent}token_url: {_scalar(auth.token_url)}")
+    if auth.token_url:
+        scopes = ", ".join(_scalar(s) for s in auth.scopes)
+        lines.append(f"{indent}scopes: [{scopes}]  # the scopes the operations' requirements name")
+        lines.append(f"{indent}client_id_env: {auth.client_id_env}")
+        lines.append(f"{indent}client_secret_env: {auth.client_secret_env}")
     return lines
 
 

@@ -53,10 +53,16 @@ class Unmapped:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DraftAuth:
     type: str
-    env: str
+    env: str  # '' for the oauth2 types, which read a client id and secret instead
     location: str | None
     name: str | None
     why: str
+    prefix: str | None = None  # api_key in a header: the word before the key ('Token ')
+    token_url: str | None = None
+    authorization_url: str | None = None
+    scopes: tuple[str, ...] = ()
+    client_id_env: str | None = None
+    client_secret_env: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,6 +81,9 @@ class Draft:
     tools: tuple[DraftTool, ...]
     unmapped: tuple[Unmapped, ...]
     extra_auth: tuple[DraftAuth, ...] = ()  # credentials the spec needs together with `auth`
+    # Every security scheme of the spec, one line each, and which was chosen and why.
+    schemes: tuple[str, ...] = ()
+    base_url_why: str = "from the spec's servers"
 
     @property
     def action_count(self) -> int:

@@ -30,7 +30,8 @@ from mcpgen.build.times import allows_local, with_local_arguments
 from mcpgen.build.units import with_currency
 from mcpgen.diagnostics import Diagnostic, error, has_errors, warning
 from mcpgen.ir import ActionSpec, BodyEncoding, FixedValue, ParamSpec, TaskSpec
-from mcpgen.load.mapping import UNSET, ActionRule, AuthRule, ParamRule, ToolRule
+from mcpgen.load.mapping import UNSET, ActionRule, ParamRule, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Operation, Spec, find_operation
 
 _IDEMPOTENCY_KEY = "idempotency-key"

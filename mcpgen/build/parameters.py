@@ -16,7 +16,8 @@ from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import in_agent_units, renamed_unit_mismatch, to_agent_units, unit_spec
 from mcpgen.diagnostics import Diagnostic, Level, SourceRef, error, rule_name, warning
 from mcpgen.ir import BodyEncoding, FixedValue, JsonSchema, ParamLocation, ParamSpec, VariantSpec
-from mcpgen.load.mapping import UNSET, ActionRule, AuthRule, ParamRule, did_you_mean
+from mcpgen.load.mapping import UNSET, ActionRule, ParamRule, did_you_mean
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 from mcpgen.names import RESERVED_ARGS, snake_case

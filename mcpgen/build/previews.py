@@ -12,7 +12,8 @@ from mcpgen.build.parameters import spec_params
 from mcpgen.build.schemas import json_type_of
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import ActionSpec, GuardSpec, JsonSchema, ParamSpec, PreviewSpec
-from mcpgen.load.mapping import ActionRule, AuthRule, ParamRule, PreviewRule, ToolRule
+from mcpgen.load.mapping import ActionRule, ParamRule, PreviewRule, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec, find_operation
 
 DEFAULT_APPROVAL = (

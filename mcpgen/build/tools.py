@@ -18,7 +18,8 @@ from mcpgen.build.paging import merge_limit_properties
 from mcpgen.build.previews import preview_input_schema, previewed
 from mcpgen.diagnostics import Diagnostic, error, has_errors, rule_name, warning
 from mcpgen.ir import ActionSpec, JsonSchema, ToolSpec
-from mcpgen.load.mapping import AuthRule, Mapping, ToolRule
+from mcpgen.load.mapping import Mapping, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec
 from mcpgen.names import TOOL_NAME_COMFORT_LENGTH, python_identifier, tool_name_problem
 

@@ -20,6 +20,7 @@ import jsonschema
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.answers import AnswerRules, read_answers
+from mcpgen.load.mapping_auth import AuthRule, auth_envs, check_auth, read_auth
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
@@ -171,14 +172,6 @@ class ToolRule:
     scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
     destructive: bool | None = None  # S4 override
     hints: HintsRule | None = None  # S4: the tool's annotations, over its actions'
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuthRule:
-    type: str
-    env: str
-    location: str | None
-    name: str | None
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
@@ -439,37 +432,12 @@ def _duplicates(names: list[str], pointer: str, what: str, document: Document) -
 
 
 def _check_auth(document: Document) -> list[Diagnostic]:
+    found = check_auth(document)
     auth = document.data["server"].get("auth")
-    if not auth:
-        return []
-    if isinstance(auth, list):  # several credentials sent together
-        found = [d for i, one in enumerate(auth) for d in _check_one_auth(one, f"/server/auth/{i}", document)]
-        envs = [one["env"] for one in auth]
+    if isinstance(auth, list):  # several credentials sent together: each from variables of its own
+        envs = [env for one in auth for env in auth_envs(one)]
         found += _duplicates(envs, "/server/auth", "credentials' env variables", document)
-        return found
-    return _check_one_auth(auth, "/server/auth", document)
-
-
-def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> list[Diagnostic]:
-    if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
-        return [
-            error(
-                codes.M109,
-                "an api_key auth needs 'in' (header, query or body) and 'name'",
-                document.locate(pointer),
-                hint="for example:  in: header  and  name: X-API-Key",
-            )
-        ]
-    if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
-        return [
-            error(
-                codes.M110,
-                f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
-                document.locate(pointer),
-                hint="remove them, or use type: api_key",
-            )
-        ]
-    return []
+    return found
 
 
 def _check_previews(document: Document) -> list[Diagnostic]:
@@ -538,10 +506,7 @@ def _read(document: Document) -> Mapping:
     server = data["server"]
     base_url = server.get("base_url") or {}
     auth = server.get("auth")
-    auths = tuple(
-        AuthRule(type=a["type"], env=a["env"], location=a.get("in"), name=a.get("name"))
-        for a in (auth if isinstance(auth, list) else [auth] if auth else [])
-    )
+    auths = tuple(read_auth(a) for a in (auth if isinstance(auth, list) else [auth] if auth else []))
     return Mapping(
         server=ServerRule(
             name=server["name"],

@@ -40,7 +40,9 @@ def server_env(server: ServerSpec) -> tuple[EnvVar, ...]:
     """What a launched server needs set: the API's base URL (its default shown, so it is easy to change)
     and every credential (or parameter value) it sends from it. Per-host base URLs follow the main one when unset, so they are left out."""
     base = EnvVar(server.base_url_env, server.default_base_url or "<base URL of the API>", secret=False)
-    envs = [a.env for a in ((server.auth, *server.extra_auth) if server.auth is not None else ())]
+    envs = [
+        env for a in ((server.auth, *server.extra_auth) if server.auth is not None else ()) for env in a.envs
+    ]
     envs += [env for env in server.value_envs if env not in envs]  # values sent in parameters
     return (base, *(EnvVar(env, f"<your {env}>", secret=True) for env in envs))
 

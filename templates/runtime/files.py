@@ -9,6 +9,7 @@ import base64
 import binascii
 import mimetypes
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +34,23 @@ class FileReader:
             return self._decoded(arg, value)
         return self._read(arg, value)
 
-    def multipart(
+    def body(
         self,
-        boundary: str,
+        kind: str,
         form: list[tuple[str, str]],
-        files: list[tuple[str, tuple[str, bytes, str]]],
-    ) -> bytes:
-        return multipart(boundary, form, files)
+        files: list[tuple[str, str, object]],
+    ) -> tuple[bytes, str] | None:
+        """A multipart body of the fields and the files, or a binary one of the one file: (content,
+        content type); None when there is nothing to send. `files`: (wire name, argument, value)."""
+        opened = [(wire, self.open(arg, value)) for wire, arg, value in files]
+        if kind == "binary":
+            return (opened[0][1][1], "application/octet-stream") if opened else None
+        if not (opened or form):
+            return None
+        boundary = uuid.uuid4().hex
+        return multipart(
+            boundary, form, opened
+        ), f"multipart/form-data; boundary={boundary}"
 
     def _decoded(self, arg: str, value: str) -> tuple[str, bytes, str]:
         head, _, data = value[len(_DATA_URL) :].partition(",")

@@ -252,6 +252,8 @@ def run(
         use_json_logs()
     # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    for problem in config.upstream.start_problems():
+        log.error("%s", problem)
     server = build_server(
         config,
         tools,
@@ -265,7 +267,9 @@ def run(
             )
         except ValueError as problem:
             sys.exit(f"{config.package.replace('_', '-')}: {problem}")
-        serve_http(server, args.host, args.port, config.access, allowed)
+        tokens = config.upstream.tokens
+        routes = tokens.routes() if tokens is not None else None
+        serve_http(server, args.host, args.port, config.access, allowed, routes)
     else:
         # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
         anyio.run(serve_stdio, server, 2 * config.upstream.timeout_s + 5)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from urllib.parse import quote, urlencode
 import anyio.to_thread
 import httpx
 
+from .credentials import TokenSource, credential, refuse_insecure
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
@@ -39,19 +41,19 @@ class Auth:
     # body: a field of each request body that declares it, sent as the action's Fixed (from env).
     at: Literal["header", "query", "body"] | None = None
     name: str | None = None
+    # api_key in a header: what goes before the key ('Bearer ', 'Token '), unless the key has it already.
+    prefix: str = ""
+    # The credential may go over plain http:// to another machine (a trusted network).
+    allow_insecure: bool = False
 
 
 class FileSource(Protocol):
-    """files.py: the file an argument names, and the multipart body that carries files."""
+    """files.py: a multipart or binary body (content, content type) from its fields and its files,
+    each (wire name, argument, value); None when there is nothing to send."""
 
-    def open(self, arg: str, value: object) -> tuple[str, bytes, str]: ...
-
-    def multipart(
-        self,
-        boundary: str,
-        form: list[tuple[str, str]],
-        files: list[tuple[str, tuple[str, bytes, str]]],
-    ) -> bytes: ...
+    def body(
+        self, kind: str, form: list[tuple[str, str]], files: list[tuple[str, str, Any]]
+    ) -> tuple[bytes, str] | None: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +74,8 @@ class Upstream:
     value_envs: tuple[str, ...] = ()
     # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
     errors: Mapping[str, str] = field(default_factory=dict)
+    # A token the server obtains (OAuth 2.0), sent as a bearer token; instead of `auth`.
+    tokens: TokenSource | None = None
     # Reads the files a multipart or binary body sends (files.py); None in a package without such bodies.
     files: FileSource | None = None
 
@@ -101,6 +105,44 @@ class Upstream:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    def start_problems(self) -> list[str]:
+        """What would refuse every call's credential, said once at start as well (the server still
+        starts, and each call says it again: E3 which kind of recovery)."""
+        checks: list[Callable[[], Any]] = []
+        try:
+            base = self.base_url()
+        except ToolError:
+            base = ""
+        for auth in self.auths:
+            checks += [
+                functools.partial(refuse_insecure, base, auth.allow_insecure, auth.env),
+                functools.partial(credential, auth.env, "credential"),
+            ]
+        if self.tokens is not None:
+            tokens = self.tokens
+            checks += [
+                functools.partial(
+                    refuse_insecure, base, tokens.allow_insecure, tokens.env
+                ),
+                functools.partial(
+                    refuse_insecure, tokens.token_url, tokens.allow_insecure, tokens.env
+                ),
+            ]
+        problems: list[str] = []
+        for check in checks:
+            try:
+                check()
+            except ToolError as exc:
+                problems.append(f"{exc.what} {exc.how}")
+        return list(dict.fromkeys(problems))
+
+    @property
+    def credential_env(self) -> str | None:
+        """The variable a refused credential is most likely wrong in; None when the server sends none."""
+        if self.tokens is not None:
+            return self.tokens.env
+        return self.auth.env if self.auth else None
+
     @property
     def auths(self) -> tuple[Auth, ...]:
         return (self.auth, *self.extra_auth) if self.auth else ()
@@ -121,6 +163,8 @@ class Upstream:
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
+        if self.tokens is not None:
+            forms += self.tokens.secret_forms()
         return tuple(forms)
 
 
@@ -152,7 +196,7 @@ def build_request(
     form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed, nested = _sent_values(action, values, to_upstream or _as_given)
-    files: list[tuple[str, tuple[str, bytes, str]]] = []
+    files: list[tuple[str, Any]] = []
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -163,7 +207,7 @@ def build_request(
         elif at == "cookie":
             cookies[wire] = _simple(value, style, explode)
         elif style == "file":
-            files.append((wire, _file(upstream, action, wire, value)))
+            files.append((wire, value))
         elif at == "body":
             body[wire] = value
             # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
@@ -180,7 +224,10 @@ def build_request(
     # An offset inside the body (a search sent by POST) is computed from page and limit too.
     place_offset(body, action.paging, values)
     query = merge_query(query, page_query(action.paging, values))
-    _apply_auth(upstream, headers, query)
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
+        lambda m: path_values[m.group(1)], action.path
+    )
+    _apply_auth(upstream, url, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
     # one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
     key = idempotency_key or uuid.uuid4().hex
@@ -190,9 +237,6 @@ def build_request(
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
         form.append((action.idempotency_body, key))
-    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
-        lambda m: path_values[m.group(1)], action.path
-    )
     content = _content(action, body, whole_body, form, headers)
     content.update(_file_content(upstream, action, files, form, headers))
     if cookies:
@@ -305,36 +349,23 @@ def _content(
     return content
 
 
-def _file(
-    upstream: Upstream, action: Action, wire: str, value: Any
-) -> tuple[str, bytes, str]:
-    arg = next((p.arg for p in action.params if p.wire == wire), wire)
-    if upstream.files is None:  # never: a package with file bodies carries its reader
-        raise ToolError(
-            f"'{arg}' cannot be sent: this server reads no files.",
-            "Call another action.",
-            Recovery.FIX_INPUT,
-        )
-    return upstream.files.open(arg, value)
-
-
 def _file_content(
     upstream: Upstream,
     action: Action,
-    files: list[tuple[str, tuple[str, bytes, str]]],
+    files: list[tuple[str, Any]],
     form: list[tuple[str, str]],
     headers: dict[str, str],
 ) -> dict[str, Any]:
-    """httpx's body arguments for a multipart body (the files and the other fields as parts) or a
-    binary one (the file's bytes, as the operation's media type)."""
-    if action.body == "multipart" and (files or form) and upstream.files is not None:
-        boundary = uuid.uuid4().hex
-        headers["content-type"] = f"multipart/form-data; boundary={boundary}"
-        return {"content": upstream.files.multipart(boundary, form, files)}
-    if action.body == "binary" and files:
-        headers["content-type"] = "application/octet-stream"
-        return {"content": files[0][1][1]}
-    return {}
+    """httpx's body argument for a multipart or binary body (files.py reads and encodes it)."""
+    if upstream.files is None or action.body not in ("multipart", "binary"):
+        return {}
+    params = {p.wire: p.arg for p in action.params}
+    named = [(wire, params.get(wire, wire), value) for wire, value in files]
+    sent = upstream.files.body(action.body, form, named)
+    if sent is None:
+        return {}
+    headers["content-type"] = sent[1]
+    return {"content": sent[0]}
 
 
 def _put_nested(
@@ -437,20 +468,23 @@ def _simple(value: Any, style: str | None, explode: bool | None) -> str:
 
 
 def _apply_auth(
-    upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
+    upstream: Upstream, url: str, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
     for auth in upstream.auths:
+        refuse_insecure(url, auth.allow_insecure, auth.env)
         _apply_one(auth, headers, query)
 
 
 def _apply_one(
     auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    secret = os.environ.get(auth.env)
-    if not secret:
+    secret = credential(auth.env, _CREDENTIAL_WORDS[auth.kind][1])
+    if secret is None:
         raise missing_credential(auth)
     if auth.kind == "bearer":
-        headers["authorization"] = f"Bearer {secret}"
+        # A token set with its scheme word already ('Bearer abc') is sent as it is.
+        has_word = secret[:7].lower() == "bearer "
+        headers["authorization"] = secret if has_word else f"Bearer {secret}"
     elif auth.kind == "basic":
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
@@ -458,7 +492,10 @@ def _apply_one(
     elif auth.at == "body":
         return  # each body that declares it carries it (the action's Fixed, from the same variable)
     else:
-        headers[(auth.name or "x-api-key").lower()] = secret
+        has_prefix = secret.lower().startswith(auth.prefix.lower())
+        headers[(auth.name or "x-api-key").lower()] = (
+            secret if has_prefix else auth.prefix + secret
+        )
 
 
 def missing_credential(auth: Auth) -> ToolError:
@@ -485,18 +522,22 @@ async def send(
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
+    subject: str = "",
 ) -> Answer:
     """Send with the configured timeout. Only a 2xx with a JSON body (or none) comes back; refusals,
     redirects, answers too big or not JSON, and network failures become errors that say what to do
-    next (E2 what, why, how; E4 unknown outcome is not retry)."""
-    answer = await _exchange(client, upstream, request, action)
+    next (E2 what, why, how; E4 unknown outcome is not retry). A token the server obtains goes with
+    it, and once more, new, when the API answers 401 invalid_token (the request was refused unread)."""
+    tokens = upstream.tokens
+    if tokens is None:
+        answer = await _exchange(client, upstream, request, action)
+    else:
+        answer = await _with_token(client, upstream, tokens, request, action, subject)
     if answer.status_code >= 400:
-        raise http_error(
-            answer,
-            action,
-            upstream.auth.env if upstream.auth else None,
-            upstream.errors,
-        )
+        refused = http_error(answer, action, upstream.credential_env, upstream.errors)
+        if answer.status_code == 401:
+            refused.how = _unprefixed_hint(upstream) + refused.how
+        raise refused
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
@@ -507,6 +548,47 @@ async def send(
     if failed is not None:  # a 2xx that says the call failed is no success
         raise failed
     return answer
+
+
+async def _with_token(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    tokens: TokenSource,
+    request: httpx.Request,
+    action: Action,
+    subject: str,
+) -> Answer:
+    refuse_insecure(str(request.url), tokens.allow_insecure, tokens.env)
+    token = await tokens.token(client, subject)
+    request.headers["authorization"] = f"Bearer {token}"
+    answer = await _exchange(client, upstream, request, action)
+    if answer.status_code == 401 and _invalid_token(answer):
+        tokens.refused(token, subject)
+        request.headers["authorization"] = (
+            f"Bearer {await tokens.token(client, subject)}"
+        )
+        answer = await _exchange(client, upstream, request, action)
+    return answer
+
+
+def _invalid_token(answer: Answer) -> bool:
+    """RFC 6750: an expired or revoked token is answered `WWW-Authenticate: Bearer error="invalid_token"`."""
+    challenge = answer.headers.get("www-authenticate", "")
+    return bool(re.search(r'error\s*=\s*"?invalid_token', challenge, re.IGNORECASE))
+
+
+def _unprefixed_hint(upstream: Upstream) -> str:
+    """A key sent as the whole Authorization header: many APIs want a scheme word before it."""
+    auth = upstream.auth
+    if auth is None or auth.kind != "api_key" or auth.at != "header" or auth.prefix:
+        return ""
+    if (auth.name or "").lower() != "authorization":
+        return ""
+    return (
+        f"The key in {auth.env} is sent as the whole Authorization header, with no scheme word before "
+        "it; if the API's documentation writes 'Authorization: Bearer <key>' (or Token), ask the user to "
+        "add prefix: 'Bearer ' to server.auth and regenerate, or to set the variable to 'Bearer <key>'. "
+    )
 
 
 async def _exchange(

@@ -27,7 +27,9 @@ def serve_http(
     port: int,
     access: HttpAccess | None,
     allowed: Allowed,
+    routes: list[Any] | None = None,
 ) -> None:
+    """`routes`: served beside /mcp (a user's upstream sign-in callback, oauth_user.py)."""
     import uvicorn
 
     log.info("Host header allowed: %s", allowed.hosts_text())
@@ -43,6 +45,7 @@ def serve_http(
             enable_dns_rebinding_protection=False
         ),
         **(access.http_auth() if access is not None else {}),
+        custom_starlette_routes=routes or None,
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
     # Host and Origin checked before anything else; JSON answers, and a client that hangs up cancels

@@ -217,9 +217,9 @@ def present(
         )
     count = len(records)
     headers = response.headers
-    where = listed if listed is not None else shape.items
+    list_path = listed if listed is not None else shape.items
     shaped.update(
-        page_info(paging, body, values, count, next_link, sent, headers, where)
+        page_info(paging, body, values, count, next_link, sent, headers, list_path)
     )
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
