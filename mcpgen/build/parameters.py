@@ -161,31 +161,10 @@ def _body_params(
         return [], None, []
     content = body.value.get("content") or {}
     media = _pick_media_type(content)
-    if media is None:
-        kinds = ", ".join(sorted(content)) or "no content"
-        return (
-            [],
-            None,
-            [
-                error(
-                    codes.M211,
-                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON, form, multipart or binary bodies only",
-                    body.source,
-                    hint="map another operation, or leave this one unmapped",
-                )
-            ],
-        )
+    if media is None or _FILE_BODIES.get(media.split(";")[0].strip().lower()) == "binary":
+        return _unsent_or_binary(operation, body, content, media)
     base = media.split(";")[0].strip().lower()
     encoding: BodyEncoding = _FILE_BODIES.get(base) or ("form" if base in _FORM_TYPES else "json")
-    if encoding == "binary" and not body.value.get("required") and "schema" not in (content[media] or {}):
-        # An optional octet-stream body the spec says nothing of (a Postman export's GET): no file to send.
-        return [], None, []
-    if encoding == "binary":
-        return (
-            [_file_param("file", "body_whole", bool(body.value.get("required")), body.source)],
-            encoding,
-            [],
-        )
     media_located = body.child("content", media)
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
@@ -319,6 +298,32 @@ def _form_style(encoding: BodyEncoding, field_encoding: Any, name: str) -> dict[
         return {}
     style, explode = _wire_style(entry)
     return {"style": style, "explode": explode}
+
+
+def _unsent_or_binary(
+    operation: Operation, body: Located, content: dict[str, Any], media: str | None
+) -> tuple[list[OperationParam], BodyEncoding | None, list[Diagnostic]]:
+    """A body of no media type the server sends (M211), or an octet-stream body: the file itself."""
+    if media is None:
+        kinds = ", ".join(sorted(content)) or "no content"
+        return (
+            [],
+            None,
+            [
+                error(
+                    codes.M211,
+                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON, form, "
+                    "multipart or binary bodies only",
+                    body.source,
+                    hint="map another operation, or leave this one unmapped",
+                )
+            ],
+        )
+    required = bool(body.value.get("required"))
+    if not required and "schema" not in (content[media] or {}):
+        # An optional octet-stream body the spec says nothing of (a Postman export's GET): no file to send.
+        return [], None, []
+    return [_file_param("file", "body_whole", required, body.source)], "binary", []
 
 
 def _unnamed_parts(operation: Operation, source: SourceRef) -> Diagnostic:

@@ -110,7 +110,7 @@ def multipart(
     files: list[tuple[str, tuple[str, bytes, str]]],
 ) -> bytes:
     """A multipart/form-data body (RFC 7578): each field a part, each file a part with its name and type."""
-    parts = [
+    parts: list[tuple[str, str | None, bytes]] = [
         (f'form-data; name="{_quoted(name)}"', None, value.encode())
         for name, value in form
     ]
