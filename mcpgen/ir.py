@@ -13,7 +13,7 @@ from mcpgen.diagnostics import SourceRef
 
 JsonSchema = dict[str, Any]
 ParamLocation = Literal["path", "query", "header", "cookie", "body", "body_whole"]
-BodyEncoding = Literal["json", "form"]
+BodyEncoding = Literal["json", "form", "multipart", "binary"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -403,6 +403,7 @@ class ServerSpec:
     output_schemas: bool = True  # read tools declare the shape of their results (R5)
     max_result_tokens: int = 20_000  # size budget of one result (R4)
     max_body_bytes: int = 8 * 1024 * 1024  # the most of one upstream answer the server reads (P5)
+    files_read: str | None = None  # the directory the files of multipart and binary bodies are read from
     access: AccessSpec | None = None
     idempotency_header: str | None = None  # sent with every POST when the API supports it (E4)
     # Modules of templates/runtime this package does not carry (and the dependencies they alone need):

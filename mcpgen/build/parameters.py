@@ -30,6 +30,15 @@ _JSON_TYPES = ("application/json",)
 
 
 _FORM_TYPES = ("application/x-www-form-urlencoded",)
+# Bodies that carry files: the agent names a file the server reads, or passes its content (files.py).
+_FILE_BODIES: dict[str, BodyEncoding] = {
+    "multipart/form-data": "multipart",
+    "application/octet-stream": "binary",
+}
+_FILE_TEXT = (
+    "A file: its path inside the directory this server reads files from (the mapping's server.files.read), "
+    "or its content as data:<media type>;base64,<data>."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,21 +161,10 @@ def _body_params(
         return [], None, []
     content = body.value.get("content") or {}
     media = _pick_media_type(content)
-    if media is None:
-        kinds = ", ".join(sorted(content)) or "no content"
-        return (
-            [],
-            None,
-            [
-                error(
-                    codes.M211,
-                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON or form bodies only",
-                    body.source,
-                    hint="map another operation, or leave this one unmapped",
-                )
-            ],
-        )
-    encoding: BodyEncoding = "json" if media not in _FORM_TYPES else "form"
+    if media is None or _FILE_BODIES.get(media.split(";")[0].strip().lower()) == "binary":
+        return _unsent_or_binary(operation, body, content, media)
+    base = media.split(";")[0].strip().lower()
+    encoding: BodyEncoding = _FILE_BODIES.get(base) or ("form" if base in _FORM_TYPES else "json")
     media_located = body.child("content", media)
     if not isinstance(media_located.value, dict) or not isinstance(media_located.value.get("schema"), dict):
         return [], encoding, []
@@ -195,11 +193,15 @@ def _body_params(
                     **_form_style(encoding, field_encoding, name),
                     credential=name in secrets,
                 )
+                if not (encoding == "multipart" and _is_file(prop))
+                else _file_param(name, "body", name in required and body_required, schema_located.source)
                 for name, prop in properties.items()
             ],
             encoding,
             notes,
         )
+    if encoding == "multipart":
+        return [], None, [_unnamed_parts(operation, body.source)]
     if _untyped(schema) and _offers_fields(schema_located, spec):
         notes.append(
             warning(
@@ -298,13 +300,67 @@ def _form_style(encoding: BodyEncoding, field_encoding: Any, name: str) -> dict[
     return {"style": style, "explode": explode}
 
 
+def _unsent_or_binary(
+    operation: Operation, body: Located, content: dict[str, Any], media: str | None
+) -> tuple[list[OperationParam], BodyEncoding | None, list[Diagnostic]]:
+    """A body of no media type the server sends (M211), or an octet-stream body: the file itself."""
+    if media is None:
+        kinds = ", ".join(sorted(content)) or "no content"
+        return (
+            [],
+            None,
+            [
+                error(
+                    codes.M211,
+                    f"{operation.key} takes a request body of {kinds}; generated servers send JSON, form, "
+                    "multipart or binary bodies only",
+                    body.source,
+                    hint="map another operation, or leave this one unmapped",
+                )
+            ],
+        )
+    required = bool(body.value.get("required"))
+    if not required and "schema" not in (content[media] or {}):
+        # An optional octet-stream body the spec says nothing of (a Postman export's GET): no file to send.
+        return [], None, []
+    return [_file_param("file", "body_whole", required, body.source)], "binary", []
+
+
+def _unnamed_parts(operation: Operation, source: SourceRef) -> Diagnostic:
+    return error(
+        codes.M211,
+        f"{operation.key} takes a multipart body whose parts its schema does not name; generated servers "
+        "send the parts an object schema's properties name",
+        source,
+        hint="map another operation, or leave this one unmapped",
+    )
+
+
+def _is_file(schema: JsonSchema) -> bool:
+    """A multipart field that carries a file: a binary string (OpenAPI 3.0), or content of its own (3.1)."""
+    return schema.get("format") == "binary" or "contentMediaType" in schema or schema.get("type") == "file"
+
+
+def _file_param(name: str, location: ParamLocation, required: bool, source: SourceRef) -> OperationParam:
+    return OperationParam(
+        wire_name=name,
+        location=location,
+        required=required,
+        schema={"type": "string", "description": _FILE_TEXT},
+        description=_FILE_TEXT,
+        example=None,
+        source=source,
+        style="file",
+    )
+
+
 def _pick_media_type(content: dict[str, Any]) -> str | None:
     for media in content:
         base = media.split(";")[0].strip().lower()
         if base in _JSON_TYPES or base.endswith("+json"):
             return media
     for media in content:
-        if media.split(";")[0].strip().lower() in _FORM_TYPES:
+        if media.split(";")[0].strip().lower() in (*_FORM_TYPES, *_FILE_BODIES):
             return media
     return None
 

@@ -34,6 +34,7 @@ OPTIONAL_RUNTIME = {
     # P3: a token the server obtains with OAuth 2.0 (its own client credentials, or each user's grant)
     "oauth_client": ("client_credentials", "user_oauth"),
     "oauth_user": ("user_oauth",),
+    "files": ("files",),  # the files multipart and binary request bodies send
 }
 
 
@@ -60,6 +61,7 @@ def runtime_left_out(
         "local_times": LOCAL_OR_OFFSET in patterns,
         "client_credentials": auth_kind == "oauth2_client_credentials",
         "user_oauth": auth_kind == "oauth2_user",
+        "files": any(a.body_encoding in ("multipart", "binary") for a in actions),
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)

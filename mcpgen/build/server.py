@@ -99,6 +99,7 @@ def build_server(
         output_schemas=server_rule.output_schemas,
         max_result_tokens=server_rule.max_result_tokens,
         max_body_bytes=server_rule.max_body_bytes,
+        files_read=server_rule.files_read,
         access=_access(mapping),
         idempotency_header=server_rule.idempotency_header,
         headers=server_rule.headers,

@@ -203,6 +203,7 @@ class ServerRule:
     output_schemas: bool = True  # read tools declare an outputSchema (R5)
     max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS  # R4
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # P5: the cap on one upstream answer
+    files_read: str | None = None  # the directory multipart and binary bodies read files from
     access: AccessRule | None = None
     idempotency_header: str | None = None  # the API reads an idempotency key from it on POST
     idempotency_body: str | None = None  # ... or from this body field, on every action that has it
@@ -523,6 +524,7 @@ def _read(document: Document) -> Mapping:
             output_schemas=bool(server.get("output_schemas", True)),
             max_result_tokens=int(server.get("max_result_tokens", DEFAULT_MAX_RESULT_TOKENS)),
             max_body_bytes=int(server.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
+            files_read=(server.get("files") or {}).get("read"),
             access=_read_access(server.get("access")),
             idempotency_header=(server.get("idempotency_key") or {}).get("header"),
             idempotency_body=(server.get("idempotency_key") or {}).get("body"),

@@ -484,6 +484,15 @@ def _paging_call(paging: PagingSpec) -> Call:
     return Call("Paging", tuple(kwargs))
 
 
+def _file_reader(server: ServerSpec) -> tuple[tuple[str, Call], ...]:
+    """Upstream's `files`: the reader of multipart and binary bodies' files, where the package has them."""
+    if not _carries(server, "files"):
+        return ()
+    return (
+        ("files", Call("FileReader", (("read", server.files_read), ("max_bytes", server.max_body_bytes)))),
+    )
+
+
 def _server_module(server: ServerSpec) -> dict[str, Any]:
     auth = server.auth
     tokens = auth if auth is not None and auth.kind.startswith("oauth2") else None
@@ -507,6 +516,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             *((("value_envs", server.value_envs),) if server.value_envs else ()),
             *((("errors", dict(server.errors)),) if server.errors else ()),
             *((("tokens", _tokens_call(tokens)),) if tokens is not None else ()),
+            *_file_reader(server),
         ),
     )
     access = server.access
@@ -555,6 +565,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_server_info": _carries(server, "info"),
         "uses_patterns": _carries(server, "patterns"),
         "uses_local_times": _carries(server, "times"),
+        "uses_files": _carries(server, "files"),
     }
 
 

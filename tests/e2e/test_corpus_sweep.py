@@ -32,7 +32,8 @@ SUBSET = {
     # 'examples' is a map where 3.1 wants a list, in one schema: the operations that use it are left
     # unmapped with the located reason (S010), the rest is served (issue 17 defect 9).
     "codat.io/assess.json": "ok",
-    "microsoft.com/cognitiveservices-VisualSearch.json": "nothing-to-map",  # multipart only (M211)
+    # multipart only: its image is a file part the agent names (a path or a data URL)
+    "microsoft.com/cognitiveservices-VisualSearch.json": "ok",
 }
 
 
@@ -65,4 +66,3 @@ def test_corpus_subset_works_or_is_refused_with_a_location(tmp_path: Path) -> No
             assert r["listed"] >= 1 and r["catalog"] >= r["tools"]
     # two reach the invalid ExcelStatus (S010), two answer an Excel file, not JSON (M218)
     assert results["codat.io/assess.json"]["unmapped"] == 4
-    assert "M211" in results["microsoft.com/cognitiveservices-VisualSearch.json"]["first"]

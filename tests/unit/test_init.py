@@ -86,7 +86,7 @@ def test_petstore_draft_reads_like_a_reviewed_mapping(tmp_path: Path) -> None:
     assert [t.name for t in draft.tools] == ["pet", "store", "user"]
     pet = draft.tools[0]
     assert [a.name for a in pet.actions] == [
-        "update", "add", "find_by_status", "find_by_tags", "get", "update_with_form", "delete",
+        "update", "add", "find_by_status", "find_by_tags", "get", "update_with_form", "delete", "upload_file",
     ]  # fmt: skip
     assert draft.server_name == "petstore"
     assert draft.auth is not None and (draft.auth.type, draft.auth.location, draft.auth.name) == (
@@ -94,15 +94,14 @@ def test_petstore_draft_reads_like_a_reviewed_mapping(tmp_path: Path) -> None:
         "header",
         "api_key",
     )
-    # The multipart upload cannot be called by a generated server: unmapped, with the reason; signing in
-    # and out with a password is the server's own business (its credentials), never an agent's task.
+    # The multipart upload is mapped (its file a path or a data URL); signing in and out with a password
+    # is the server's own business (its credentials), never an agent's task: unmapped, with the reason.
     assert [u.operation for u in draft.unmapped] == [
-        "POST /pet/{petId}/uploadImage (uploadFile)",
         "GET /user/login (loginUser)",
         "GET /user/logout (logoutUser)",
     ]
-    assert [u.deliberate for u in draft.unmapped] == [False, True, True]
-    assert "# Not mapped" in text and "(M211)" in text
+    assert [u.deliberate for u in draft.unmapped] == [True, True]
+    assert "2 left\n# unmapped" in text and "authentication plumbing" in text
     # Deletes cannot be undone: each asks the user first (P4 ask what the model cannot know), with the
     # confirm argument as the fallback, and the comment names the preview alternative (S1 preview, then apply).
     assert text.count("confirm: user") == 3 and text.count("confirm_param: CONFIRM_DELETE") == 3
@@ -301,7 +300,7 @@ def test_cli_init_writes_then_refuses_to_overwrite(tmp_path: Path) -> None:
     spec = str(shared_spec("petstore"))
     first = runner.invoke(app, ["init", spec, "-o", str(out)])
     assert first.exit_code == 0, first.output
-    assert "3 tools, 17 actions over 20 operations" in first.output
+    assert "3 tools, 18 actions over 20 operations" in first.output
     before = out.read_text(encoding="utf-8")
     again = runner.invoke(app, ["init", spec, "-o", str(out), "--name", "pets"])
     assert again.exit_code == 1 and "--force" in again.output

@@ -120,7 +120,7 @@ class Action:
     required: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: tuple[Fixed, ...] = ()
-    body: Literal["json", "form"] | None = None
+    body: Literal["json", "form", "multipart", "binary"] | None = None
     # Where error messages send the agent next (E2 what, why, how; E4 unknown outcome is not retry), decided by the generator: `find_with` finds
     # the `finds` argument's value ("ads_campaigns_find action list"), `check_with` shows whether a
     # change took effect ("ads_campaigns_find action get").

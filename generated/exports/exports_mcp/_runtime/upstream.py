@@ -12,7 +12,7 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import quote, urlencode
 
 import anyio.to_thread
@@ -53,6 +53,15 @@ class Auth:
     allow_insecure: bool = False
 
 
+class FileSource(Protocol):
+    """files.py: a multipart or binary body (content, content type) from its fields and its files,
+    each (wire name, argument, value); None when there is nothing to send."""
+
+    def body(
+        self, kind: str, form: list[tuple[str, str]], files: list[tuple[str, str, Any]]
+    ) -> tuple[bytes, str] | None: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Upstream:
     base_url_env: str
@@ -73,6 +82,8 @@ class Upstream:
     errors: Mapping[str, str] = field(default_factory=dict)
     # A token the server obtains (OAuth 2.0), sent as a bearer token; instead of `auth`.
     tokens: TokenSource | None = None
+    # Reads the files a multipart or binary body sends (files.py); None in a package without such bodies.
+    files: FileSource | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -191,6 +202,7 @@ def build_request(
     form: list[tuple[str, str]] = []
     whole_body: Any = None
     placed, nested = _sent_values(action, values, to_upstream or _as_given)
+    files: list[tuple[str, Any]] = []
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -200,6 +212,8 @@ def build_request(
             headers[wire.lower()] = _simple(value, style, explode)
         elif at == "cookie":
             cookies[wire] = _simple(value, style, explode)
+        elif style == "file":
+            files.append((wire, value))
         elif at == "body":
             body[wire] = value
             # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
@@ -230,6 +244,7 @@ def build_request(
         body[action.idempotency_body] = key
         form.append((action.idempotency_body, key))
     content = _content(action, body, whole_body, form, headers)
+    content.update(_file_content(upstream, action, files, form, headers))
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
@@ -338,6 +353,25 @@ def _content(
         content["content"] = urlencode(form)
         headers["content-type"] = "application/x-www-form-urlencoded"
     return content
+
+
+def _file_content(
+    upstream: Upstream,
+    action: Action,
+    files: list[tuple[str, Any]],
+    form: list[tuple[str, str]],
+    headers: dict[str, str],
+) -> dict[str, Any]:
+    """httpx's body argument for a multipart or binary body (files.py reads and encodes it)."""
+    if upstream.files is None or action.body not in ("multipart", "binary"):
+        return {}
+    params = {p.wire: p.arg for p in action.params}
+    named = [(wire, params.get(wire, wire), value) for wire, value in files]
+    sent = upstream.files.body(action.body, form, named)
+    if sent is None:
+        return {}
+    headers["content-type"] = sent[1]
+    return {"content": sent[0]}
 
 
 def _put_nested(

@@ -1,0 +1,62 @@
+"""Which request bodies carry files, and how their arguments look: real corpus operations through the
+build's own reading of the spec (petstore.json, apache.org/qakka.json, okta.local.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mcpgen import codes
+from mcpgen.build.parameters import OperationParam, spec_params
+from mcpgen.diagnostics import Diagnostic
+from mcpgen.ir import BodyEncoding
+from mcpgen.load.openapi import find_operation, load_spec
+from tests.support.paths import ROOT
+
+CORPUS = ROOT / ".cache" / "corpus" / "package" / "api"
+
+
+def _params(
+    spec_file: Path, reference: str
+) -> tuple[list[OperationParam], BodyEncoding | None, list[Diagnostic]]:
+    spec = load_spec(spec_file)
+    operation = find_operation(spec, reference)
+    assert operation is not None, reference
+    return spec_params(spec, operation)
+
+
+def test_a_multipart_upload_offers_its_file_as_a_path_or_data_url_beside_its_text_fields() -> None:
+    params, encoding, found = _params(ROOT / ".cache" / "specs" / "petstore.json", "uploadFile")
+    assert encoding == "multipart" and not found
+    by_name = {p.wire_name: p for p in params if p.location == "body"}
+    assert by_name["file"].style == "file" and by_name["file"].schema["type"] == "string"
+    assert "files.read" in by_name["file"].schema["description"] and "base64" in by_name["file"].description
+    assert by_name["additionalMetadata"].style is None
+
+
+def test_an_octet_stream_body_is_one_file_argument() -> None:
+    params, encoding, _ = _params(CORPUS / "apache.org" / "qakka.json", "sendMessageBinary")
+    [file] = [p for p in params if p.location == "body_whole"]
+    assert encoding == "binary" and file.wire_name == "file" and file.required and file.style == "file"
+
+
+def test_an_optional_octet_stream_body_the_spec_says_nothing_of_offers_no_file() -> None:
+    # okta.local.json GET /api/v1/users/{userId}: a Postman export's `application/octet-stream: {}`.
+    params, encoding, found = _params(CORPUS / "okta.local.json", "getUser")
+    assert encoding is None and not found
+    assert [p.wire_name for p in params if p.location.startswith("body")] == []
+
+
+def test_a_multipart_body_whose_parts_are_unnamed_is_still_refused(tmp_path: Path) -> None:
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "Uploads", "version": "1"},
+        "paths": {"/uploads": {"post": {
+            "operationId": "upload",
+            "requestBody": {"content": {"multipart/form-data": {"schema": {"type": "object"}}}},
+            "responses": {"201": {"description": "stored"}},
+        }}},
+    }  # fmt: skip
+    (tmp_path / "uploads.json").write_text(json.dumps(spec), encoding="utf-8")
+    params, _, found = _params(tmp_path / "uploads.json", "upload")
+    assert params == [] and [d.code for d in found] == [codes.M211]
