@@ -256,7 +256,10 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
             )
         out.append(call.finding("k", "next-page-lost", f"{where}: the next call asked for the same page again",
                                 "the next page's token or link did not reach the request"))  # fmt: skip
-    if note.get("more") is True and data.get("has_more") is not True:
+    # has_more null with a `rest` saying what is unknown is the result's announcement that more exists
+    # that this action cannot reach (no page or cursor parameter in the spec): not whole, so not missed.
+    announced = data.get("has_more") is None and bool(data.get("rest"))
+    if note.get("more") is True and data.get("has_more") is not True and not announced:
         out.append(call.finding("k", "has-more-missed", f"{where}; result has_more={data.get('has_more')!r}",
                                 f"a partial list reads as whole: {note['kind']} paging is not read"))  # fmt: skip
     if note.get("more") is False and data.get("has_more") is True:

@@ -433,8 +433,15 @@ _UNCHANGED = re.compile(
 def reported_failure(
     answer: Answer, action: Action, table: Mapping[str, str]
 ) -> ToolError | None:
-    """The failure a 2xx answer reports in a field the action's `failures` name, as a tool error with the
-    API's own words; None when the answer reports none."""
+    """The failure a 2xx answer reports in a field the action's `failures` name (or, where it names
+    none, in a top-level flag the spec does not show), as a tool error with the API's own words; None
+    when the answer reports none."""
+    if not action.failures:
+        return (
+            undescribed_failure(answer, action, table)
+            if action.undescribed_failures
+            else None
+        )
     for failure in action.failures:
         found, value = _at(answer.data, failure.at)
         if found and _fails(value, failure):

@@ -193,6 +193,14 @@ def test_a_list_whose_answer_says_more_follows_must_say_has_more(kind: str) -> N
     paged = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
                  data={"items": [PAYMENT], "has_more": True, "next_cursor": "x", "total_count": 8})  # fmt: skip
     assert kinds(class_findings(paged), "k") == []
+    # More that this action cannot reach, announced: has_more null with the rest explained.
+    unreachable = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                       data={"items": [PAYMENT], "has_more": None, "total_count": 8,
+                             "rest": "the API says more items follow, and this action takes no page or cursor"})  # fmt: skip
+    assert "has-more-missed" not in kinds(class_findings(unreachable), "k")
+    silent = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                  data={"items": [PAYMENT], "has_more": None, "total_count": 8})  # fmt: skip
+    assert "has-more-missed" in kinds(class_findings(silent), "k")
 
 
 def test_the_last_page_and_the_pages_between_are_judged() -> None:

@@ -22,13 +22,7 @@ from .credentials import TokenSource, credential, refuse_insecure
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
-from .refusals import (
-    http_error,
-    redirect_error,
-    reported_failure,
-    undescribed_failure,
-    unusable_error,
-)
+from .refusals import http_error, redirect_error, reported_failure, unusable_error
 from .results import Answer, decode_body
 from .routing import Action, Fixed, Param
 
@@ -548,12 +542,7 @@ async def send(
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
         raise unusable_error(answer, action, upstream.base_url_env)
-    if action.failures:
-        failed = reported_failure(answer, action, upstream.errors)
-    elif action.undescribed_failures:
-        failed = undescribed_failure(answer, action, upstream.errors)
-    else:
-        failed = None
+    failed = reported_failure(answer, action, upstream.errors)
     if failed is not None:  # a 2xx that says the call failed is no success
         raise failed
     return answer
