@@ -6,13 +6,15 @@ Each checkout runs on this interpreter (its environment supplies the dependencie
 first on PYTHONPATH. Runs alternate before/after, N pairs per command, so load on a shared machine
 falls on both alike; the report is the median of the per-pair after/before ratios and their spread.
 CPU time (user + system of the child, from os.wait4) is steadier than wall time on a loaded machine;
-peak RSS is the child's own ru_maxrss. `generate` uses the mapping the BEFORE checkout's `init` drafts.
+peak RSS is the child's own ru_maxrss. `generate` uses the mapping the BEFORE checkout's `init` drafts
+and writes into a new directory each run (a first generate, as a benchmark of it measures).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -22,9 +24,10 @@ from pathlib import Path
 
 def run(checkout: Path, args: list[str]) -> tuple[float, float]:
     """(CPU seconds, peak RSS in MB) of `mcpgen ARGS` from CHECKOUT."""
-    env = dict(os.environ, PYTHONPATH=str(checkout))
+    env = dict(os.environ, PYTHONPATH=str(checkout.resolve()))
     child = subprocess.Popen(
-        [sys.executable, "-m", "mcpgen.cli.app", *args],
+        # -P: the working directory's own mcpgen (a checkout) must not come before PYTHONPATH's.
+        [sys.executable, "-P", "-m", "mcpgen.cli.app", *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -33,6 +36,12 @@ def run(checkout: Path, args: list[str]) -> tuple[float, float]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{checkout}: mcpgen {' '.join(args)} failed")
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def fresh(work: Path, tag: str) -> Path:
+    out = work / f"pkg-{tag}"
+    shutil.rmtree(out, ignore_errors=True)
+    return out
 
 
 def main() -> None:
@@ -48,7 +57,13 @@ def main() -> None:
     commands = {
         "init": lambda tag: ["init", str(options.spec), "-o", str(work / f"{tag}.yaml"), "--force"],
         "generate": lambda tag: [
-            "generate", str(options.spec), "-m", str(mapping), "-o", str(work / f"pkg-{tag}"), "-q"
+            "generate",
+            str(options.spec),
+            "-m",
+            str(mapping),
+            "-o",
+            str(fresh(work, tag)),
+            "-q",
         ],
     }
     for name, command in commands.items():

@@ -104,7 +104,9 @@ VALUES = st.recursive(
         st.lists(inner, max_size=3)
         | st.dictionaries(st.text(max_size=5).filter(lambda key: key != "$ref"), inner, max_size=3)
         | st.builds(lambda ref: {"$ref": ref}, st.integers() | st.lists(inner, max_size=2))  # not a reference
-        | st.builds(lambda ref, rest: {"$ref": ref, **rest}, REFS, st.dictionaries(st.text(max_size=3), inner))
+        | st.builds(
+            lambda ref, rest: {"$ref": ref, **rest}, REFS, st.dictionaries(st.text(max_size=3), inner)
+        )
     ),
     max_leaves=20,
 )
