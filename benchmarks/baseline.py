@@ -26,8 +26,13 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-# tiktoken would otherwise try to download o200k_base; setup.sh builds it here.
-os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(HERE / ".cache" / "tiktoken_cache"))
+# tiktoken would otherwise try to download o200k_base: the tests' cached file (scripts/fetch_specs
+# tiktoken) when there is one, else the one setup.sh builds.
+_TESTS_TIKTOKEN = HERE.parent / ".cache" / "tiktoken" / "tiktoken_cache"
+os.environ.setdefault(
+    "TIKTOKEN_CACHE_DIR",
+    str(_TESTS_TIKTOKEN if _TESTS_TIKTOKEN.is_dir() else HERE / ".cache" / "tiktoken_cache"),
+)
 
 DEFAULT_TIMEOUT_S = 300.0
 

@@ -9,6 +9,11 @@
     python fastmcp_server.py SPEC --upstream URL --http PORT
                                                    the same, served over streamable HTTP on
                                                    127.0.0.1:PORT/mcp at FastMCP's defaults (http_load.py)
+    python fastmcp_server.py SPEC --list-only      build, tools/list once in memory, exit: the parent
+                                                   times it from spawn to exit, as it times mcpgen
+    ... --search                                   with FastMCP's documented tool search on
+                                                   (BM25SearchTransform, its defaults: tools/list is
+                                                   search_tools + call_tool, 5 results a search)
 
 The --list-to mode is the child side of baseline.fastmcp_build_and_list: it does nothing but
 import, build and list, so the parent's clock (started before this process) and this
@@ -30,7 +35,7 @@ import sys  # noqa: E402
 
 # Quiet the per-start INFO line on stderr in the build+list mode; served over stdio, FastMCP keeps
 # its default log level, as the generated server does in the per-call benchmark.
-if "--list-to" in sys.argv:
+if "--list-to" in sys.argv or "--list-only" in sys.argv:
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
 import httpx2  # noqa: E402
@@ -51,9 +56,16 @@ def load_spec(spec_path: str) -> dict:
         return json.load(f)
 
 
-def build(spec_path: str, upstream: str = UPSTREAM, headers: dict[str, str] | None = None) -> FastMCP:
+def build(
+    spec_path: str, upstream: str = UPSTREAM, headers: dict[str, str] | None = None, search: bool = False
+) -> FastMCP:
     client = httpx2.AsyncClient(base_url=upstream, headers=headers or {})
-    return FastMCP.from_openapi(load_spec(spec_path), client=client, name="baseline")
+    server = FastMCP.from_openapi(load_spec(spec_path), client=client, name="baseline")
+    if search:
+        from fastmcp.server.transforms.search import BM25SearchTransform
+
+        server.add_transform(BM25SearchTransform())
+    return server
 
 
 async def list_once(server: FastMCP) -> tuple[list, float]:
@@ -79,10 +91,13 @@ def peak_rss_kb() -> int:
 
 def main(argv: list[str]) -> None:
     spec_path = argv[0]
+    if "--list-only" in argv:
+        asyncio.run(list_once(build(spec_path)))
+        return
     if "--list-to" not in argv:
         upstream = argv[argv.index("--upstream") + 1] if "--upstream" in argv else UPSTREAM
         headers = dict(argv[i + 1].split(":", 1) for i, a in enumerate(argv) if a == "--header")
-        server = build(spec_path, upstream, headers)
+        server = build(spec_path, upstream, headers, search="--search" in argv)
         if "--http" in argv:
             port = int(argv[argv.index("--http") + 1])
             server.run(transport="http", host="127.0.0.1", port=port, show_banner=False)

@@ -16,9 +16,11 @@ import os
 import socket
 import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -77,6 +79,37 @@ def http_server(command: list[str], env: dict[str, str], port: int, what: str) -
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+HAPROXY_CONFIG = """global
+  maxconn 4096
+defaults
+  mode http
+  option http-keep-alive
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+"""
+
+
+@contextlib.contextmanager
+def haproxy(pools: dict[str, list[int]]) -> Iterator[dict[str, str]]:
+    """One haproxy process in front of every pool: a port of its own each, round robin over the pool's
+    servers on 127.0.0.1; yields each pool's MCP endpoint URL."""
+    ports = {name: free_port() for name in pools}
+    lines = [HAPROXY_CONFIG]
+    for name, servers in pools.items():
+        lines += [f"frontend {name}_in", f"  bind 127.0.0.1:{ports[name]}", f"  default_backend {name}"]
+        lines += [f"backend {name}", "  balance roundrobin"]
+        lines += [f"  server {name}{i} 127.0.0.1:{port}" for i, port in enumerate(servers)]
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "haproxy.cfg"
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        # -db: stay in the foreground, so terminating this process ends it.
+        command = ["haproxy", "-db", "-f", str(config)]
+        first = next(iter(ports.values()))
+        with http_server(command, {}, first, "haproxy"):
+            yield {name: f"http://127.0.0.1:{port}/mcp" for name, port in ports.items()}
 
 
 def _message(response: httpx.Response, request_id: int) -> dict[str, Any]:

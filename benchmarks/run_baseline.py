@@ -26,7 +26,18 @@ from baseline import (
     to_json,
 )
 
-SPECS_DIR = Path(os.environ.get("MCPGEN_SPECS_DIR", HERE.parent.parent / "shared" / "specs"))
+# The shared specs beside the repo, else the pinned copies scripts/fetch_specs keeps in .cache/specs.
+SPECS_DIR = Path(
+    os.environ.get("MCPGEN_SPECS_DIR")
+    or next(
+        (
+            d
+            for d in (HERE.parent.parent / "shared" / "specs", HERE.parent / ".cache" / "specs")
+            if d.is_dir()
+        ),
+        HERE.parent.parent / "shared" / "specs",
+    )
+)
 SPECS = ["petstore", "asana", "slack", "jira", "twilio_api_v2010", "github", "stripe"]
 COLD_SPEC = "github"
 

@@ -11,14 +11,29 @@ TIKTOKEN_SCRIPT="${TIKTOKEN_SCRIPT:-$HERE/../../shared/tools/setup_tiktoken_cach
 # pip skips what is already installed at the pinned version.
 "$HERE/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
 
-CACHE="$HERE/.cache/tiktoken_cache"
 check_tiktoken() {
   TIKTOKEN_CACHE_DIR="$CACHE" "$HERE/.venv/bin/python" -c \
     'import tiktoken; assert len(tiktoken.get_encoding("o200k_base").encode("hello world")) == 2' 2>/dev/null
 }
-# The shared script checks tiktoken's sha256 of the file; rebuild only when the cache does not load.
+# The tests' cached o200k_base (scripts/fetch_specs tiktoken) when it loads (baseline.py prefers it too),
+# else benchmarks/.cache's: the shared script checks tiktoken's sha256 of the file; built only when missing.
+CACHE="$HERE/../.cache/tiktoken/tiktoken_cache"
 if ! check_tiktoken; then
-  BASE="$HERE/.cache" bash "$TIKTOKEN_SCRIPT"
-  check_tiktoken
+  CACHE="$HERE/.cache/tiktoken_cache"
+  if ! check_tiktoken; then
+    BASE="$HERE/.cache" bash "$TIKTOKEN_SCRIPT"
+    check_tiktoken
+  fi
+fi
+# The GitHub task benchmark's upstream is the tests' pinned Prism (npm ci into .cache/prism, once).
+if command -v npm >/dev/null; then
+  (cd "$HERE/.." && "$HERE/.venv/bin/python" -c 'from scripts.sweep import oracle_upstream; oracle_upstream.install_prism()') \
+    || echo "Prism did not install: the GitHub task benchmark cannot run" >&2
+else
+  echo "npm is missing (apt-get install npm): the GitHub task benchmark needs Prism" >&2
+fi
+# The replicas are compared with FastMCP behind one haproxy; without it that row is not measured.
+if ! command -v haproxy >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  apt-get install -y -q haproxy >/dev/null || echo "haproxy did not install: the replica row is skipped" >&2
 fi
 echo "benchmarks env ready: $HERE/.venv (TIKTOKEN_CACHE_DIR=$CACHE)"

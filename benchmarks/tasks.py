@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,18 +248,26 @@ class ServerRun:
     upstream_connections: int | None = None
 
 
-async def run_tasks(client: Any, count: Callable[[str], int], which: int) -> tuple[int, int, list[TaskCost]]:
-    """Every task's script `which` (1 mcpgen, 2 FastMCP) through one connected client."""
+async def run_tasks(
+    client: Any,
+    count: Callable[[str], int],
+    which: int,
+    tasks: Sequence[tuple[str, Any, Any]] = (),
+    session: Callable[[Any, Callable[[str], int]], Session] = Session,
+) -> tuple[int, int, list[TaskCost]]:
+    """Every task's script `which` (1 mcpgen, 2 FastMCP) through one connected client; `tasks` defaults
+    to the ads tasks, `session` makes each task's Session (github_tasks.py's Agent)."""
     listed = await client.list_tools()
     wire = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
     list_tokens = count(compact({"tools": wire}))
     costs = []
-    for task in TASKS:
-        s = Session(client, count)
+    for task in tasks or TASKS:
+        s = session(client, count)
         failure = None
         try:
             await task[which](s)
-        except (ValueError, KeyError, TypeError) as e:  # a result the script could not read
+        # A result the script could not read, or one the SDK client refused (its outputSchema check).
+        except (ValueError, KeyError, TypeError, RuntimeError) as e:
             failure = f"{type(e).__name__}: {e}"[:200]
         costs.append(
             TaskCost(
@@ -274,7 +282,11 @@ async def run_tasks(client: Any, count: Callable[[str], int], which: int) -> tup
     return len(wire), list_tokens, costs
 
 
-def table(mcpgen: ServerRun, fastmcp: ServerRun) -> list[str]:
+# The goal on this 10-operation example (FastMCP's list is small here): mcpgen <= 1/3 of its tokens.
+ADS_GOAL = 1 / 3
+
+
+def table(mcpgen: ServerRun, fastmcp: ServerRun, goal: float = ADS_GOAL) -> list[str]:
     rows = [
         "| task | calls mcpgen / FastMCP | tool errors | tokens mcpgen | tokens FastMCP | ratio | "
         "of which arguments + results | met? |",
@@ -282,8 +294,8 @@ def table(mcpgen: ServerRun, fastmcp: ServerRun) -> list[str]:
     ]
     for m, f in zip(mcpgen.tasks, fastmcp.tasks, strict=True):
         ratio = m.tokens / f.tokens if f.tokens else float("nan")
-        ok = ratio <= 0.2 and m.calls <= f.calls and not m.tool_errors and not m.failure
-        why = [] if ok else _why(m, f, ratio)
+        ok = ratio <= goal and m.calls <= f.calls and not m.tool_errors and not m.failure
+        why = [] if ok else _why(m, f, ratio, goal)
         rows.append(
             f"| {m.task} | {m.calls} / {f.calls} | {m.tool_errors} / {f.tool_errors} | {m.tokens:,} | "
             f"{f.tokens:,} | {ratio:.3f} | {m.call_tokens:,} / {f.call_tokens:,} | "
@@ -292,10 +304,10 @@ def table(mcpgen: ServerRun, fastmcp: ServerRun) -> list[str]:
     return rows
 
 
-def _why(m: TaskCost, f: TaskCost, ratio: float) -> list[str]:
+def _why(m: TaskCost, f: TaskCost, ratio: float, goal: float) -> list[str]:
     why = []
-    if ratio > 0.2:
-        why.append(f"tokens {ratio / 0.2:.1f}x the 1/5 goal")
+    if ratio > goal:
+        why.append(f"tokens {ratio / goal:.1f}x the 1/{round(1 / goal)} goal")
     if m.calls > f.calls:
         why.append(f"{m.calls - f.calls} more call(s)")
     if m.tool_errors:

@@ -58,15 +58,19 @@ F009 = _code("F009", _E, "YAML aliases would never end (an alias inside its own 
 F010 = _code("F010", _E, "a string holds an unpaired surrogate escape, which is not a character")
 F011 = _code("F011", _E, "values are nested deeper than mcpgen reads")
 F012 = _code("F012", _E, "a number is NaN or an infinity, which no generated file can hold")
+F013 = _code("F013", _E, "a spec's URL cannot be fetched: no connection, a refused certificate, an HTTP error, too slow, or no room to keep it")
+F014 = _code("F014", _E, "a spec's URL is refused: plain http without --allow-http, a redirect away from https, or too many redirects")
 
 # --- the spec -----------------------------------------------------------------------------------------------
 S001 = _code("S001", _E, "the OpenAPI document is not a mapping")
-S002 = _code("S002", _E, "the document is not OpenAPI 3.0 or 3.1")
+S002 = _code("S002", _E, "the document is not Swagger 2.0, OpenAPI 3.0 or 3.1")
 S003 = _code("S003", _E, "the document is not valid OpenAPI at the place named")
+S004 = _code("S004", _E, "a Swagger 2.0 operation that OpenAPI 3.0 cannot say: two body parameters, or a body and form fields")
+S005 = _code("S005", _W, "a Swagger 2.0 list format (collectionFormat) OpenAPI 3.0 has no equivalent for, converted to the nearest")
 S010 = _code("S010", (_E, _W), "a part of one component or operation is not valid OpenAPI: an error where a mapped operation uses it, a warning (ignored) where none does")
 
 # --- $ref ---------------------------------------------------------------------------------------------------
-R001 = _code("R001", _E, "a `$ref` points to a network URI; remote references are never fetched")
+R001 = _code("R001", _E, "a `$ref` points to a network URI on a host --allow-ref-host does not name; such references are not fetched")
 R002 = _code("R002", _E, "a `$ref` points at nothing in its document")
 R003 = _code("R003", _E, "a `$ref` chain is too long or cyclic")
 R004 = _code("R004", _E, "the file a `$ref` names cannot be loaded")
@@ -84,6 +88,7 @@ M108 = _code("M108", _E, "two tools, or two actions of one tool, have the same n
 M109 = _code("M109", _E, "an `api_key` auth lacks `in` or `name`")
 M110 = _code("M110", _E, "`in` or `name` is set on an auth that is not `api_key`")
 M111 = _code("M111", _E, "an action's `default_limit` is larger than its `max_limit`")
+M112 = _code("M112", _E, "an auth lacks a setting its type needs, sets one of another type, or puts an oauth2 auth among several")
 M120 = _code("M120", _E, "a unit converts a value to itself")
 M121 = _code("M121", _E, "a unit conversion with no known factor and none given")
 M122 = _code("M122", _E, "a currency code outside ISO 4217")
@@ -124,6 +129,7 @@ M225 = _code("M225", _W, "an answer has several lists and nothing says which hol
 M226 = _code("M226", _W, "`pagination` on an action whose answer is one record, not a list")
 M227 = _code("M227", _E, "`response.units` names a field the answer does not have or that is not a number, or a name that does not carry its unit")
 M228 = _code("M228", _W, "`pagination` names a field of the answer (next_cursor, total, ...) that the answer's schema does not have")
+M229 = _code("M229", _W, "`response.concise` names no field that identifies, or none that names, a record, where its schema has one")
 M230 = _code("M230", _E, "a preview's read operation changes state")
 M231 = _code("M231", _E, "a preview's read operation needs a parameter the action does not take")
 M232 = _code("M232", _E, "a guard rule on a parameter that is not a number")
@@ -135,7 +141,10 @@ M241 = _code("M241", _I, "fields nested deeper than a tool's schema shows, named
 M242 = _code("M242", _W, "a request body with no fields or type the tool's schema can show")
 M243 = _code("M243", _W, "a preview's read operation types a parameter otherwise than the action does")
 M244 = _code("M244", _W, "a request body requires fields its schema marks `readOnly`, which are never sent")
+M245 = _code("M245", _E, "`format: local-date-time` on a parameter that is no date-time, or has no time-zone parameter beside it")
+M246 = _code("M246", _W, "`response.concise` or `drop` on an action whose spec gives no JSON schema for its answer, so nothing checks the fields")
 M250 = _code("M250", _E, "a task's `status` action is not an action of the tool")
+M251 = _code("M251", _E, "`task:` on an operation whose spec documents success answers but no 202 Accepted, so it never runs as a job")
 M260 = _code("M260", _I, "answers whose response schema has a field that reports a failure inside a 2xx answer: such an answer becomes an error")
 M261 = _code("M261", _W, "`failure.field` names a field the response schema does not show")
 M262 = _code("M262", _E, "`failure` compares its field with a value of a type the field's schema never has, so it never fails an answer")
@@ -143,6 +152,7 @@ M262 = _code("M262", _E, "`failure` compares its field with a value of a type th
 # --- credentials --------------------------------------------------------------------------------------------
 M301 = _code("M301", _I, "the spec has security schemes and the mapping no `server.auth`")
 M302 = _code("M302", _W, "a credential parameter the mapping names, or a required one `auth` does not send")
+M303 = _code("M303", _W, "a credential would go over plain http:// to a host other than this machine; the server refuses to send it unless `allow_insecure: true`")
 
 # --- the output directory -----------------------------------------------------------------------------------
 W001 = _code("W001", _E, "the output directory exists and was not written by mcpgen")

@@ -98,6 +98,7 @@ class FixedValue:
     location: ParamLocation
     value: Any
     path: tuple[str, ...] = ()  # inside the body object `wire_name`, as for ParamSpec
+    env: str | None = None  # the value is this environment variable's, read on each call (P3 credentials)
 
 
 PagingStyle = Literal["page", "offset", "cursor", "link", "limit"]
@@ -111,6 +112,8 @@ class ResultShape:
     concise: tuple[str, ...]  # fields response_format=concise keeps; () keeps all
     drop: tuple[str, ...]  # fields no format shows
     record: str | None = None  # one record inside a one-record envelope ({"payment": {...}}): its path
+    bare: str | None = None  # the one field of a record whose schema has no other: never an envelope
+    named: bool = False  # the mapping names the concise fields: a record without one is announced
     # The answer's other lists of records beside `items` (a sync's `modified`, `removed` beside
     # `added`), kept whole in every format under their own names: a list is never left out of concise.
     lists: tuple[str, ...] = ()
@@ -273,6 +276,7 @@ class ActionSpec:
     # A body the operation may leave out (`requestBody.required` false): the arguments its schema
     # requires are needed only once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    body_required: bool = False  # `requestBody.required`: a JSON body goes out even with no field set
     variants: tuple[VariantSpec, ...] = ()  # a oneOf/anyOf body: the call must fit one of them
     # The top-level fields of one record of its answer, from the spec (R5): for a read, what its
     # outputSchema names; for a change, which of the result's fields could share a paging field's name.
@@ -333,10 +337,34 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuthSpec:
-    kind: Literal["bearer", "api_key", "basic"]
-    env: str
-    location: Literal["header", "query"] | None
+    """The credential the server sends upstream (P3 credentials): from its environment, or a token it
+    obtains with its own client credentials, or one each user grants (oauth2_user)."""
+
+    kind: Literal["bearer", "api_key", "basic", "oauth2_client_credentials", "oauth2_user"]
+    env: str | None
+    location: Literal["header", "query", "body"] | None
     param_name: str | None
+    prefix: str | None = None  # api_key in a header: what goes before the key ('Bearer ')
+    token_url: str | None = None
+    authorization_url: str | None = None
+    revocation_url: str | None = None
+    scopes: tuple[str, ...] = ()
+    client_id_env: str | None = None
+    client_secret_env: str | None = None
+    allow_insecure: bool = False
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        """The environment variables this credential is read from, the secret ones last."""
+        named = (
+            (self.client_id_env, self.client_secret_env) if self.kind.startswith("oauth2") else (self.env,)
+        )
+        return tuple(e for e in named if e)
+
+    @property
+    def secret_env(self) -> str:
+        """The variable a refused credential is most likely wrong in."""
+        return self.env or self.client_secret_env or self.client_id_env or ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -381,6 +409,13 @@ class ServerSpec:
     extra_auth: tuple[AuthSpec, ...] = ()  # further credentials the API needs together with `auth`
     headers: tuple[tuple[str, str], ...] = ()  # the mapping's fixed request headers, sent on every call
     errors: tuple[tuple[str, str], ...] = ()  # server.errors: the API's error codes and their kinds (E3)
+    spec_url: tuple[str, str] | None = None  # (URL, sha256 of what was fetched): a spec given by URL
+
+    @property
+    def value_envs(self) -> tuple[str, ...]:
+        """Environment variables whose values the server sends in parameters (`params: {x: {env}}`, an
+        auth `in: body`), never shown to the agent; sorted."""
+        return tuple(sorted({f.env for t in self.tools for a in t.actions for f in a.fixed if f.env}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, ha
 from mcpgen.ir import RenderedFile, ServerSpec
 from mcpgen.load.mapping import Mapping, load_mapping
 from mcpgen.load.openapi import Spec, load_spec
+from mcpgen.load.remote import RemoteOptions
 from mcpgen.profiles import Profile
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.package import RenderError, render_server
@@ -44,16 +45,21 @@ class GenerationResult:
 
 
 def load_inputs(
-    spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Path] = ()
+    spec_path: Path | str,
+    mapping_path: Path,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> tuple[Spec | None, Mapping | None, list[Diagnostic]]:
     """Both inputs, with every problem of each (a broken mapping does not hide a broken spec).
 
-    The spec's `$ref`s may read files under its own directory and under `ref_roots` only.
+    The spec may be an https URL (a str). Its `$ref`s may read files under its own directory and
+    under `ref_roots` only, and fetch from the hosts `remote` allows.
     """
     diagnostics: list[Diagnostic] = []
     spec = mapping = None
     try:
-        spec = load_spec(spec_path, display_path=str(spec_path), ref_roots=ref_roots)
+        spec = load_spec(spec_path, display_path=str(spec_path), ref_roots=ref_roots, remote=remote)
     except DiagnosticError as exc:
         diagnostics += exc.diagnostics
     try:
@@ -64,15 +70,16 @@ def load_inputs(
 
 
 def generate(
-    spec_path: Path,
+    spec_path: Path | str,
     mapping_path: Path,
     profile: Profile | None = None,
     *,
     ref_roots: Sequence[Path] = (),
     previous: PreviousLock | None = None,
+    remote: RemoteOptions | None = None,
 ) -> GenerationResult:
     """`previous`: the lock of the package generated last into the same place (`read_previous_lock`)."""
-    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
+    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots, remote=remote)
     if spec is None or mapping is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
     return _built_and_rendered(spec, mapping, diagnostics, spec_path, mapping_path, profile, previous)
@@ -82,7 +89,7 @@ def _built_and_rendered(
     spec: Spec,
     mapping: Mapping,
     diagnostics: list[Diagnostic],
-    spec_path: Path,
+    spec_path: Path | str,
     mapping_path: Path,
     profile: Profile | None,
     previous: PreviousLock | None,
@@ -100,18 +107,26 @@ def _built_and_rendered(
     diagnostics += built.diagnostics
     if built.server is None:
         return GenerationResult(None, (), tuple(diagnostics), spec)
-    served = contract(built.server, profile)
+    server = _with_source(built.server, spec)
+    served = contract(server, profile)
     try:
-        files = render_server(built.server, served, api_title=spec.title, profiled=profile is not None)
+        files = render_server(server, served, api_title=spec.title, profiled=profile is not None)
     except RenderError as exc:
         problem = error(
             codes.G001, f"internal error: {exc.path} could not be rendered: {exc.reason}", hint=BUG_HINT
         )
-        return GenerationResult(built.server, (), (*diagnostics, problem), spec, mapping)
+        return GenerationResult(server, (), (*diagnostics, problem), spec, mapping)
     problems = compile_problems(files)
     if problems:
-        return GenerationResult(built.server, (), (*diagnostics, *problems), spec, mapping)
-    return GenerationResult(built.server, files, tuple(diagnostics), spec, mapping)
+        return GenerationResult(server, (), (*diagnostics, *problems), spec, mapping)
+    return GenerationResult(server, files, tuple(diagnostics), spec, mapping)
+
+
+def _with_source(server: ServerSpec, spec: Spec) -> ServerSpec:
+    """A spec given by URL: the lock records where it came from and the sha256 of what was read."""
+    if spec.fetched is None:
+        return server
+    return replace(server, spec_url=(spec.fetched.url, spec.fetched.sha256))
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +200,10 @@ def compile_problems(files: Iterable[RenderedFile]) -> list[Diagnostic]:
     return problems
 
 
-def _header_path(spec_path: Path, mapping_path: Path) -> str:
+def _header_path(spec_path: Path | str, mapping_path: Path) -> str:
     # Relative to the mapping file, so headers do not depend on the directory mcpgen ran from.
+    if isinstance(spec_path, str):
+        return _shown_name(spec_path)  # a URL, as given
     relative = os.path.relpath(spec_path.resolve(), mapping_path.resolve().parent)
     return _shown_name(Path(relative).as_posix())
 

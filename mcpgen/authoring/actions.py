@@ -75,6 +75,7 @@ def draft_actions(side: Side, path_naming: bool, spec: Spec, api_words: set[str]
                 why=why,
                 single_record=info.op.method in READ_METHODS and undecided_lists(spec, info.op),
                 confirm=confirm if _irreversible(info, name) else None,
+                reads_by_post=info.reads_by_post,
                 **_search(spec, info.op, name),
             )
         )

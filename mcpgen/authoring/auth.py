@@ -9,12 +9,29 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from mcpgen.authoring.auth_schemes import authorization_key, oauth_flow, scheme_lines
 from mcpgen.authoring.credential_params import inferred_auth, uncovered_credential
 from mcpgen.authoring.model import DraftAuth, Unmapped
 from mcpgen.authoring.operations import OpInfo, shown
 from mcpgen.diagnostics import rule_name
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.names import snake_case
+
+
+def schemes_said(spec: Spec, chosen: tuple[str, ...], auths: tuple[DraftAuth, ...]) -> tuple[str, ...]:
+    """The draft's comment on credentials: every scheme of the spec, then the one chosen and why."""
+    lines = scheme_lines(spec.security_schemes())
+    if not lines:
+        return ()
+    if chosen:
+        names = " and ".join(f"securitySchemes.{n}" for n in chosen)
+        lines.append(
+            f"chosen: {names}, the requirement most operations accept among those the server can meet "
+            "(a token, key or password a user holds before an OAuth flow)"
+        )
+    elif auths:
+        lines.append(f"chosen: {auths[0].why}")
+    return tuple(lines)
 
 
 def choose_auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | None, tuple[str, ...]]:
@@ -51,7 +68,12 @@ def choose_auth(spec: Spec, server: str) -> tuple[tuple[DraftAuth, ...], str | N
     together = len(chosen) > 1
     drafted = [
         _draft_auth(
-            name, schemes[name], ranks[name], env_stem, f"{env_stem}_{_env_word(name)}" if together else None
+            name,
+            schemes[name],
+            ranks[name],
+            env_stem,
+            f"{env_stem}_{_env_word(name)}" if together else None,
+            (_wanted_scopes(spec, name), spec.servers[0] if spec.servers else None),
         )
         for name in chosen
     ]
@@ -133,8 +155,33 @@ def _env_word(scheme_name: str) -> str:
     return (re.sub(r"[^A-Za-z0-9]+", "_", snake_case(scheme_name)).strip("_").upper() or "CREDENTIAL")[:40]
 
 
-def _draft_auth(name: str, scheme: dict[str, Any], rank: int, env_stem: str, env: str | None) -> DraftAuth:
+def _wanted_scopes(spec: Spec, scheme: str) -> set[str]:
+    """The scopes the operations' requirements of this scheme name (the least the server asks for)."""
+    wanted: set[str] = set()
+    for operation in spec.operations:
+        own = operation.located.value.get("security")
+        listed = own if isinstance(own, list) else spec.document.data.get("security")
+        for requirement in listed if isinstance(listed, list) else ():
+            scopes = requirement.get(scheme) if isinstance(requirement, dict) else None
+            wanted.update(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else None
+    return wanted
+
+
+def _draft_auth(
+    name: str,
+    scheme: dict[str, Any],
+    rank: int,
+    env_stem: str,
+    env: str | None,
+    oauth: tuple[set[str], str | None] = (set(), None),
+) -> DraftAuth:
     why = f"from securitySchemes.{name}"
+    if rank == 1 and scheme["in"] == "header" and str(scheme["name"]).lower() == "authorization":
+        return authorization_key(name, scheme, env_stem, env)
+    if rank == 3 and not env:
+        flow = oauth_flow(name, scheme, oauth[0], oauth[1], env_stem)
+        if flow is not None:
+            return flow
     if rank == 1:
         return DraftAuth(
             type="api_key",

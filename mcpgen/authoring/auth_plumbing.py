@@ -86,9 +86,33 @@ def _path_words(path: str) -> list[str]:
     return [w.lower() for w in literal]
 
 
+# The last literal path word of a password sign-in endpoint, whatever is above it ('/v4/auth/login',
+# '/Users/AuthenticateByName', '/Sessions/Logout'), and what it does: the server signs in with its own
+# credentials, so an agent never calls these.
+_SIGN_IN = {
+    "login": "signs in with a user name and password for a session token",
+    "signin": "signs in with a user name and password for a session token",
+    "authenticate": "signs in with a user name and password for a session token",
+    "authenticatebyname": "signs in with a user name and password for a session token",
+    "authenticatewithquickconnect": "signs in with a one-time code for a session token",
+    "logout": "ends the session the server's own credentials opened",
+    "signout": "ends the session the server's own credentials opened",
+}
+_TOKEN_CHECKS = ("verify", "validate", "introspect")
+
+
 def _what_it_does(words: list[str]) -> str | None:
-    """What an endpoint under an auth word does ('/oauth2/revoke', '/auth.revoke'); None when it is
-    not one ('/auth.test' checks who the credentials belong to: a task an agent may have)."""
+    """What an endpoint under an auth word does ('/oauth2/revoke', '/auth.revoke'), or a sign-in or
+    token-check endpoint anywhere ('/v4/auth/login', '/token/verify'); None when it is not one
+    ('/auth.test' checks who the credentials belong to: a task an agent may have)."""
+    if words and (words[-1].replace("_", "").replace("-", "") in _SIGN_IN):
+        return _SIGN_IN[words[-1].replace("_", "").replace("-", "")]
+    if (
+        len(words) >= 2
+        and {words[-1], words[-2]} & {"token", "tokens"}
+        and {words[-1], words[-2]} & set(_TOKEN_CHECKS)
+    ):
+        return "checks whether an access token is valid"
     if not words or not (_AUTH_WORDS & set(words)):
         return None
     for word in reversed(words):

@@ -15,14 +15,16 @@ from collections import Counter
 from collections.abc import Callable
 
 from mcpgen.authoring.actions import NAME_MAX, ids_spell_paths
-from mcpgen.authoring.auth import auth_from_params, choose_auth, served_by
+from mcpgen.authoring.auth import auth_from_params, choose_auth, schemes_said, served_by
 from mcpgen.authoring.auth_plumbing import plumbing_reason
+from mcpgen.authoring.body_secrets import with_credential_envs
 from mcpgen.authoring.grouping import group_operations, split_groups
 from mcpgen.authoring.mapping_yaml import render_draft
 from mcpgen.authoring.model import Draft, Unmapped
 from mcpgen.authoring.operations import OpInfo, analyse, choose_grouping, shown, tag_display_names
 from mcpgen.authoring.service import base_url, server_description, service_name, tag_descriptions
 from mcpgen.authoring.tools import draft_tools
+from mcpgen.build.checks import insecure_url
 from mcpgen.load.openapi import Spec
 from mcpgen.names import TOOL_NAME_COMFORT_LENGTH
 
@@ -85,6 +87,7 @@ def draft_mapping(
     tools = draft_tools(
         groups, spec, server_name, limit, path_naming, tag_descriptions=tag_descriptions(spec)
     )
+    tools = with_credential_envs(spec, tools, server_name, auths)
     return Draft(
         spec_label=spec_label,
         operation_count=total,
@@ -93,11 +96,28 @@ def draft_mapping(
         grouping_why=grouping.why,
         title=spec.title or server_name,
         description=server_description(spec),
-        base_url=base_url(spec),
+        base_url=_safe_base_url(spec, bool(auths)),
+        base_url_why=(
+            "from the spec's servers"
+            if _safe_base_url(spec, bool(auths)) == base_url(spec)
+            else f"the spec's server is {base_url(spec)}: the credentials never go over plain http"
+        ),
         auth=auths[0] if auths else None,
         extra_auth=auths[1:],
         auth_note=auth_note,
+        schemes=schemes_said(spec, chosen, auths),
         discovery=len(tools) > DISCOVERY_THRESHOLD,
         tools=tuple(tools),
         unmapped=tuple(unmapped),
     )
+
+
+def _safe_base_url(spec: Spec, sends_credentials: bool) -> str | None:
+    """The spec's server; one the credentials would cross plain http:// to reach becomes the spec's
+    https:// server, or the same address over https:// (the server never sends a credential over plain
+    http to another machine: P3 credentials)."""
+    url = base_url(spec)
+    if url is None or not sends_credentials or not insecure_url(url):
+        return url
+    secure = [s for s in spec.servers if s.startswith("https://") and "{" not in s]
+    return secure[0] if secure else "https://" + url.split("://", 1)[1]

@@ -66,10 +66,14 @@ def _server(draft: Draft) -> list[str]:
         f"    env: {env_stem}_BASE_URL  # the environment variable wins over the default at run time"
     )
     if draft.base_url:
-        lines.append(f"    default: {_scalar(draft.base_url)}  # from the spec's servers")
+        lines.append(f"    default: {_scalar(draft.base_url)}  # {_c(draft.base_url_why)}")
     else:
         lines.append("    # default: https://api.example.com  # the spec names no concrete server URL")
     auth = draft.auth
+    if draft.schemes:
+        lines += _comment_block("The spec's security schemes:", "  ")
+        for line in draft.schemes:
+            lines += _comment_block(line, "  ", "    ")
     if auth is not None and draft.extra_auth:
         lines.append("  auth:  # credentials the API needs together: the server sends all of them")
         for one in (auth, *draft.extra_auth):
@@ -92,10 +96,21 @@ def _server(draft: Draft) -> list[str]:
 
 
 def _auth_keys(auth: DraftAuth, indent: str) -> list[str]:
-    lines = [f"{indent}env: {auth.env}"]
+    lines = [f"{indent}env: {auth.env}"] if auth.env else []
     if auth.location:
         lines.append(f"{indent}in: {auth.location}")
         lines.append(f"{indent}name: {_scalar(str(auth.name))}")
+    if auth.prefix:
+        lines.append(f"{indent}prefix: {_scalar(auth.prefix)}")
+    if auth.authorization_url:
+        lines.append(f"{indent}authorization_url: {_scalar(auth.authorization_url)}")
+    if auth.token_url:
+        lines.append(f"{indent}token_url: {_scalar(auth.token_url)}")
+    if auth.token_url:
+        scopes = ", ".join(_scalar(s) for s in auth.scopes)
+        lines.append(f"{indent}scopes: [{scopes}]  # the scopes the operations' requirements name")
+        lines.append(f"{indent}client_id_env: {auth.client_id_env}")
+        lines.append(f"{indent}client_secret_env: {auth.client_secret_env}")
     return lines
 
 
@@ -138,6 +153,8 @@ def _action(action: DraftAction) -> list[str]:
         lines.append(
             "        hints: {read_only: true}  # a search sent by POST: it reads, and pages by its body"
         )
+    elif action.reads_by_post:
+        lines.append("        hints: {read_only: true}  # it reads, although the API sends it by POST")
     if action.items:
         lines.append(
             f"        response: {{items: {_scalar(action.items)}}}  # the list the answer's total counts"
@@ -148,7 +165,8 @@ def _action(action: DraftAction) -> list[str]:
     if action.params:
         lines.append("        params:")
         for param in action.params:
-            lines.append(f"          {_key(param.key)}: {{name: {param.name}}}  # {_c(param.why)}")
+            setting = f"env: {param.env}" if param.env else f"name: {param.name}"
+            lines.append(f"          {_key(param.key)}: {{{setting}}}  # {_c(param.why)}")
     return lines
 
 

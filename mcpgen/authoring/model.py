@@ -10,6 +10,7 @@ class DraftParam:
     key: str  # as the mapping writes it: 'petId' or 'body.id'
     name: str  # the name the agent sees
     why: str  # the YAML comment
+    env: str | None = None  # sent from this environment variable instead (a credential in the body)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +31,7 @@ class DraftAction:
     search: bool = False
     items: str | None = None
     body_paging: tuple[tuple[str, str], ...] = ()
+    reads_by_post: bool = False  # a read of an RPC-style API: drafted read-only (rpc_reads.py)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,10 +53,16 @@ class Unmapped:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DraftAuth:
     type: str
-    env: str
+    env: str  # '' for the oauth2 types, which read a client id and secret instead
     location: str | None
     name: str | None
     why: str
+    prefix: str | None = None  # api_key in a header: the word before the key ('Token ')
+    token_url: str | None = None
+    authorization_url: str | None = None
+    scopes: tuple[str, ...] = ()
+    client_id_env: str | None = None
+    client_secret_env: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,6 +81,9 @@ class Draft:
     tools: tuple[DraftTool, ...]
     unmapped: tuple[Unmapped, ...]
     extra_auth: tuple[DraftAuth, ...] = ()  # credentials the spec needs together with `auth`
+    # Every security scheme of the spec, one line each, and which was chosen and why.
+    schemes: tuple[str, ...] = ()
+    base_url_why: str = "from the spec's servers"
 
     @property
     def action_count(self) -> int:

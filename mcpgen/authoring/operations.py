@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpgen.authoring.model import Unmapped
+from mcpgen.authoring.rpc_reads import reads_by_post
 from mcpgen.authoring.words import CHANGE_VERBS, looks_random, name_words
 from mcpgen.build.answers import declares_link_header
 from mcpgen.build.parameters import operation_params
@@ -38,9 +39,13 @@ class OpInfo:
     units: dict[tuple[str, str], str] = field(default_factory=dict)  # (wire, location) -> x-unit
     link_paged: bool = False  # a read whose answer has a Link header: the build may page by it
 
+    reads_by_post: bool = False  # a read of an RPC-style API, sent by POST (rpc_reads.py)
+
     @property
     def is_read(self) -> bool:
         # Some specs change things with GET (Slack's 'auth.revoke'): the operation's verb decides too.
+        if self.reads_by_post:
+            return True
         return self.op.method in READ_METHODS and _verb(self.op, self.group) not in CHANGE_VERBS
 
 
@@ -88,6 +93,7 @@ def analyse(
             params=params,
             units=units,
             link_paged=link_paged,
+            reads_by_post=reads_by_post(spec, op, _verb(op, group)),
         ),
         None,
     )

@@ -4,11 +4,13 @@ server's paging arguments, M233 the confirmation's argument)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
 from mcpgen.authoring.model import DraftParam
 from mcpgen.authoring.operations import OpInfo
+from mcpgen.authoring.words import singular
 
 # The build's paging vocabulary: a draft must name parameters the way the build will (M206, M217).
 from mcpgen.build.paging import (
@@ -53,7 +55,7 @@ def draft_params(info: OpInfo, tool_types: dict[str, str], extra_taken: set[str]
                 f"unit in the name ({rule_name('T5')}): the spec says {hint.evidence}",
             )
         if name in RESERVED_ARGS:
-            name, why = f"{name}_value", f"'{name}' is the tool's own action argument (M205)"
+            name, why = _owned_by_resource(name, info), f"'{name}' is the tool's own action argument (M205)"
         if name in extra_taken:
             where = "body" if param.location == "body_whole" else param.location
             name, why = (
@@ -130,6 +132,16 @@ _TYPE_WORDS = {
     "boolean": "flag",
     "object": "object",
 }
+
+
+def _owned_by_resource(name: str, info: OpInfo) -> str:
+    """A reserved name said of what it belongs to: Zoom's `action` on '/meetings/{meetingId}/recordings'
+    is `recording_action`; `<name>_value` when the path names nothing."""
+    literal = [s for s in re.split(r"[/#.]", info.op.path) if s and not s.startswith("{")]
+    resource = snake_case(singular(literal[-1])) if literal else ""
+    return (
+        f"{resource}_{name}" if resource and resource != name and resource[0].isalpha() else f"{name}_value"
+    )
 
 
 def _typed_name(name: str, type_: str, tool_types: dict[str, str]) -> str:

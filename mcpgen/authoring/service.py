@@ -13,17 +13,51 @@ _TITLE_STOP_WORDS = frozenset(
 )
 
 
+# Title words that name what an API is about rather than whose it is ('Email Activity (beta)' is
+# SendGrid's): every tool name would carry the word, so a search for "send an email" matches them all.
+_GENERIC_TITLE_WORDS = frozenset(
+    {"email", "emails", "mail", "sms", "messaging", "message", "messages", "payment", "payments", "activity",
+     "marketing", "management", "platform", "cloud", "service", "services", "data", "core", "public",
+     "user", "users", "account", "accounts", "admin", "web", "open", "my", "our", "video", "voice", "chat",
+     "search", "storage", "files", "file", "auth", "identity", "billing", "analytics", "reporting", "v4"}
+)  # fmt: skip
+_HOST_NOISE = frozenset({"www", "api", "apis", "app", "com", "io", "net", "org", "dev", "co", "uk", "local"})
+
+
 def service_name(spec: Spec) -> tuple[str, str]:
+    title_word = _title_word(spec)
+    host = _host_word(spec)
+    if title_word is not None and (title_word not in _GENERIC_TITLE_WORDS or host is None):
+        return _server_name(title_word), f"from the spec title '{spec.title}'"
+    if host is not None:
+        name, url = host
+        if title_word is not None:
+            return _server_name(name), (
+                f"from the server URL {url}: the title's '{title_word}' says what the API is about, "
+                "not whose it is, and would be in every tool name"
+            )
+        return _server_name(name), f"from the server URL {url}"
+    return "api", "no usable title or server URL in the spec"
+
+
+def _title_word(spec: Spec) -> str | None:
     for word in re.split(r"[^A-Za-z0-9']+", spec.title):
         word = re.sub(r"'s?$", "", word).lower()
         if word and word not in _TITLE_STOP_WORDS and word[0].isalpha():
-            return _server_name(word), f"from the spec title '{spec.title}'"
+            return word
+    return None
+
+
+def _host_word(spec: Spec) -> tuple[str, str] | None:
+    """The product name in the first server URL's host: 'sendgrid' from http://api.sendgrid.com/v3."""
     for url in spec.servers:
         host = re.sub(r"^https?://", "", url).split("/")[0].split(":")[0]
-        parts = [p for p in host.split(".") if p not in ("www", "api", "app", "com", "io", "net", "org")]
-        if parts and parts[0][:1].isalpha():
-            return _server_name(parts[0]), f"from the server URL {url}"
-    return "api", "no usable title or server URL in the spec"
+        if "{" in host or host in ("localhost", "127.0.0.1") or "example" in host:
+            continue
+        parts = [p for p in host.split(".") if p not in _HOST_NOISE]
+        if parts and parts[-1][:1].isalpha():
+            return parts[-1], url
+    return None
 
 
 def api_name(spec: Spec, server: str) -> str:

@@ -26,10 +26,12 @@ from mcpgen.build.parameters import (
 from mcpgen.build.request_parts import accept_for, non_json_answers
 from mcpgen.build.results import ResultPlan, plan_results
 from mcpgen.build.tasks import task_spec
+from mcpgen.build.times import allows_local, with_local_arguments
 from mcpgen.build.units import with_currency
 from mcpgen.diagnostics import Diagnostic, error, has_errors, warning
 from mcpgen.ir import ActionSpec, BodyEncoding, FixedValue, ParamSpec, TaskSpec
-from mcpgen.load.mapping import UNSET, ActionRule, AuthRule, ParamRule, ToolRule
+from mcpgen.load.mapping import UNSET, ActionRule, ParamRule, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Operation, Spec, find_operation
 
 _IDEMPOTENCY_KEY = "idempotency-key"
@@ -74,10 +76,21 @@ def build_action(
     task, found = task_spec(operation, rule, tool)
     diagnostics += found
     diagnostics += _unreadable_answers(spec, operation, rule)
-    args, found = _arguments(spec, operation, rule, inputs.params, rules_by_param, credentials_sent(auths))
+    args, found = _arguments(spec, operation, rule, inputs.params, rules_by_param, auths)
     diagnostics += found
     params, found = with_currency(
         args.params, args.fixed, {p.arg_name: r for r in rule.params for p in args.params if rule_of(p, r)}
+    )
+    diagnostics += found
+    params, found = with_local_arguments(
+        params,
+        {p.arg_name: r for r in rule.params if r.local_time for p in params if rule_of(p, r)},
+        frozenset(
+            p.wire_name
+            for p in inputs.params
+            if allows_local(f"{p.schema.get('description')} {p.description}")
+        ),
+        operation.key,
     )
     diagnostics += found
     results = plan_results(spec, operation, rule, params, args.defaults)  # R1-R3: formats and paging
@@ -140,13 +153,21 @@ def _arguments(
     rule: ActionRule,
     operation_params: list[OperationParam],
     rules_by_param: dict[tuple[str, str], ParamRule],
-    sent: frozenset[tuple[str, str]] | None,
+    auths: tuple[AuthRule, ...],
 ) -> tuple[_Arguments, list[Diagnostic]]:
     """Each parameter of the operation placed: sent by the server, asked of the user, or the agent's."""
     args = _Arguments()
     diagnostics: list[Diagnostic] = []
+    sent = credentials_sent(auths)
+    in_body = {(a.name or "").lower(): a.env for a in auths if a.location == "body"}
     for param in operation_params:
         param_rule = rules_by_param.get((param.wire_name, param.location))
+        env = param_rule.env if param_rule is not None and param_rule.env else None
+        if env is None and param.location == "body" and not param.path:
+            env = in_body.get(param.wire_name.lower())
+        if env is not None:  # the server's environment holds it (P3 credentials)
+            args.fixed.append(_from_env(param, env))
+            continue
         left, value, found = _left_to_server(spec, sent, param, param_rule, operation)
         diagnostics += found
         if value is not None:
@@ -166,6 +187,11 @@ def _arguments(
         if default is not UNSET:
             args.defaults.append((built.arg_name, default))
     return args, diagnostics
+
+
+def _from_env(param: OperationParam, env: str) -> FixedValue:
+    wire = param.path[0] if param.path else param.wire_name
+    return FixedValue(wire_name=wire, location=param.location, value=None, path=param.path[1:], env=env)
 
 
 def _left_to_server(
@@ -238,6 +264,9 @@ def _action_spec(
         hints=action_hints(operation.method, rule),
         accept=accept_for(spec, operation),
         body_requires=tuple(p.arg_name for p in params if p.arg_name in args.with_body),
+        body_required=inputs.body_encoding == "json"
+        and operation.request_body is not None
+        and operation.request_body.value.get("required") is True,
         variants=variants,
         result_fields=results.result_fields,
         task=task,

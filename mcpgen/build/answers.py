@@ -10,26 +10,57 @@ from __future__ import annotations
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 
+# Media types a generated server reads as JSON, best first: it decodes every success body as JSON
+# whatever its type (templates/runtime/upstream.py), so `*/*` (Spring's default), `text/json`,
+# `application/vnd.api+json` and `application/json; charset=utf-8` all describe its answers.
+_JSON_BASES = ("application/json", "text/json", "application/x-json", "text/x-json")
+_ANY_MEDIA = ("*/*", "application/*")
+
+
+def json_rank(media: str) -> int | None:
+    """How surely an answer of this media type is JSON: 0 application/json, 1 a JSON type of another
+    name (`application/hal+json`, `text/json`), 2 a wildcard; None for a type that is not JSON."""
+    base = media.split(";")[0].strip().lower()
+    if base == "application/json":
+        return 0
+    if base in _JSON_BASES or base.endswith(("+json", "/json", "-json")):
+        return 1
+    return 2 if base in _ANY_MEDIA else None
+
 
 def response_schema(spec: Spec, operation: Operation) -> Located | None:
-    """The JSON schema of the first 2xx response, dereferenced; None when the spec has none."""
+    """The JSON schema of the first 2xx response, dereferenced, from its most surely JSON media type;
+    None when the spec has none."""
+    response = _success_response(spec, operation)
+    content = response.value.get("content") if response is not None else None
+    if response is None or not isinstance(content, dict):
+        return None
+    readable = sorted(
+        (rank, index, str(media))
+        for index, (media, entry) in enumerate(content.items())
+        if (rank := json_rank(str(media))) is not None
+        and isinstance(entry, dict)
+        and isinstance(entry.get("schema"), dict)
+    )
+    if not readable:
+        return None
+    return spec.resolver.deref(response.child("content", readable[0][2], "schema"))
+
+
+def _success_response(spec: Spec, operation: Operation) -> Located | None:
+    """The first 2xx response of the operation, dereferenced."""
     responses = operation.located.value.get("responses")
-    if not isinstance(responses, dict):
-        return None
-    for status in responses:
-        if not str(status).startswith("2"):
-            continue
-        response = spec.resolver.deref(operation.located.child("responses", status))
-        content = response.value.get("content") if isinstance(response.value, dict) else None
-        if not isinstance(content, dict):
-            return None
-        for media, entry in content.items():
-            base = media.split(";")[0].strip().lower()
-            if (base == "application/json" or base.endswith("+json")) and isinstance(entry, dict):
-                if isinstance(entry.get("schema"), dict):
-                    return spec.resolver.deref(response.child("content", media, "schema"))
-        return None
+    for status in responses if isinstance(responses, dict) else ():
+        if str(status).startswith("2"):
+            response = spec.resolver.deref(operation.located.child("responses", status))
+            return response if isinstance(response.value, dict) else None
     return None
+
+
+def media_types(spec: Spec, operation: Operation) -> list[str]:
+    response = _success_response(spec, operation)
+    content = response.value.get("content") if response is not None else None
+    return [str(m) for m in content] if isinstance(content, dict) else []
 
 
 def response_headers(spec: Spec, operation: Operation) -> dict[str, Located]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from mcpgen import codes
@@ -13,9 +14,11 @@ from mcpgen.load.openapi import Operation, Spec
 from mcpgen.names import ARG_NAME_PATTERN, READ_METHODS, hook_names
 
 
-def check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
+def check_auth(spec: Spec, mapping: Mapping, base_url: str) -> list[Diagnostic]:
     schemes = spec.security_schemes()
-    if schemes and mapping.server.auth is None:
+    if mapping.server.auth is not None:
+        return _insecure_credentials(mapping, base_url)
+    if schemes:
         names = ", ".join(sorted(schemes))
         return [
             info(
@@ -27,6 +30,43 @@ def check_auth(spec: Spec, mapping: Mapping) -> list[Diagnostic]:
             )
         ]
     return []
+
+
+def _insecure_credentials(mapping: Mapping, base_url: str) -> list[Diagnostic]:
+    """A credential the server would send over plain http:// to another machine: anyone on the way
+    reads it (P3 credentials). The server refuses to send it; the build says so first."""
+    found: list[Diagnostic] = []
+    for auth in (mapping.server.auth, *mapping.server.extra_auth):
+        if auth is None or auth.allow_insecure:
+            continue
+        urls = [
+            ("the base URL", base_url),
+            ("token_url", auth.token_url),
+            ("authorization_url", auth.authorization_url),
+        ]
+        for what, url in urls:
+            if url and insecure_url(url):
+                found.append(
+                    warning(
+                        codes.M303,
+                        f"{what} {url} is plain http:// to another machine, so the server will refuse to send "
+                        "the credential there",
+                        mapping.server.source,
+                        hint="use https://, or set allow_insecure: true on server.auth if the network is trusted",
+                    )
+                )
+    return found
+
+
+_LOOPBACK = re.compile(r"^(localhost|127(\.\d{1,3}){3}|\[::1\])$", re.IGNORECASE)
+
+
+def insecure_url(url: str) -> bool:
+    """Plain http:// to a host other than this machine."""
+    scheme, _, rest = url.partition("://")
+    host = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+    host = host if host.startswith("[") else host.split(":")[0]
+    return scheme.lower() == "http" and not _LOOPBACK.match(host)
 
 
 def check_hook_names(server: str, tools: list[ToolSpec]) -> list[Diagnostic]:
@@ -164,16 +204,20 @@ def check_confirm_name(
     ]
 
 
-def check_preview_read(read: ActionSpec, action: ActionSpec, source: SourceRef) -> list[Diagnostic]:
-    """A preview's read (S1) changes nothing, and the action's arguments fill every parameter it needs."""
+def check_preview_read(
+    read: ActionSpec, action: ActionSpec, source: SourceRef, marked: frozenset[tuple[str, str]] = frozenset()
+) -> list[Diagnostic]:
+    """A preview's read (S1) changes nothing: a GET, or an operation the mapping marks read-only where
+    it maps it (an RPC-style API reads by POST); and the action's arguments fill every parameter it needs."""
     diagnostics = []
-    if read.method not in READ_METHODS:
+    if read.method not in READ_METHODS and (read.method, read.path) not in marked:
         diagnostics.append(
             error(
                 codes.M230,
                 f"preview.read of action '{action.name}' is {read.method} {read.path}, which changes state",
                 source,
-                hint="name a GET operation that returns the thing the action changes",
+                hint="name a GET operation that returns the thing the action changes; a read sent by "
+                "POST qualifies once an action maps it with hints: {read_only: true}",
             )
         )
     given = {p.arg_name for p in action.params}

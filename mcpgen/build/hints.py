@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcpgen.ir import ToolHints
-from mcpgen.load.mapping import ActionRule, HintsRule, ToolRule
+from mcpgen.load.mapping import ActionRule, HintsRule, Mapping, ToolRule
+from mcpgen.load.openapi import Spec, find_operation
 from mcpgen.names import IDEMPOTENT_METHODS, READ_METHODS
 
 
@@ -51,3 +52,18 @@ def tool_hints(actions: Sequence[ToolHints], rule: ToolRule) -> ToolHints:
         idempotent=idempotent,
         open_world=True if said.open_world is None else said.open_world,
     )
+
+
+def marked_reads(spec: Spec, mapping: Mapping) -> frozenset[tuple[str, str]]:
+    """(method, path) of every operation an action of the mapping marks read-only (`hints: {read_only:
+    true}` on it or its tool): a search or lookup of an RPC-style API sent by POST (S4)."""
+    found = set()
+    for tool in mapping.tools:
+        for action in tool.actions:
+            said = (action.hints or HintsRule()).read_only
+            if said is None:
+                said = (tool.hints or HintsRule()).read_only
+            operation = find_operation(spec, action.operation) if said else None
+            if operation is not None:
+                found.add((operation.method, operation.path))
+    return frozenset(found)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from mcpgen import codes
+from mcpgen.build.body_credentials import body_credentials
 from mcpgen.build.descriptions import param_description
 from mcpgen.build.nested import NestedField, is_nested_key, without_fields
 from mcpgen.build.request_parts import constant, is_credential, is_global
@@ -15,7 +16,8 @@ from mcpgen.build.times import with_date_time_format, with_local_times
 from mcpgen.build.units import in_agent_units, renamed_unit_mismatch, to_agent_units, unit_spec
 from mcpgen.diagnostics import Diagnostic, Level, SourceRef, error, rule_name, warning
 from mcpgen.ir import BodyEncoding, FixedValue, JsonSchema, ParamLocation, ParamSpec, VariantSpec
-from mcpgen.load.mapping import UNSET, ActionRule, AuthRule, ParamRule, did_you_mean
+from mcpgen.load.mapping import UNSET, ActionRule, ParamRule, did_you_mean
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 from mcpgen.names import RESERVED_ARGS, snake_case
@@ -46,6 +48,7 @@ class OperationParam:
     required_with_body: bool = False
     style: str | None = None
     explode: bool | None = None
+    credential: bool = False  # a body field carrying the API's own credential (body_credentials.py)
 
 
 def operation_params(
@@ -177,6 +180,7 @@ def _body_params(
     field_encoding = media_located.value.get("encoding")
     if _has_object_type(schema) and isinstance(properties, dict) and properties:
         required = set(schema.get("required") or ())
+        secrets = body_credentials(spec, operation, properties)
         return (
             [
                 OperationParam(
@@ -189,6 +193,7 @@ def _body_params(
                     source=schema_located.source,
                     required_with_body=name in required and not body_required,
                     **_form_style(encoding, field_encoding, name),
+                    credential=name in secrets,
                 )
                 for name, prop in properties.items()
             ],
@@ -462,12 +467,37 @@ def kept_from_agent(
                 f"{param.wire_name}, env: <VARIABLE>}}",
             )
         ]
+    if param.credential and not param.path:
+        return False, _body_credential_left(param, rule, operation)
     if rule is None and is_global(spec, param.wire_name, param.location):
         return False, []
     value = constant(param.location, param.required, param.schema)
     if rule is None and value is not UNSET:
         return FixedValue(wire_name=param.wire_name, location=param.location, value=value), []
     return True, []
+
+
+def _body_credential_left(
+    param: OperationParam, rule: ParamRule | None, operation: Operation
+) -> list[Diagnostic]:
+    """A body field carrying the API's credential that nothing sends: quiet when it may be left out (or
+    the mapping hides it), else a warning saying how the server can send it."""
+    needed = param.required or param.required_with_body  # an optional body's field, once it is sent
+    if (rule is None and not needed) or (rule is not None and rule.hidden):
+        return []
+    what = "names it in params" if rule is not None else "sends nothing in it"
+    env = snake_case(param.wire_name).upper()
+    return [
+        warning(
+            codes.M302,
+            f"body field '{param.wire_name}' of {operation.key} carries a credential, so it is never a tool "
+            f"argument; the mapping {what}",
+            rule.source if rule is not None else param.source,
+            hint=f"let the server send it from its environment: params: {{{param.wire_name}: {{env: "
+            f"<SERVICE>_{env}}}}}, or for every body: auth: {{type: api_key, in: body, name: "
+            f"{param.wire_name}, env: <VARIABLE>}}",
+        )
+    ]
 
 
 def credentials_sent(auths: tuple[AuthRule, ...]) -> frozenset[tuple[str, str]] | None:

@@ -8,11 +8,13 @@ from dataclasses import replace
 from mcpgen import codes
 from mcpgen.build.actions import build_action
 from mcpgen.build.checks import check_preview_read, read_types_differ
+from mcpgen.build.parameters import spec_params
 from mcpgen.build.schemas import json_type_of
 from mcpgen.diagnostics import Diagnostic, error
 from mcpgen.ir import ActionSpec, GuardSpec, JsonSchema, ParamSpec, PreviewSpec
-from mcpgen.load.mapping import ActionRule, AuthRule, PreviewRule, ToolRule
-from mcpgen.load.openapi import Spec
+from mcpgen.load.mapping import ActionRule, ParamRule, PreviewRule, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
+from mcpgen.load.openapi import Spec, find_operation
 
 DEFAULT_APPROVAL = (
     "Ask a person who may approve it to review the change and make it themselves, outside this tool."
@@ -23,7 +25,12 @@ _NUMERIC = ("integer", "number")
 
 
 def previewed(
-    spec: Spec, tool: ToolRule, action: ActionSpec, served_name: str, auths: tuple[AuthRule, ...] = ()
+    spec: Spec,
+    tool: ToolRule,
+    action: ActionSpec,
+    served_name: str,
+    auths: tuple[AuthRule, ...] = (),
+    marked_reads: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[ActionSpec, list[Diagnostic]]:
     """The action with its preview (S1): the read operation, the values compared, the guard rules (S2)."""
     rule = tool.actions[0]
@@ -33,7 +40,7 @@ def previewed(
         name=f"{served_name}_preview",
         operation=preview_rule.read,
         description=None,
-        params=(),
+        params=_shared_env(spec, preview_rule.read, rule),
         source=preview_rule.read_source,
         operation_source=preview_rule.read_source,
     )
@@ -44,7 +51,7 @@ def previewed(
     # parameters are filled from the action's, under the names the mapping gave them (M231).
     read = replace(read, shape=None, paging=None, server_params=(), params=_read_params(read, action))
     diagnostics += read_types_differ(read, action)
-    diagnostics += check_preview_read(read, action, preview_rule.read_source)
+    diagnostics += check_preview_read(read, action, preview_rule.read_source, marked_reads)
     compared, guards, found = _compared_and_guarded(rule, action)
     diagnostics += found
     preview = PreviewSpec(
@@ -55,6 +62,16 @@ def previewed(
         guards=tuple(guards),
     )
     return replace(action, preview=preview), diagnostics
+
+
+def _shared_env(spec: Spec, read: str, rule: ActionRule) -> tuple[ParamRule, ...]:
+    """The action's parameters sent from the environment that the read takes too (a per-deployment
+    access token in both bodies): the read sends the same value (P3 credentials)."""
+    operation = find_operation(spec, read)
+    if operation is None:
+        return ()
+    names = {p.wire_name for p in spec_params(spec, operation)[0]}
+    return tuple(r for r in rule.params if r.env and r.wire_name in names)
 
 
 def _compared_and_guarded(

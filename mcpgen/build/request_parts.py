@@ -23,7 +23,7 @@ from mcpgen.load.mapping import UNSET
 from mcpgen.load.openapi import Operation, Spec
 
 # Names of parameters that carry a credential, compared without case, '-' or '_'.
-_CREDENTIAL_NAMES = frozenset(
+CREDENTIAL_NAMES = frozenset(
     {
         "apikey",
         "xapikey",
@@ -46,7 +46,7 @@ _CREDENTIAL_NAMES = frozenset(
     }
 )
 # A vendor's prefix on one of these still names a credential (ExaVault's `ev-api-key`, `ev-access-token`).
-_CREDENTIAL_SUFFIXES = ("apikey", "accesstoken", "authtoken", "apitoken", "apisecret", "clientsecret")
+CREDENTIAL_SUFFIXES = ("apikey", "accesstoken", "authtoken", "apitoken", "apisecret", "clientsecret")
 # Names that carry a credential only when the description says so: GitHub's cache `key` and Jira's
 # preference `key` are data; Google's `key` is "API key", Slack's `token` an "Authentication token".
 _AMBIGUOUS_NAMES = frozenset({"key", "token", "auth", "secret", "signature"})
@@ -61,17 +61,17 @@ def is_credential(spec: Spec, name: str, location: str, description: str = "") -
     """Does this query, header or cookie parameter carry a credential?"""
     if location not in _OUTSIDE_BODY:
         return False
-    if (name.lower(), location) in _scheme_params(_Key(spec)):
+    if (name.lower(), location) in _scheme_params(SpecKey(spec)):
         return True
     bare = re.sub(r"[-_.\s]", "", name.lower())
     if bare in _AMBIGUOUS_NAMES:
         return _CREDENTIAL_WORDS.search(description) is not None
-    return bare in _CREDENTIAL_NAMES or bare.endswith(_CREDENTIAL_SUFFIXES)
+    return bare in CREDENTIAL_NAMES or bare.endswith(CREDENTIAL_SUFFIXES)
 
 
 def is_global(spec: Spec, name: str, location: str) -> bool:
     """Does every operation of the spec take this optional parameter (a transport option, not a task's)?"""
-    return (name, location) in _global_params(_Key(spec))
+    return (name, location) in _global_params(SpecKey(spec))
 
 
 def single_value(schema: dict[str, Any]) -> Any:
@@ -170,7 +170,7 @@ def _success_media_types(spec: Spec, operation: Operation) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-class _Key:
+class SpecKey:
     """A spec as a cache key by identity: Spec holds dicts, so it cannot hash by value."""
 
     def __init__(self, spec: Spec):
@@ -180,11 +180,11 @@ class _Key:
         return id(self.spec)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and other.spec is self.spec
+        return isinstance(other, SpecKey) and other.spec is self.spec
 
 
 @functools.lru_cache(maxsize=8)
-def _scheme_params(key: _Key) -> frozenset[tuple[str, str]]:
+def _scheme_params(key: SpecKey) -> frozenset[tuple[str, str]]:
     schemes = key.spec.security_schemes()
     return frozenset(
         (str(s.get("name", "")).lower(), str(s.get("in")))
@@ -194,7 +194,7 @@ def _scheme_params(key: _Key) -> frozenset[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=8)
-def _global_params(key: _Key) -> frozenset[tuple[str, str]]:
+def _global_params(key: SpecKey) -> frozenset[tuple[str, str]]:
     operations = key.spec.operations
     if len(operations) < _MIN_OPERATIONS_FOR_GLOBAL:
         return frozenset()

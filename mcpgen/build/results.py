@@ -17,6 +17,7 @@ from typing import Any
 from mcpgen import codes
 from mcpgen.build.answers import at, is_list, items_are_records, list_items, properties, response_schema
 from mcpgen.build.paging import plan_paging
+from mcpgen.build.records import bare_field, derived_concise, key_field_checks, unreadable_response
 from mcpgen.diagnostics import Diagnostic, error, warning
 from mcpgen.ir import ActionSpec, JsonSchema, PagingSpec, ParamSpec, ResultShape
 from mcpgen.load.mapping import ActionRule, ResponseRule, did_you_mean
@@ -24,7 +25,6 @@ from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 from mcpgen.names import READ_METHODS
 
-WHOLE_RECORD_FIELDS = 8  # records this small are concise already
 FORMAT_ARG = "response_format"
 
 # Fields of a list's envelope, not of its records: paging, counts, links, the API's warnings.
@@ -45,8 +45,6 @@ _LIST_WORDS = frozenset(
     "items data results values value records entries list elements content hits rows objects resources "
     "collection".split()
 )
-_KEY_NAMES = ("id", "key", "name", "title", "status", "state", "number", "slug")
-_KEY_SUFFIXES = ("_id", "_name", "_title", "_status", "_date", "_at")
 
 _FORMAT_PARAM_SCHEMA = {
     "type": "string",
@@ -84,11 +82,12 @@ def plan_results(
     diagnostics: list[Diagnostic] = []
     items, record, found = _records(spec, operation, body, rule.response)
     diagnostics += found
+    diagnostics += unreadable_response(spec, operation, rule)
     envelope = None
     if items is None and record is not None:
         envelope, inner = _envelope_record(spec, record)
         record = inner if envelope is not None else record
-    shape, found = _shape(spec, operation, record, items, rule.response)
+    shape, found = _shape(spec, operation, record, items, rule)
     shape = replace(shape, record=envelope, lists=_other_lists(spec, body, items))
     diagnostics += found
     paged = plan_paging(spec, operation, rule, params, defaults, body, items)
@@ -294,41 +293,36 @@ def _envelope_record(spec: Spec, body: Located | None) -> tuple[str | None, Loca
 
 
 def _shape(
-    spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ResponseRule | None
+    spec: Spec, operation: Operation, record: Located | None, items: str | None, rule: ActionRule
 ) -> tuple[ResultShape, list[Diagnostic]]:
     fields = properties(spec, record)
+    response = rule.response
     diagnostics: list[Diagnostic] = []
-    if rule is not None and fields:
-        for key, paths in (("concise", rule.concise or ()), ("drop", rule.drop)):
+    if response is not None and fields and record is not None:
+        where = f"records of {operation.key} ({record.pointer or '/'})"
+        for key, paths in (("concise", response.concise or ()), ("drop", response.drop)):
             for path in paths:
                 if at(spec, record, path) is None:
                     close = did_you_mean(path, list(fields))
                     diagnostics.append(
                         warning(
                             codes.M215,
-                            f"response.{key} names '{path}', which records of {operation.key} do not have",
-                            rule.source,
+                            f"response.{key} names '{path}', which {where} do not have",
+                            (response.concise_source if key == "concise" else None) or response.source,
                             hint=(f"did you mean {close}? " if close else "")
                             + f"their fields are: {', '.join(fields)}",
                         )
                     )
-    concise = rule.concise if rule is not None and rule.concise is not None else _derived_concise(fields)
-    drop = rule.drop if rule is not None else ()
-    return ResultShape(items=items, concise=tuple(concise), drop=tuple(drop)), diagnostics
-
-
-def _derived_concise(fields: dict[str, Located]) -> tuple[str, ...]:
-    """Ids, names, titles, status and dates of records larger than a handful of fields (R1)."""
-    if len(fields) <= WHOLE_RECORD_FIELDS:
-        return ()
-    return tuple(name for name, schema in fields.items() if _is_key_field(name, schema.value))
-
-
-def _is_key_field(name: str, schema: Any) -> bool:
-    lower = name.lower()
-    if lower in _KEY_NAMES or lower.endswith(_KEY_SUFFIXES):
-        return True
-    return isinstance(schema, dict) and schema.get("format") in ("date", "date-time")
+    diagnostics += key_field_checks(operation, rule, record, fields)
+    concise = response.concise if response is not None and response.concise is not None else None
+    shape = ResultShape(
+        items=items,
+        concise=tuple(concise if concise is not None else derived_concise(fields)),
+        drop=tuple(response.drop if response is not None else ()),
+        bare=bare_field(fields),
+        named=bool(concise),
+    )
+    return shape, diagnostics
 
 
 # --- the outputSchema (R5) ----------------------------------------------------------------------
@@ -356,8 +350,11 @@ _PAGING_OUTPUT: dict[str, JsonSchema] = {
     "total_count": {"type": "integer"},
     "rest": {"type": "string"},
 }
+# Where a result says how the answer differs from what the tool promises (templates/runtime/notes.py):
+# every tool with an outputSchema declares it, so any result may carry one (R4, R5).
+_NOTE_OUTPUT: JsonSchema = {"type": "string"}
 # The top-level fields the runtime itself writes: a record field of the same name is the API's.
-SERVER_FIELDS = frozenset({"items", "truncated", *_PAGING_OUTPUT})
+SERVER_FIELDS = frozenset({"items", "truncated", "note", *_PAGING_OUTPUT})
 # What a preview returns (templates/runtime/preview.py): the server's own shape, every type known.
 PREVIEW_OUTPUT: JsonSchema = {
     "type": "object",
@@ -384,6 +381,7 @@ PREVIEW_OUTPUT: JsonSchema = {
         "unchanged": {"type": "array", "items": {"type": "string"}},
         "next_step": {"type": "string"},
         "truncated": _TRUNCATED_OUTPUT,
+        "note": _NOTE_OUTPUT,
     },
 }
 
@@ -406,8 +404,9 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
-    if any(a.result_units for a in actions):  # a value left in the API's unit is announced (T5)
-        properties.setdefault("note", {"type": "string"})
+    # Any result may say how its answer differs from the tool's promise (templates/runtime/notes.py): a
+    # record unwrapped, concise fields missing, a value left in the API's unit (T5).
+    properties.setdefault("note", _NOTE_OUTPUT)
     return {"type": "object", "properties": properties}
 
 

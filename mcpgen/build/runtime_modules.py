@@ -20,7 +20,8 @@ OPTIONAL_RUNTIME = {
         "previews",
         "tasks",
         "user_confirm",
-    ),  # previews, jobs and user confirmations are recorded there
+        "user_oauth",
+    ),  # previews, jobs, user confirmations and users' upstream tokens are recorded there
     "access": ("access",),
     "tasks": ("tasks",),
     "elicitation": ("user_confirm",),
@@ -30,11 +31,19 @@ OPTIONAL_RUNTIME = {
     "info": ("server_info",),  # the '<name>_server_info' diagnostic tool
     "patterns": ("patterns",),  # ECMA-262 patterns in Python's spelling
     "times": ("local_times",),  # date-times that may be local beside their time zone
+    # P3: a token the server obtains with OAuth 2.0 (its own client credentials, or each user's grant)
+    "oauth_client": ("client_credentials", "user_oauth"),
+    "oauth_user": ("user_oauth",),
 }
 
 
 def runtime_left_out(
-    tools: Sequence[ToolSpec], *, access: bool, discovery: bool, server_info: bool
+    tools: Sequence[ToolSpec],
+    *,
+    access: bool,
+    discovery: bool,
+    server_info: bool,
+    auth_kind: str | None = None,
 ) -> frozenset[str]:
     """The optional runtime modules a package with these tools (and these server features) leaves out."""
     actions = [*_actions(tools)]
@@ -49,6 +58,8 @@ def runtime_left_out(
         "server_info": server_info,
         "patterns": bool(patterns),
         "local_times": LOCAL_OR_OFFSET in patterns,
+        "client_credentials": auth_kind == "oauth2_client_credentials",
+        "user_oauth": auth_kind == "oauth2_user",
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)

@@ -24,7 +24,8 @@ from mcpgen.build.server_info import check_server_info_name
 from mcpgen.build.tools import build_tool
 from mcpgen.diagnostics import Diagnostic, has_errors
 from mcpgen.ir import AccessSpec, AuthSpec, ServerSpec, ToolSpec
-from mcpgen.load.mapping import AuthRule, Mapping, ToolRule
+from mcpgen.load.mapping import Mapping, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec, problems_for
 from mcpgen.names import distribution_name, package_name
 from mcpgen.version import __version__
@@ -88,6 +89,7 @@ def build_server(
             access=mapping.server.access is not None,
             discovery=discovery,
             server_info=server_rule.server_info,
+            auth_kind=server_rule.auth.type if server_rule.auth else None,
         ),
     )
     return BuildResult(server, tuple(diagnostics))
@@ -123,7 +125,7 @@ def _checked_tools(
     diagnostics += problems_for(
         spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
     )  # the spec's invalid parts: an error only where a mapped operation uses one
-    diagnostics += check_auth(spec, mapping)
+    diagnostics += check_auth(spec, mapping, mapping.server.base_url_default or _spec_base_url(spec))
     diagnostics += _check_server_names(mapping, tools)
     return tools, used, diagnostics
 
@@ -160,7 +162,20 @@ def _access(mapping: Mapping) -> AccessSpec | None:
 def _auth(rule: AuthRule | None) -> AuthSpec | None:
     if rule is None:
         return None
-    return AuthSpec(kind=rule.type, env=rule.env, location=rule.location, param_name=rule.name)  # type: ignore[arg-type]
+    return AuthSpec(
+        kind=rule.type,  # type: ignore[arg-type]
+        env=rule.env,
+        location=rule.location,  # type: ignore[arg-type]
+        param_name=rule.name,
+        prefix=rule.prefix,
+        token_url=rule.token_url,
+        authorization_url=rule.authorization_url,
+        revocation_url=rule.revocation_url,
+        scopes=rule.scopes,
+        client_id_env=rule.client_id_env,
+        client_secret_env=rule.client_secret_env,
+        allow_insecure=rule.allow_insecure,
+    )
 
 
 def _spec_base_url(spec: Spec) -> str:

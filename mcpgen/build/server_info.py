@@ -70,7 +70,11 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 def server_info_tool(server: ServerSpec) -> dict[str, Any]:
     name = server_info_name(server.name)
     credential = (
-        f"whether {server.auth.env} is set (never its value)"
+        (
+            f"whether {server.auth.envs[0]} is set (never its value)"
+            if len(server.auth.envs) == 1
+            else f"whether {' and '.join(server.auth.envs)} are set (never their values)"
+        )
         if server.auth
         else "that it sends no credentials"
     )

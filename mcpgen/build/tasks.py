@@ -18,6 +18,9 @@ def task_spec(
     declared = rule.task
     if declared is None:
         return (TaskSpec(status=None) if _spec_says_job(operation) else None), []
+    never = _never_a_job(operation, rule)
+    if never is not None:
+        return None, [never]
     names = [a.name for a in tool.actions if a.name != rule.name]
     if declared.status is not None and declared.status not in names:
         known = ", ".join(names) or "none"
@@ -39,6 +42,26 @@ def task_spec(
             poll_interval_s=declared.poll_interval_s,
         ),
         [],
+    )
+
+
+def _never_a_job(operation: Operation, rule: ActionRule) -> Diagnostic | None:
+    """`task:` where the spec documents success answers and none of them is 202 Accepted: the API
+    answers at once, so the server would never follow a job and the setting would do nothing."""
+    responses = operation.located.value.get("responses")
+    if not isinstance(responses, dict):
+        return None
+    successes = [str(code) for code in responses if str(code).startswith("2")]
+    if not successes or any(code in ("202", "2XX", "2xx") for code in successes):
+        return None
+    documented = ", ".join(successes)
+    return error(
+        codes.M251,
+        f"action '{rule.name}' has `task:`, but {operation.key} answers {documented} and documents no "
+        "202 Accepted, so the API never runs it as a job and the server would never follow one",
+        (rule.task.source if rule.task is not None else None) or rule.source,
+        hint="remove `task:` from this action, or, if the API does answer 202 with a job, add that "
+        "202 response to the spec",
     )
 
 

@@ -13,12 +13,13 @@ from mcpgen.build.descriptions import (
     tool_description,
     with_values_by_action,
 )
-from mcpgen.build.hints import tool_hints
+from mcpgen.build.hints import marked_reads, tool_hints
 from mcpgen.build.paging import merge_limit_properties
 from mcpgen.build.previews import preview_input_schema, previewed
 from mcpgen.diagnostics import Diagnostic, error, has_errors, rule_name, warning
 from mcpgen.ir import ActionSpec, JsonSchema, ToolSpec
-from mcpgen.load.mapping import AuthRule, Mapping, ToolRule
+from mcpgen.load.mapping import Mapping, ToolRule
+from mcpgen.load.mapping_auth import AuthRule
 from mcpgen.load.openapi import Spec
 from mcpgen.names import TOOL_NAME_COMFORT_LENGTH, python_identifier, tool_name_problem
 
@@ -51,7 +52,9 @@ def build_tool(spec: Spec, mapping: Mapping, rule: ToolRule) -> tuple[ToolSpec |
     diagnostics += check_shared_params(rule, actions)
     actions = _with_own_schemas(actions)
     if len(actions) == 1 and rule.actions[0].preview is not None:
-        with_preview, found = previewed(spec, rule, actions[0], name, _auth_rules(mapping))
+        with_preview, found = previewed(
+            spec, rule, actions[0], name, _auth_rules(mapping), marked_reads(spec, mapping)
+        )
         diagnostics += found
         actions = [with_preview]
     if has_errors(diagnostics):

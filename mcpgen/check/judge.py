@@ -20,16 +20,15 @@ from mcpgen.check.upstream import Exchange
 from mcpgen.diagnostics import SourceRef
 from mcpgen.ir import ActionSpec, ParamSpec, ResultUnitSpec, ServerSpec, ToolSpec
 from mcpgen.load.sources import Document, join_pointer, split_pointer
+from mcpgen.runtime_source import runtime_module
 
 # Fields a list result carries that are the server's own, not a record's.
 SERVER_FIELDS = frozenset(
     ("items", "has_more", "next_page", "next_cursor", "total_count", "rest", "truncated", "note")
 )
-# Names APIs give the number of all matching records (top level, or one level down: meta.total).
-TOTAL_NAMES = frozenset(
-    ("total", "total_count", "totalcount", "total_results", "totalresults", "total_items", "totalitems",
-     "total_size", "totalsize", "total_records", "totalrecords", "totalelements", "total_elements")
-)  # fmt: skip
+# What a name means (a total of the list, not of this page): the generated server's own rules, so
+# check and server judge a field alike.
+_FIELDS = runtime_module("paging_fields")
 _PAGING_KEYS = (
     ("next_cursor", "next_cursor"),
     ("has_more", "has_more"),
@@ -333,8 +332,8 @@ def _total(body: Any) -> tuple[str, int] | None:
     if not isinstance(body, dict):
         return None
     for key, value in body.items():
-        if key.lower() in TOTAL_NAMES and isinstance(value, int) and not isinstance(value, bool):
-            return key, value
+        if _FIELDS.is_total(key) and _FIELDS.whole(value) is not None:
+            return key, _FIELDS.whole(value)
     for key, value in body.items():
         if isinstance(value, dict):
             inner = _total({k: v for k, v in value.items() if not isinstance(v, dict)})

@@ -146,15 +146,17 @@ def credentials_for(
     auths = (server.auth, *server.extra_auth) if server.auth else ()
     if kind == "prism":
         return {
-            a.env: PLACEHOLDER_BASIC if a.kind == "basic" else PLACEHOLDER_CREDENTIAL for a in auths
+            env: PLACEHOLDER_BASIC if a.kind == "basic" else PLACEHOLDER_CREDENTIAL
+            for a in auths
+            for env in a.envs
         }, None
-    unset = [a.env for a in auths if not environ.get(a.env)]
+    unset = [env for a in auths for env in a.envs if not environ.get(env)]
     if unset:
         return {}, (
             f"set {' and '.join(unset)} to the sandbox's credential (the mapping's server.auth names "
             f"{'them' if len(unset) > 1 else 'it'}); check sends it only to --upstream"
         )
-    return {a.env: environ[a.env] for a in auths}, None
+    return {env: environ[env] for a in auths for env in a.envs}, None
 
 
 def _upstream_problem(url: str) -> str | None:

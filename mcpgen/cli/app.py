@@ -13,13 +13,24 @@ from typing import Annotated
 
 import typer
 
+from mcpgen.build.contract import contract
+from mcpgen.build.discovery import META_KEY
 from mcpgen.build.server import build_server
 from mcpgen.cli.check import CHECK_HELP, check_command
+from mcpgen.cli.config import (
+    discovery_offer,
+    install_line,
+    print_config,
+    profile_report,
+    resolve_launch,
+    scripts_dir,
+)
 from mcpgen.cli.hooks import add_hook_stubs, report_added, write_hooks
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
+from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
@@ -36,9 +47,10 @@ from mcpgen.diagnostics import (
     sort_key,
     terminal_safe,
 )
+from mcpgen.ir import ServerSpec
 from mcpgen.load.mapping import schema_path
 from mcpgen.pipeline import generate, load_inputs, read_previous_lock
-from mcpgen.profiles import Profile, get_profile
+from mcpgen.profiles import CLIENT_PROFILES, PROFILES, Profile, get_profile
 from mcpgen.render.clients import (
     CLIENT_TITLES,
     CLIENTS,
@@ -65,6 +77,9 @@ app = typer.Typer(
 )
 
 
+PROFILE_NAMES = ", ".join(PROFILES)
+
+
 class DiffFormat(enum.StrEnum):
     text = "text"
     markdown = "markdown"
@@ -84,7 +99,6 @@ class FailOn(enum.StrEnum):
     any = "any"
 
 
-SpecArg = Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 document, JSON or YAML.", show_default=False)]
 MappingOpt = Annotated[
     Path,
     typer.Option(
@@ -125,11 +139,14 @@ def generate_command(
         str | None,
         typer.Option(
             "--profile",
-            help="Serve inputSchemas that pass a provider's strict mode: anthropic-strict or openai-strict. "
-            "Dropped constraints move into descriptions; the server still checks them.",
+            help=f"Serve inputSchemas that a client or provider accepts: {PROFILE_NAMES} (README "
+            "'Clients' says what each changes). Dropped constraints move into descriptions; the server "
+            "still checks them.",
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Generate (or regenerate) the server package in OUT.
 
@@ -140,7 +157,8 @@ def generate_command(
     """
     chosen = _profile(profile)
     previous = read_previous_lock(out)  # regenerating: rename hints and rebound operationIds
-    result = generate(spec, mapping, chosen, ref_roots=allow_ref_root or (), previous=previous)
+    roots, remote = allow_ref_root or (), remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, chosen, ref_roots=roots, previous=previous, remote=remote)
     _report(result.diagnostics, quiet)
     if not result.ok or (fail_on_warning and _has_warnings(result.diagnostics)):
         say("no files were written", err=True)
@@ -159,24 +177,42 @@ def generate_command(
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet)
         raise typer.Exit(1) from None
-    server = result.server
-    actions = sum(len(t.actions) for t in server.tools)
     if not quiet:
-        say(
-            f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions "
-            f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
-        )
-        if server.unmapped_operations:
-            say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
-        if chosen is not None:
-            say(profile_summary(server, chosen))
-        say(f"run it:  pip install {pip_target(out)} && {server.distribution_name}")
-        claude_code = client_config(server, "claude-code", "stdio")
-        say(f"connect Claude Code:  {claude_code.text}")
-        say(
-            f"other clients (Claude Desktop, VS Code, Cursor; stdio or HTTP): see {out / 'README.md'}, "
-            "or `mcpgen config CLIENT SPEC -m MAPPING`"
-        )
+        _say_generated(result.server, out, plan, chosen, spec, mapping)
+
+
+def _say_generated(
+    server: ServerSpec, out: Path, plan: WritePlan, chosen: Profile | None, spec: str, mapping: Path
+) -> None:
+    """What `generate` wrote, what tools/list serves, and the lines that install, run and connect it."""
+    actions = sum(len(t.actions) for t in server.tools)
+    served = [t for t in contract(server, chosen) if _listed(t, server)]
+    say(
+        f"generated {server.package_name} in {out}: {len(server.tools)} tools, {actions} actions; "
+        f"tools/list serves {len(served)} ({', '.join(t['name'] for t in served[:6])}"
+        f"{', ...' if len(served) > 6 else ''}) "
+        f"({len(plan.added)} files added, {len(plan.changed)} changed, {len(plan.removed)} removed)"
+    )
+    if server.unmapped_operations:
+        say(f"{len(server.unmapped_operations)} operations are not mapped; `mcpgen validate` lists them")
+    if chosen is not None:
+        say(profile_summary(server, chosen))
+    # Into the Python mcpgen runs on, and its script by full path: neither needs an activated venv.
+    say(f"run it:  {install_line(pip_target(out), server.distribution_name)}")
+    script = (str(scripts_dir() / server.distribution_name),)
+    claude_code = client_config(server, "claude-code", "stdio", command=script)
+    say(f"then connect Claude Code:  {claude_code.text}")
+    say(
+        f"other clients (Claude Desktop, VS Code, Cursor, Windsurf; stdio or HTTP): "
+        f"`mcpgen config CLIENT {shlex.quote(str(spec))} -m {shlex.quote(str(mapping))}` once installed "
+        f"(it writes the installed script's full path), or see {out / 'README.md'}"
+    )
+
+
+def _listed(tool: dict[str, object], server: ServerSpec) -> bool:
+    """Whether tools/list serves `tool`: with discovery on, only the meta-tools."""
+    meta = tool.get("_meta")
+    return not server.discovery or (isinstance(meta, dict) and META_KEY in meta)
 
 
 @app.command("config")
@@ -194,27 +230,52 @@ def config_command(
         str | None,
         typer.Option(
             "--command",
-            help="The command that starts the server over stdio (default: its console script), e.g. a full "
-            "path when the client's PATH lacks the venv.",
+            help="The command that starts the server over stdio. Default: the absolute path of the "
+            "installed console script (found on PATH or in mcpgen's own environment), since a client "
+            "started from the desktop does not read your shell's PATH; e.g. --command "
+            "'uvx --from /abs/path/to/package myapi-mcp' to run it without installing.",
+        ),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help=f"Check the served tools against this profile ({PROFILE_NAMES}) instead of the "
+            "client's own (vscode: vscode-copilot; the others: the client's name).",
         ),
     ] = None,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     """Print CLIENT's configuration for the server SPEC and MAPPING generate: the command that launches it
     (or its URL) and the environment variables it needs, with placeholders for credentials.
-    The text goes to stdout; where it belongs goes to stderr."""
+    The text goes to stdout; where it belongs, and what the client's profile finds in the served tools
+    (names past its length limit, too many tools, schemas it refuses), go to stderr."""
     if client not in CLIENTS:
         raise typer.BadParameter(f"use one of {', '.join(CLIENTS)}", param_hint="CLIENT")
-    result = generate(spec, mapping, None, ref_roots=allow_ref_root or ())
+    chosen = _profile(profile or CLIENT_PROFILES[client])
+    assert chosen is not None
+    remote = remote_options(allow_http, allow_ref_host)
+    result = generate(spec_input(spec), mapping, None, ref_roots=allow_ref_root or (), remote=remote)
     _report(result.diagnostics, quiet=True)
     if not result.ok or result.server is None:
         raise typer.Exit(1)
-    launch = tuple(shlex.split(command)) if command else None
-    config = client_config(result.server, client, "http" if http else "stdio", command=launch, url=url)
-    say(f"{CLIENT_TITLES[client]}: put this in {config.where}", err=True)
+    server = result.server
+    title = CLIENT_TITLES[client]
+    notes = profile_report(server, title, chosen, spec, mapping)
+    offer = discovery_offer(server, client, title)
+    notes += [offer] if offer else []
     if http:
-        say(f"start the server first: {http_start_command(result.server)}", err=True)
-    say(config.text)
+        config = client_config(server, client, "http", url=url)
+        launch = resolve_launch(server, command)
+        notes.append(f"start the server first: {http_start_command(server, url, launch.argv)}")
+    else:
+        launch = resolve_launch(server, command)
+        if launch.note:
+            notes.append(launch.note)
+        config = client_config(server, client, "stdio", command=launch.argv)
+    print_config(config.text, f"{title}: put this in {config.where}", [n for n in notes if n])
 
 
 def pip_target(out: Path) -> str:
@@ -301,7 +362,7 @@ def lint_command(
         str | None,
         typer.Option(
             "--profile",
-            help="Also check a provider's strict mode: anthropic-strict or openai-strict. With a spec and "
+            help=f"Also check what a client or provider accepts: {PROFILE_NAMES}. With a spec and "
             "--mapping, lints what `generate --profile` would serve.",
         ),
     ] = None,
@@ -341,9 +402,18 @@ app.command("check", help=CHECK_HELP)(check_command)
 
 
 @app.command("validate")
-def validate_command(spec: SpecArg, mapping: MappingOpt, allow_ref_root: RefRootsOpt = None) -> None:
+def validate_command(
+    spec: SpecArg,
+    mapping: MappingOpt,
+    allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
+) -> None:
     """Check the spec and the mapping file, and list the operations no tool maps."""
-    loaded_spec, loaded_mapping, diagnostics = load_inputs(spec, mapping, ref_roots=allow_ref_root or ())
+    remote = remote_options(allow_http, allow_ref_host)
+    loaded_spec, loaded_mapping, diagnostics = load_inputs(
+        spec_input(spec), mapping, ref_roots=allow_ref_root or (), remote=remote
+    )
     if loaded_spec is None or loaded_mapping is None:
         _report(diagnostics, quiet=False)
         raise typer.Exit(1)
@@ -502,8 +572,13 @@ def init_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
-    raise typer.Exit(run_init(spec, out, name=name, force=force, ref_roots=allow_ref_root or ()))
+    remote = remote_options(allow_http, allow_ref_host)
+    raise typer.Exit(
+        run_init(spec_input(spec), out, name=name, force=force, ref_roots=allow_ref_root or (), remote=remote)
+    )
 
 
 @app.command("schema")

@@ -14,13 +14,20 @@ from mcpgen.cli.output import say
 from mcpgen.diagnostics import DiagnosticError, Level, format_diagnostic, has_errors, rule_name, sort_key
 from mcpgen.load.mapping import load_mapping, schema_path
 from mcpgen.load.openapi import load_spec_or_diagnostics
+from mcpgen.load.remote import RemoteOptions
 
 SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,19}$")  # mapping.schema.json: server.name
 PROGRESS_MIN_OPERATIONS = 200
 
 
 def run_init(
-    spec_path: Path, out: Path, *, name: str | None, force: bool, ref_roots: Sequence[Path] = ()
+    spec_path: Path | str,
+    out: Path,
+    *,
+    name: str | None,
+    force: bool,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> int:
     """Exit code: 0 written and it builds, 1 a problem (printed), 2 wrong usage."""
     if name is not None and not SERVER_NAME.match(name):
@@ -29,14 +36,16 @@ def run_init(
     if out.exists() and not force:
         say(f"{out} already exists; pass --force to overwrite it", err=True)
         return 1
-    spec, problems = load_spec_or_diagnostics(spec_path, display_path=str(spec_path), ref_roots=ref_roots)
+    spec, problems = load_spec_or_diagnostics(
+        spec_path, display_path=str(spec_path), ref_roots=ref_roots, remote=remote
+    )
     if spec is None:
         for diagnostic in sorted(problems, key=sort_key):
             say(format_diagnostic(diagnostic), err=True)
         return 1
     with _progress_bar(len(spec.operations)) as progress:
         text, draft = init_mapping(
-            spec, spec_label=spec_path.name, name=name, schema_ref=_schema_ref(out), progress=progress
+            spec, spec_label=_label(spec_path), name=name, schema_ref=_schema_ref(out), progress=progress
         )
     if not draft.tools:
         reasons = "; ".join(f"{u.operation}: {u.reason}" for u in draft.unmapped[:3])
@@ -71,6 +80,11 @@ def run_init(
     )
     say(f"next: edit it, then  mcpgen generate {spec_path} --mapping {out} --out <dir>")
     return 0
+
+
+def _label(spec_path: Path | str) -> str:
+    """How the draft's header names the spec: a file by its name, a URL whole."""
+    return spec_path if isinstance(spec_path, str) else spec_path.name
 
 
 def _schema_ref(out: Path) -> str | None:

@@ -22,7 +22,8 @@ from mcpgen.diagnostics import (
     sort_key,
 )
 from mcpgen.ir import ServerSpec
-from mcpgen.lint.rules import Finding, LintReport, lint_tools
+from mcpgen.lint.rules import LintReport, lint_tools
+from mcpgen.lint.schema_walk import Finding
 from mcpgen.lint.tokens import load_counter
 from mcpgen.pipeline import generate
 from mcpgen.profiles import Profile, apply_profile
@@ -35,6 +36,8 @@ class LintInput:
     label: str  # what was linted, for the heading
     tools: list[Any]
     sources: dict[str, SourceRef]  # tool name -> its place in the mapping file, when linting spec+mapping
+    server_name: str | None = None  # the name client configurations give the server, when known
+    untransformed: list[Any] | None = None  # the tools before the profile, when linting spec+mapping
 
 
 def run_lint(
@@ -47,6 +50,7 @@ def run_lint(
     show: str,
     budget: int,
     ref_roots: Sequence[Path] = (),
+    server_name: str | None = None,
 ) -> int:
     loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots)
     for diagnostic in sorted(problems, key=sort_key):
@@ -55,7 +59,15 @@ def run_lint(
     if loaded is None:
         return 1
     counter, note = load_counter()
-    report = lint_tools(loaded.tools, profile=profile, counter=counter, token_note=note, budget=budget)
+    report = lint_tools(
+        loaded.tools,
+        profile=profile,
+        counter=counter,
+        token_note=note,
+        budget=budget,
+        server_name=server_name or loaded.server_name,
+        untransformed=loaded.untransformed,
+    )
     if output == "json":
         say(json.dumps(report_json(loaded, report), indent=2, ensure_ascii=False))
     else:
@@ -79,6 +91,8 @@ def read_target(
                 + (f" (as generate --profile {profile.name} serves it)" if profile else ""),
                 tools=contract(server, profile),
                 sources={t.name: t.source for t in server.tools},
+                server_name=server.name,
+                untransformed=contract(server),
             ),
             list(result.diagnostics),
         )
@@ -151,6 +165,11 @@ def report_text(loaded: LintInput, report: LintReport, show: Level) -> str:
                 lines.append(f"    {_place(finding, loaded)}{finding.message}")
     lines.append("")
     lines.append(_token_line(report))
+    if report.by_profile:
+        lines.append(
+            "tokens listed up front, by profile: "
+            + ", ".join(f"{name} {count:,}" for name, count in report.by_profile)
+        )
     hidden = sum(1 for f in report.findings if f.level < show)
     lines.append(
         f"{report.count(Level.ERROR)} errors, {report.count(Level.WARNING)} warnings, {report.count(Level.INFO)} infos"
@@ -220,6 +239,7 @@ def report_json(loaded: LintInput, report: LintReport) -> dict[str, Any]:
             "per_tool": dict(report.tokens.per_tool),
         },
         "tokens_note": report.token_note,
+        "tokens_by_profile": dict(report.by_profile),
         "findings": [entry(f) for f in report.findings],
     }
 

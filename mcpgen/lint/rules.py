@@ -8,13 +8,14 @@ list, so `/3/inputSchema/properties/owner` reads as "tool 3, parameter owner".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from mcpgen.build.discovery import META_KEY
 from mcpgen.build.units import carries, is_numeric, stated_unit, with_unit
 from mcpgen.diagnostics import Level
+from mcpgen.lint.profile_rules import lint_profile, lint_profile_surface, tokens_by_profile
+from mcpgen.lint.schema_walk import Finding, finding, schema_depth, schema_properties, walk_schema
 from mcpgen.lint.tokens import TokenCounter, definition_text
 from mcpgen.load.sources import join_pointer
 from mcpgen.names import TOOL_NAME_COMFORT_LENGTH, TOOL_NAME_PATTERN
@@ -41,16 +42,6 @@ _LIST_LINE = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
-    rule: str  # 'T4', 'T7', ...
-    check: str  # 'name-length', 'openai-strict/required', ...
-    level: Level
-    tool: str | None
-    pointer: str  # into the linted tool list
-    message: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenTotals:
     encoding: str
     total: int
@@ -65,6 +56,7 @@ class LintReport:
     findings: tuple[Finding, ...]
     tokens: TokenTotals | None
     token_note: str | None  # why tokens were not counted
+    by_profile: tuple[tuple[str, int], ...] = ()  # tokens listed up front, each profile applied
 
     def count(self, level: Level) -> int:
         return sum(1 for f in self.findings if f.level == level)
@@ -77,19 +69,27 @@ def lint_tools(
     counter: TokenCounter | None = None,
     token_note: str | None = None,
     budget: int = TOKEN_BUDGET,
+    server_name: str | None = None,
+    untransformed: list[Any] | None = None,
 ) -> LintReport:
+    """`untransformed`: the tool list before a profile was applied, which the per-profile token
+    figures start from (default: `tools`)."""
     findings: list[Finding] = []
     for index, tool in enumerate(tools):
         findings += _lint_tool(index, tool, profile)
-    findings += _lint_surface(tools, profile)
+    findings += _lint_surface(tools)
+    if profile is not None:
+        findings += lint_profile_surface(tools, profile, server_name)
     totals = None
+    by_profile: tuple[tuple[str, int], ...] = ()
     if counter is not None:
         totals = _tokens(tools, counter)
+        by_profile = tokens_by_profile(untransformed if untransformed is not None else tools, counter.count)
         if (totals.listed if totals.listed is not None else totals.total) > budget:
             largest = sorted(totals.per_tool, key=lambda item: -item[1])[:3]
             shown = ", ".join(f"{name} {count:,}" for name, count in largest)
             findings.append(
-                _finding(
+                finding(
                     "T3",
                     "token-budget",
                     Level.WARNING,
@@ -108,11 +108,8 @@ def lint_tools(
         findings=tuple(findings),
         tokens=totals,
         token_note=None if counter is not None else token_note,
+        by_profile=by_profile,
     )
-
-
-def _finding(rule: str, check: str, level: Level, tool: str | None, pointer: str, message: str) -> Finding:
-    return Finding(rule=rule, check=check, level=level, tool=tool, pointer=pointer, message=message)
 
 
 # --- one tool --------------------------------------------------------------------------------------
@@ -121,30 +118,30 @@ def _finding(rule: str, check: str, level: Level, tool: str | None, pointer: str
 def _lint_tool(index: int, tool: Any, profile: Profile | None) -> list[Finding]:
     base = f"/{index}"
     if not isinstance(tool, dict):
-        return [_finding("T4", "not-a-tool", Level.ERROR, None, base, "not a tool definition (an object)")]
+        return [finding("T4", "not-a-tool", Level.ERROR, None, base, "not a tool definition (an object)")]
     name = tool.get("name") if isinstance(tool.get("name"), str) else None
     found = _lint_name(name, base)
     found += _lint_description(name, tool.get("description"), base)
     schema = tool.get("inputSchema")
     pointer = f"{base}/inputSchema"
     if not isinstance(schema, dict):
-        found.append(_finding("T6", "schema-missing", Level.ERROR, name, pointer, "no inputSchema object"))
+        found.append(finding("T6", "schema-missing", Level.ERROR, name, pointer, "no inputSchema object"))
         return found
     found += _lint_schema(name, schema, pointer, profile)
     found += _lint_params(name, schema, pointer)
     if profile is not None:
-        found += _lint_profile(name, schema, pointer, profile)
+        found += lint_profile(name, schema, pointer, profile)
     return found
 
 
 def _lint_name(name: str | None, base: str) -> list[Finding]:
     pointer = f"{base}/name"
     if name is None:
-        return [_finding("T4", "name-pattern", Level.ERROR, None, pointer, "the tool has no name")]
+        return [finding("T4", "name-pattern", Level.ERROR, None, pointer, "the tool has no name")]
     if not TOOL_NAME_PATTERN.match(name):
         why = f"{len(name)} characters" if len(name) > 64 else "characters outside a-z, A-Z, 0-9, '_' and '-'"
         return [
-            _finding(
+            finding(
                 "T4",
                 "name-pattern",
                 Level.ERROR,
@@ -155,7 +152,7 @@ def _lint_name(name: str | None, base: str) -> list[Finding]:
         ]
     if len(name) > TOOL_NAME_COMFORT_LENGTH:
         return [
-            _finding(
+            finding(
                 "T4",
                 "name-length",
                 Level.WARNING,
@@ -172,7 +169,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
     pointer = f"{base}/description"
     if not isinstance(description, str) or not description.strip():
         return [
-            _finding(
+            finding(
                 "T7",
                 "description-missing",
                 Level.WARNING,
@@ -185,7 +182,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
     sentences = prose_sentences(description)
     if len(sentences) < MIN_SENTENCES:
         found.append(
-            _finding(
+            finding(
                 "T7",
                 "description-sentences",
                 Level.WARNING,
@@ -197,7 +194,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
         )
     if not _WHEN_NOT.search(description):
         found.append(
-            _finding(
+            finding(
                 "T7",
                 "when-not",
                 Level.WARNING,
@@ -208,7 +205,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
         )
     if not _RETURNS.search(description):
         found.append(
-            _finding(
+            finding(
                 "T7",
                 "returns",
                 Level.INFO,
@@ -220,7 +217,7 @@ def _lint_description(name: str | None, description: Any, base: str) -> list[Fin
     shouted = sorted({w for w in re.findall(r"\b[A-Z]{4,}\b", description) if w in SHOUTS})
     if shouted:
         found.append(
-            _finding(
+            finding(
                 "T7",
                 "shouting",
                 Level.WARNING,
@@ -249,11 +246,11 @@ def _lint_schema(
     found = []
     if schema.get("type") != "object":
         found.append(
-            _finding("T6", "schema-root", Level.ERROR, name, pointer, "inputSchema must be an object schema")
+            finding("T6", "schema-root", Level.ERROR, name, pointer, "inputSchema must be an object schema")
         )
     if schema.get("additionalProperties") is not False and profile is None:
         found.append(
-            _finding(
+            finding(
                 "T6",
                 "additional-properties",
                 Level.WARNING,
@@ -267,7 +264,7 @@ def _lint_schema(
         if isinstance(ref, str):
             remote = not ref.startswith("#")
             found.append(
-                _finding(
+                finding(
                     "T6",
                     "ref",
                     Level.ERROR if remote else Level.WARNING,
@@ -281,7 +278,7 @@ def _lint_schema(
         for keyword in COMBINATORS:
             if keyword in node:
                 found.append(
-                    _finding(
+                    finding(
                         "T2",
                         "combinator",
                         Level.ERROR,
@@ -293,7 +290,7 @@ def _lint_schema(
                 )
         if node.get("type") == "array" and "items" not in node:
             found.append(
-                _finding(
+                finding(
                     "T6",
                     "array-items",
                     Level.WARNING,
@@ -302,11 +299,11 @@ def _lint_schema(
                     "array without 'items': say what it holds",
                 )
             )
-    for prop, prop_schema in _properties(schema):
+    for prop, prop_schema in schema_properties(schema):
         depth = schema_depth(prop_schema)
         if depth > MAX_DEPTH:
             found.append(
-                _finding(
+                finding(
                     "T6",
                     "schema-depth",
                     Level.WARNING,
@@ -321,13 +318,13 @@ def _lint_schema(
 
 def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list[Finding]:
     found = []
-    for prop, prop_schema in _properties(schema):
+    for prop, prop_schema in schema_properties(schema):
         at = join_pointer(pointer, "properties", prop)
         given = prop_schema.get("description")
         description = given if isinstance(given, str) else ""
         if not description.strip():
             found.append(
-                _finding(
+                finding(
                     "T7",
                     "param-description",
                     Level.WARNING,
@@ -340,14 +337,14 @@ def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list
             _EXAMPLE.search(description) or "examples" in prop_schema or "example" in prop_schema
         ) and not _closed_set(prop_schema):
             found.append(
-                _finding(
+                finding(
                     "T7", "param-example", Level.INFO, name, at, f"parameter '{prop}' gives no example value"
                 )
             )
         hint = stated_unit(prop_schema, description) if is_numeric(prop_schema) else None
         if hint is not None and not carries(prop, hint.unit):
             found.append(
-                _finding(
+                finding(
                     "T5",
                     "unit-in-name",
                     Level.WARNING,
@@ -360,160 +357,10 @@ def _lint_params(name: str | None, schema: dict[str, Any], pointer: str) -> list
     return found
 
 
-# --- provider profiles -----------------------------------------------------------------------------
-
-
-def _lint_profile(name: str | None, schema: dict[str, Any], pointer: str, profile: Profile) -> list[Finding]:
-    check = profile.name
-    found = []
-    if "anyOf" in schema:
-        found.append(
-            _finding("T6", f"{check}/root", Level.ERROR, name, pointer, "the root schema cannot be anyOf")
-        )
-    for node_pointer, node in walk_schema(schema, pointer):
-        for keyword in sorted(k for k in node if k in profile.removed or k in profile.forbidden):
-            found.append(
-                _finding(
-                    "T6",
-                    f"{check}/keyword",
-                    Level.ERROR,
-                    name,
-                    f"{node_pointer}/{keyword}",
-                    f"{profile.name} does not accept '{keyword}'"
-                    + (
-                        "; state it in the description instead (the server still checks it)"
-                        if keyword in profile.removed
-                        else ""
-                    ),
-                )
-            )
-        min_items = node.get("minItems")
-        if (
-            profile.max_min_items is not None
-            and isinstance(min_items, int)
-            and min_items > profile.max_min_items
-        ):
-            found.append(
-                _finding(
-                    "T6",
-                    f"{check}/keyword",
-                    Level.ERROR,
-                    name,
-                    f"{node_pointer}/minItems",
-                    f"{profile.name} accepts minItems 0 or {profile.max_min_items} only, not {min_items}",
-                )
-            )
-        fmt = node.get("format")
-        if isinstance(fmt, str) and fmt not in profile.formats:
-            found.append(
-                _finding(
-                    "T6",
-                    f"{check}/format",
-                    Level.ERROR,
-                    name,
-                    f"{node_pointer}/format",
-                    f"{profile.name} does not accept format '{fmt}'",
-                )
-            )
-        if _is_object(node):
-            if node.get("additionalProperties") is not False:
-                found.append(
-                    _finding(
-                        "T6",
-                        f"{check}/additional-properties",
-                        Level.ERROR,
-                        name,
-                        node_pointer,
-                        f"{profile.name} needs 'additionalProperties: false' on every object",
-                    )
-                )
-            if profile.all_required:
-                missing = [p for p in node.get("properties") or {} if p not in (node.get("required") or ())]
-                if missing:
-                    found.append(
-                        _finding(
-                            "T6",
-                            f"{check}/required",
-                            Level.ERROR,
-                            name,
-                            node_pointer,
-                            f"{profile.name} needs every property in 'required' (optional ones nullable, "
-                            f'type [..., "null"]); not listed: {", ".join(missing[:8])}'
-                            + (" ..." if len(missing) > 8 else ""),
-                        )
-                    )
-        elif profile.all_required and not any(k in node for k in ("type", "enum", "const", "anyOf", "$ref")):
-            found.append(
-                _finding(
-                    "T6",
-                    f"{check}/type",
-                    Level.ERROR,
-                    name,
-                    node_pointer,
-                    f"{profile.name} needs a type on every schema",
-                )
-            )
-    found += _profile_limits(name, schema, pointer, profile)
-    return found
-
-
-def _profile_limits(
-    name: str | None, schema: dict[str, Any], pointer: str, profile: Profile
-) -> list[Finding]:
-    check = f"{profile.name}/limits"
-    found = []
-    top = dict(_properties(schema))
-    required = set(schema.get("required") or ())
-    optional = [p for p in top if p not in required]
-    unions = [p for p, s in top.items() if isinstance(s.get("type"), list) or "anyOf" in s]
-    limits = (
-        (profile.max_optional_params, len(optional), "optional parameters"),
-        (profile.max_union_params, len(unions), "parameters with a type list or anyOf"),
-    )
-    for limit, count, what in limits:
-        if limit is not None and count > limit:
-            found.append(
-                _finding(
-                    "T6",
-                    check,
-                    Level.WARNING,
-                    name,
-                    pointer,
-                    f"{count} {what}; {profile.name} allows {limit} in one request across all strict tools, "
-                    "so this tool cannot be sent with strict: true",
-                )
-            )
-    nodes = list(walk_schema(schema, pointer))
-    depth = max((p.count("/properties/") for p, _ in nodes), default=0)
-    properties = sum(len(n.get("properties") or {}) for _, n in nodes)
-    enum_values = sum(len(n["enum"]) for _, n in nodes if isinstance(n.get("enum"), list))
-    chars = sum(len(k) for _, n in nodes for k in n.get("properties") or {}) + sum(
-        len(str(v)) for _, n in nodes if isinstance(n.get("enum"), list) for v in n["enum"]
-    )
-    for limit, count, what in (
-        (profile.max_depth, depth, "levels of nesting"),
-        (profile.max_properties, properties, "properties"),
-        (profile.max_enum_values, enum_values, "enum values"),
-        (profile.max_schema_chars, chars, "characters of property names and enum values"),
-    ):
-        if limit is not None and count > limit:
-            found.append(
-                _finding(
-                    "T6",
-                    check,
-                    Level.ERROR,
-                    name,
-                    pointer,
-                    f"{count:,} {what}; {profile.name} allows {limit:,}",
-                )
-            )
-    return found
-
-
 # --- the whole surface -----------------------------------------------------------------------------
 
 
-def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
+def _lint_surface(tools: list[Any]) -> list[Finding]:
     names: list[str] = [name for t in tools if isinstance(t, dict) and isinstance(name := t.get("name"), str)]
     found = []
     seen: dict[str, int] = {}
@@ -522,7 +369,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
         if isinstance(name, str):
             if name in seen:
                 found.append(
-                    _finding(
+                    finding(
                         "T4",
                         "name-unique",
                         Level.ERROR,
@@ -536,7 +383,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
     has_discovery = any(_DISCOVERY_TOOL.search(n) for n in names)
     if count > MAX_TOOLS:
         found.append(
-            _finding(
+            finding(
                 "T3",
                 "tool-count",
                 Level.INFO if has_discovery else Level.WARNING,
@@ -549,7 +396,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
         )
     if count > DISCOVERY_FROM and not has_discovery:
         found.append(
-            _finding(
+            finding(
                 "T3",
                 "discovery",
                 Level.WARNING,
@@ -563,7 +410,7 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
         prefixes = {n.split("_", 1)[0] for n in names if "_" in n}
         if len(prefixes) != 1 or any("_" not in n for n in names):
             found.append(
-                _finding(
+                finding(
                     "T4",
                     "name-prefix",
                     Level.INFO,
@@ -573,17 +420,6 @@ def _lint_surface(tools: list[Any], profile: Profile | None) -> list[Finding]:
                     "servers' tools",
                 )
             )
-    if profile is not None and count > profile.max_tools:
-        found.append(
-            _finding(
-                "T3",
-                f"{profile.name}/limits",
-                Level.WARNING,
-                None,
-                "",
-                f"{count} tools; {profile.name} takes at most {profile.max_tools} tools in one request",
-            )
-        )
     return found
 
 
@@ -601,61 +437,8 @@ def _tokens(tools: list[Any], counter: TokenCounter) -> TokenTotals:
     )
 
 
-# --- schema walking --------------------------------------------------------------------------------
-
-
-def walk_schema(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every subschema with its pointer (properties, items, combinator branches, $defs)."""
-    stack = [(pointer, schema)]
-    while stack:
-        at, node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        yield at, node
-        children: list[tuple[str, Any]] = []
-        for key in ("properties", "$defs", "definitions", "patternProperties"):
-            if isinstance(node.get(key), dict):
-                children += [(join_pointer(at, key, k), v) for k, v in node[key].items()]
-        for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
-            if isinstance(node.get(key), dict):
-                children.append((f"{at}/{key}", node[key]))
-        for key in ("oneOf", "anyOf", "allOf", "prefixItems"):
-            if isinstance(node.get(key), list):
-                children += [(f"{at}/{key}/{i}", v) for i, v in enumerate(node[key])]
-        stack.extend(reversed(children))
-
-
-def schema_depth(schema: Any) -> int:
-    """Object levels below a parameter: a scalar or a free-form object is 0, an object of scalars 1,
-    and so is a list of such objects (an array adds no level: its items sit where it is, as
-    mcpgen/build/schemas.py counts them)."""
-    if not isinstance(schema, dict):
-        return 0
-    if isinstance(schema.get("items"), dict) and schema["items"] and not schema.get("properties"):
-        return schema_depth(schema["items"])
-    children = [v for v in (schema.get("properties") or {}).values() if isinstance(v, dict)]
-    for key in ("oneOf", "anyOf", "allOf"):
-        children += [v for v in schema.get(key) or () if isinstance(v, dict)]
-    if not children:
-        return 0
-    return 1 + max(schema_depth(child) for child in children)
-
-
 def _closed_set(schema: dict[str, Any]) -> bool:
     """An enum or a boolean (or a list of them) shows its values already; no example needed."""
     items = schema.get("items")
     each: dict[str, Any] = items if isinstance(items, dict) else {}
     return any("enum" in s or s.get("type") in ("boolean", ["boolean", "null"]) for s in (schema, each))
-
-
-def _properties(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        for name, value in properties.items():
-            if isinstance(value, dict):
-                yield name, value
-
-
-def _is_object(node: dict[str, Any]) -> bool:
-    type_ = node.get("type")
-    return type_ == "object" or (isinstance(type_, list) and "object" in type_) or "properties" in node

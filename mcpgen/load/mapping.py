@@ -20,6 +20,7 @@ import jsonschema
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, rule_name
 from mcpgen.load.answers import AnswerRules, read_answers
+from mcpgen.load.mapping_auth import AuthRule, auth_envs, check_auth, read_auth
 from mcpgen.load.sources import MB, Document, join_pointer, load_document
 from mcpgen.load.unit_rules import ResultUnitRule, UnitRule, check_units, read_result_units, read_unit
 from mcpgen.names import snake_case
@@ -63,6 +64,8 @@ class ParamRule:
     max_increase_pct: float | None = None  # guard rule (S2)
     current: str | None = None  # field of the preview's read result with the current value
     ask_user: bool = False  # P4 ask what the model cannot know: the server asks the user for it
+    env: str | None = None  # P3 credentials: sent from the server's environment, never the agent's
+    local_time: bool = False  # `format: local-date-time`: local, beside its time-zone field (T5)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +77,7 @@ class ResponseRule:
     drop: tuple[str, ...]
     source: SourceRef
     single: bool = False  # the answer is one record, whatever lists it holds
+    concise_source: SourceRef | None = None  # the `concise:` line itself, when the mapping has one
     units: tuple[ResultUnitRule, ...] = ()  # result fields the mapping converts (any action's answer)
 
     @property
@@ -129,6 +133,7 @@ class TaskRule:
     job_id: str = "id"
     state: str = "status"
     poll_interval_s: float = 5.0
+    source: SourceRef | None = None  # the `task:` key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,14 +172,6 @@ class ToolRule:
     scopes: tuple[str, ...] = ()  # what a caller's token needs over HTTP (P3)
     destructive: bool | None = None  # S4 override
     hints: HintsRule | None = None  # S4: the tool's annotations, over its actions'
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuthRule:
-    type: str
-    env: str
-    location: str | None
-    name: str | None
 
 
 DEFAULT_MAX_RESULT_TOKENS = 20_000
@@ -393,6 +390,8 @@ def _explain(problem: jsonschema.ValidationError, document: Document) -> list[Di
 
 def _contradiction_hint(param: dict[str, Any]) -> str:
     """Why a parameter's settings contradict each other, for the settings it has."""
+    if "env" in param:
+        return "'env' sends the server's own environment variable and hides the parameter: keep it alone"
     if "ask_user" in param and ("fixed" in param or "hidden" in param):
         kept = "fixed" if "fixed" in param else "hidden"
         return (
@@ -432,37 +431,12 @@ def _duplicates(names: list[str], pointer: str, what: str, document: Document) -
 
 
 def _check_auth(document: Document) -> list[Diagnostic]:
+    found = check_auth(document)
     auth = document.data["server"].get("auth")
-    if not auth:
-        return []
-    if isinstance(auth, list):  # several credentials sent together
-        found = [d for i, one in enumerate(auth) for d in _check_one_auth(one, f"/server/auth/{i}", document)]
-        envs = [one["env"] for one in auth]
+    if isinstance(auth, list):  # several credentials sent together: each from variables of its own
+        envs = [env for one in auth for env in auth_envs(one)]
         found += _duplicates(envs, "/server/auth", "credentials' env variables", document)
-        return found
-    return _check_one_auth(auth, "/server/auth", document)
-
-
-def _check_one_auth(auth: dict[str, Any], pointer: str, document: Document) -> list[Diagnostic]:
-    if auth["type"] == "api_key" and not ("in" in auth and "name" in auth):
-        return [
-            error(
-                codes.M109,
-                "an api_key auth needs 'in' (header or query) and 'name'",
-                document.locate(pointer),
-                hint="for example:  in: header  and  name: X-API-Key",
-            )
-        ]
-    if auth["type"] != "api_key" and ("in" in auth or "name" in auth):
-        return [
-            error(
-                codes.M110,
-                f"'in' and 'name' apply only to api_key auth, not {auth['type']}",
-                document.locate(pointer),
-                hint="remove them, or use type: api_key",
-            )
-        ]
-    return []
+    return found
 
 
 def _check_previews(document: Document) -> list[Diagnostic]:
@@ -531,10 +505,7 @@ def _read(document: Document) -> Mapping:
     server = data["server"]
     base_url = server.get("base_url") or {}
     auth = server.get("auth")
-    auths = tuple(
-        AuthRule(type=a["type"], env=a["env"], location=a.get("in"), name=a.get("name"))
-        for a in (auth if isinstance(auth, list) else [auth] if auth else [])
-    )
+    auths = tuple(read_auth(a) for a in (auth if isinstance(auth, list) else [auth] if auth else []))
     return Mapping(
         server=ServerRule(
             name=server["name"],
@@ -623,20 +594,16 @@ def _read_action(action: dict[str, Any], pointer: str, document: Document) -> Ac
         confirm_param=action.get("confirm_param"),
         confirm_user=action.get("confirm") == "user",
         hints=_read_hints(action.get("hints")),
-        task=_read_task(action.get("task")),
+        task=_read_task(action.get("task"), document.locate(f"{pointer}/task")),
         answers=read_answers(action, pointer, document),
     )
 
 
-def _read_task(task: dict[str, Any] | None) -> TaskRule | None:
+def _read_task(task: dict[str, Any] | None, source: SourceRef) -> TaskRule | None:
     if task is None:
         return None
-    return TaskRule(
-        status=task.get("status"),
-        job_id=task.get("job_id", "id"),
-        state=task.get("state", "status"),
-        poll_interval_s=float(task.get("poll_interval_s", 5.0)),
-    )
+    given = {key: task[key] for key in ("status", "job_id", "state") if key in task}  # else the defaults
+    return TaskRule(source=source, **given, poll_interval_s=float(task.get("poll_interval_s", 5.0)))
 
 
 def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> ResponseRule:
@@ -646,6 +613,7 @@ def _read_response(rule: dict[str, Any], pointer: str, document: Document) -> Re
         drop=tuple(rule.get("drop", ())),
         source=document.locate(pointer),
         single=bool(rule.get("single", False)),
+        concise_source=document.locate(f"{pointer}/concise") if "concise" in rule else None,
         units=read_result_units(rule.get("units") or {}, f"{pointer}/units", document),
     )
 
@@ -692,6 +660,8 @@ def _read_param(key: str, rule: dict[str, Any], pointer: str, document: Document
         max_increase_pct=rule.get("max_increase_pct"),
         current=rule.get("current"),
         ask_user=rule.get("ask_user") is True,
+        env=rule.get("env"),
+        local_time=rule.get("format") == "local-date-time",
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,9 @@ from openapi_pydantic.v3.v3_1 import OpenAPI as OpenAPI31
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error, warning
 from mcpgen.load.refs import Located, RefResolver, check_network_refs
+from mcpgen.load.remote import Fetched, RemoteOptions, fetch, is_url
 from mcpgen.load.sources import MAX_SPEC_BYTES, Document, join_pointer, load_document
+from mcpgen.load.swagger2 import convert, is_swagger2
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -64,6 +66,8 @@ class Spec:
     # Parts of the document that are not valid OpenAPI but sit inside a component or an operation:
     # they matter only if a mapped operation uses them (`problems_for`), so loading goes on.
     invalid: tuple[Diagnostic, ...] = ()
+    converted_from: str | None = None  # "Swagger 2.0": the document was converted on load (swagger2.py)
+    fetched: Fetched | None = None  # given by URL: where from, the kept copy, its sha256 (remote.py)
     # find_operation's lookups: 'METHOD /path' and operationId (the first operation holding it).
     _by_reference: dict[str, Operation] = field(default_factory=dict, repr=False, compare=False)
 
@@ -79,20 +83,39 @@ class Spec:
         return components.get("securitySchemes") or {}
 
 
-def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()) -> Spec:
+def load_spec(
+    path: Path | str,
+    display_path: str | None = None,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
+) -> Spec:
     """Load and validate; raise DiagnosticError (with locations) when the spec cannot be used.
 
-    `$ref`s may read files under the spec's own directory and under `ref_roots` only (refs.py).
+    `path` may be an https URL (a str): the spec is fetched (remote.py) and kept in the cache.
+    `$ref`s may read files under the spec's own directory and under `ref_roots` only, and fetch from
+    the hosts `remote.ref_hosts` names (refs.py).
     """
-    document = load_document(path, display_path, max_bytes=MAX_SPEC_BYTES)
+    remote = remote or RemoteOptions()
+    fetched = None
+    if isinstance(path, str) and is_url(path):
+        fetched = fetch(path, remote)
+        document = load_document(fetched.path, display_path or path, max_bytes=MAX_SPEC_BYTES)
+        document.base_url = fetched.final_url
+    else:
+        document = load_document(Path(path), display_path, max_bytes=MAX_SPEC_BYTES)
     data = document.data
     if not isinstance(data, dict):
         raise DiagnosticError(
             [error(codes.S001, "an OpenAPI document must be a mapping", document.locate(""))]
         )
+    converted: list[Diagnostic] = []
+    if is_swagger2(data):
+        document, converted = _converted(document)
+        data = document.data
     version = str(data.get("openapi", ""))
     model = _model_for(version, document)
-    problems = check_network_refs(document)
+    problems = check_network_refs(document, remote.ref_hosts)
     if problems:
         raise DiagnosticError(problems)
     invalid: list[Diagnostic] = []
@@ -102,7 +125,8 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
         if not all(_is_local(_pointer_of(d)) for d in found):
             raise DiagnosticError(found[:5])
         invalid = found
-    resolver = RefResolver(document, roots=ref_roots)
+    invalid += converted
+    resolver = RefResolver(document, roots=ref_roots, remote=remote)
     info = data.get("info") or {}
     return Spec(
         document=document,
@@ -116,15 +140,48 @@ def load_spec(path: Path, display_path: str | None = None, *, ref_roots: Sequenc
         ),
         operations=tuple(_operations(document, resolver)),
         invalid=tuple(invalid),
+        converted_from="Swagger 2.0" if document.origin is not None else None,
+        fetched=fetched,
     )
 
 
+def _converted(document: Document) -> tuple[Document, list[Diagnostic]]:
+    """A Swagger 2.0 document read as OpenAPI 3.0, located in the 2.0 file; what cannot be converted
+    exactly, as problems of the operation or component it is in (`problems_for`)."""
+    version = document.data.get("swagger")
+    if str(version) != "2.0":
+        raise DiagnosticError(
+            [
+                error(
+                    codes.S002,
+                    f"only Swagger 2.0, OpenAPI 3.0 and 3.1 are supported; found swagger '{version}'",
+                    document.locate("/swagger"),
+                    "write swagger: '2.0', or convert the document to OpenAPI 3",
+                )
+            ]
+        )
+    conversion = convert(document.data)
+    converted = replace(document, data=conversion.data, origin=conversion.original)
+    problems = [
+        (error if problem.fatal else warning)(
+            codes.S004 if problem.fatal else codes.S005,
+            problem.message,
+            document.locate(problem.pointer),
+            hint=problem.hint,
+        )
+        for problem in conversion.problems
+    ]
+    return converted, problems
+
+
 def _is_local(pointer: str | None) -> bool:
-    """Inside one component (`/components/schemas/X/...`) or one operation (`/paths/P/get/...`):
-    a problem there breaks only what uses it."""
+    """Inside one component (`/components/schemas/X/...`, in Swagger 2.0 `/definitions/X/...`) or one
+    operation (`/paths/P/get/...`): a problem there breaks only what uses it."""
     tokens = (pointer or "").split("/")[1:]
-    return (tokens[:1] == ["components"] and len(tokens) >= 3) or (
-        tokens[:1] == ["paths"] and len(tokens) >= 3
+    return (
+        (tokens[:1] == ["components"] and len(tokens) >= 3)
+        or (tokens[:1] == ["paths"] and len(tokens) >= 3)
+        or (tokens[:1] in (["definitions"], ["parameters"], ["responses"]) and len(tokens) >= 2)
     )
 
 
@@ -138,6 +195,10 @@ def problems_for(spec: Spec, operations: Sequence[Operation]) -> list[Diagnostic
     for problem in spec.invalid:
         pointer = _pointer_of(problem)
         user = next((key for key, prefix in reached if _within(pointer, prefix)), None)
+        if problem.code in (codes.S004, codes.S005):  # a Swagger 2.0 part not converted exactly
+            if user is not None:
+                out.append(replace(problem, message=f"{problem.message} ({user} is mapped)"))
+            continue
         message = problem.message.removeprefix("not a valid OpenAPI document here: ")
         if user is not None:
             out.append(
@@ -170,9 +231,11 @@ def _within(pointer: str, prefix: str) -> bool:
 
 def _reached_pointers(spec: Spec, operations: Sequence[Operation]) -> list[tuple[str, str]]:
     """(operation key, pointer) for each operation, its path item's parameters and every local
-    `$ref` target they reach (bounded by the document: each target is visited once)."""
+    `$ref` target they reach (bounded by the document: each target is visited once). Pointers are
+    the file's: a Swagger 2.0 file's own, where its problems are located."""
     reached: list[tuple[str, str]] = []
     data = spec.document.data
+    in_file = spec.document.origin or (lambda pointer: pointer)
     for operation in operations:
         path_item = join_pointer("/paths", operation.path)
         roots = [operation.located.pointer, path_item + "/parameters"]
@@ -183,7 +246,7 @@ def _reached_pointers(spec: Spec, operations: Sequence[Operation]) -> list[tuple
             if pointer in seen:
                 continue
             seen.add(pointer)
-            reached.append((operation.key, pointer))
+            reached.append((operation.key, in_file(pointer)))
             for ref in _local_refs(node):
                 stack.append((ref, _at(data, ref)))
     return reached
@@ -223,12 +286,17 @@ def _model_for(version: str, document: Document) -> type[pydantic.BaseModel]:
     if version.startswith("3.1"):
         return OpenAPI31
     source = document.locate("/openapi" if "openapi" in document.data else "")
-    found = f"'{version}'" if version else "no 'openapi' field"
-    hint = (
-        "Swagger 2.0 documents can be converted with swagger2openapi" if "swagger" in document.data else None
-    )
+    found = f"'{version}'" if version else "no 'openapi' field (nor 'swagger')"
+    hint = "write openapi: 3.0.3 (or swagger: '2.0' for a Swagger 2.0 document)"
     raise DiagnosticError(
-        [error(codes.S002, f"only OpenAPI 3.0 and 3.1 are supported; found {found}", source, hint)]
+        [
+            error(
+                codes.S002,
+                f"only Swagger 2.0, OpenAPI 3.0 and 3.1 are supported; found {found}",
+                source,
+                hint,
+            )
+        ]
     )
 
 
@@ -414,9 +482,13 @@ def find_operation(spec: Spec, reference: str) -> Operation | None:
 
 
 def load_spec_or_diagnostics(
-    path: Path, display_path: str | None = None, *, ref_roots: Sequence[Path] = ()
+    path: Path | str,
+    display_path: str | None = None,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> tuple[Spec | None, list[Diagnostic]]:
     try:
-        return load_spec(path, display_path, ref_roots=ref_roots), []
+        return load_spec(path, display_path, ref_roots=ref_roots, remote=remote), []
     except DiagnosticError as exc:
         return None, list(exc.diagnostics)

@@ -1,4 +1,7 @@
-"""`$ref` resolution across local files. A reference to a network URI is refused, never fetched (T6)."""
+"""`$ref` resolution across local files. A reference to a network URI is refused (T6) unless the
+command line names its host (`--allow-ref-host`): then it is fetched like a spec given by URL
+(remote.py: https only, bounded, cached). In a document fetched by URL, a relative reference is one to
+the network too, resolved against that URL."""
 
 from __future__ import annotations
 
@@ -7,10 +10,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, DiagnosticError, SourceRef, error
+from mcpgen.load.remote import RemoteOptions, fetch
 from mcpgen.load.sources import Document, join_pointer, load_document, split_pointer
 
 
@@ -49,8 +53,11 @@ class RefResolver:
         loader: Callable[[Path], Document] | None = None,
         *,
         roots: Sequence[Path] = (),
+        remote: RemoteOptions | None = None,
     ):
         self.root = root
+        self.remote = remote or RemoteOptions()
+        self._fetched: dict[str, Document] = {}
         self._loader = loader or (
             lambda path: load_document(path, display_path=_display(path, root), regular_only=True)
         )
@@ -69,16 +76,18 @@ class RefResolver:
 
     def follow(self, located: Located) -> Located:
         ref = located.value["$ref"]
-        problem = network_ref_problem(ref)
-        if problem:
-            raise DiagnosticError([_network_error(ref, located)])
         file_part, _, fragment = ref.partition("#")
         # A $ref is a URI reference: its path and its fragment (a JSON pointer) may be percent-encoded,
         # as in '#/paths/~1a~1%7Bid%7D' (RFC 6901, section 6).
         if "%" in fragment:
             fragment = unquote(fragment)
         document = located.document
-        if file_part:
+        url = _remote_url(ref, file_part, document)
+        if url is not None:
+            if (urlsplit(url).hostname or "").lower() not in self.remote.ref_hosts:
+                raise DiagnosticError([_network_error(ref, located)])
+            document = self._fetched.get(url) or self._load_url(url, located)
+        elif file_part:
             if "\x00" in unquote(file_part):  # no file name holds one: the OS refuses the path
                 raise DiagnosticError([_nul_error(ref, located)])
             target = (located.document.path.parent / unquote(file_part)).resolve()
@@ -111,9 +120,25 @@ class RefResolver:
             "let references reach files under DIR",
         )
 
+    def _load_url(self, url: str, located: Located) -> Document:
+        def load() -> Document:
+            fetched = fetch(url, self.remote)
+            document = load_document(fetched.path, display_path=url, regular_only=True)
+            document.base_url = fetched.final_url
+            return document
+
+        document = self._wrapped(load, located)
+        self._fetched[url] = document
+        return document
+
     def _load(self, target: Path, located: Located) -> Document:
+        document = self._wrapped(lambda: self._loader(target), located)
+        self._documents[target] = document
+        return document
+
+    def _wrapped(self, load: Callable[[], Document], located: Located) -> Document:
         try:
-            document = self._loader(target)
+            return load()
         except DiagnosticError as exc:
             first = exc.diagnostics[0]
             raise DiagnosticError(
@@ -126,8 +151,6 @@ class RefResolver:
                     )
                 ]
             ) from None
-        self._documents[target] = document
-        return document
 
 
 _MISSING = object()
@@ -143,6 +166,16 @@ def _walk(data: Any, fragment: str) -> Any:
         else:
             return _MISSING
     return value
+
+
+def _remote_url(ref: str, file_part: str, document: Document) -> str | None:
+    """The URL a `$ref` names without its fragment: one written as a URL, or, in a document fetched
+    by URL, any reference to another document."""
+    if network_ref_problem(ref):
+        return urljoin(document.base_url or "", file_part) if file_part.startswith("//") else file_part
+    if file_part and document.base_url:
+        return urljoin(document.base_url, file_part)
+    return None
 
 
 def network_ref_problem(ref: str) -> str | None:
@@ -164,9 +197,11 @@ def _nul_error(ref: str, located: Located) -> Diagnostic:
 def _network_error(ref: str, located: Located) -> Diagnostic:
     return error(
         codes.R001,
-        f"$ref '{_shown(ref)}' points to a network URI; mcpgen never fetches remote references",
+        f"$ref '{_shown(ref)}' points to the network; mcpgen fetches references only from hosts "
+        "--allow-ref-host names",
         located.child("$ref").source,
-        hint="download the referenced document next to the spec and refer to it by relative path",
+        hint="pass --allow-ref-host HOST to fetch it (https only), or download the referenced document "
+        "next to the spec and refer to it by relative path",
     )
 
 
@@ -184,13 +219,19 @@ def iter_refs(located: Located) -> Iterator[Located]:
             stack.extend((value[i], (*tokens, i)) for i in range(len(value) - 1, -1, -1))
 
 
-def check_network_refs(root: Document) -> list[Diagnostic]:
-    if not any(network_ref_problem(ref) for ref in _ref_strings(root.data) if not ref.startswith("#")):
+def check_network_refs(root: Document, allowed_hosts: Sequence[str] = ()) -> list[Diagnostic]:
+    """Every `$ref` to the network whose host is not allowed (a relative one in a document fetched by
+    URL is met, and refused, when it is followed)."""
+
+    def refused(ref: str) -> bool:
+        return bool(network_ref_problem(ref)) and (urlsplit(ref).hostname or "").lower() not in allowed_hosts
+
+    if not any(refused(ref) for ref in _ref_strings(root.data) if not ref.startswith("#")):
         return []  # the common case, found without making a pointer for every `$ref` (`iter_refs`)
     return [
         _network_error(found.value["$ref"], found)
         for found in iter_refs(Located(root, "", root.data))
-        if network_ref_problem(found.value["$ref"])
+        if refused(found.value["$ref"])
     ]
 
 

@@ -17,7 +17,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,12 @@ class Position:
 
 @dataclass(eq=False, slots=True)
 class Document:
-    """A parsed file: its data and a way back from a JSON pointer to a line."""
+    """A parsed file: its data and a way back from a JSON pointer to a line.
+
+    `origin`, for data converted from what the file says (Swagger 2.0 read as OpenAPI 3.0), turns a
+    pointer into the data into the pointer of the file's text that it came from: every location is
+    reported in the file as written.
+    """
 
     display_path: str
     path: Path
@@ -69,9 +74,13 @@ class Document:
     _yaml_positions: dict[str, Position] | None = None
     _json_cache: dict[str, Position] = field(default_factory=dict)
     _json_index: _JsonIndex | None = None
+    origin: Callable[[str], str] | None = None
+    base_url: str | None = None  # fetched from this URL: relative `$ref`s are resolved against it
     _raw: bytes | None = None
 
     def locate(self, pointer: str) -> SourceRef:
+        if self.origin is not None:
+            pointer = self.origin(pointer)
         if self._yaml_positions is None:  # JSON: the line is found in the text when it is read
             return source_found_later(self.display_path, pointer, lambda: self._line_and_column(pointer))
         line, column = self._line_and_column(pointer)

@@ -1,5 +1,6 @@
 """Ready configuration for the common MCP clients: which command launches the server, which environment
-variables it needs, and the text each client reads (Claude Desktop, Claude Code, VS Code, Cursor).
+variables it needs, and the text each client reads (Claude Desktop, Claude Code, VS Code, Cursor,
+Windsurf).
 
 Every decision is here; the package README and `mcpgen config` only print what these functions return.
 """
@@ -10,11 +11,12 @@ import json
 import shlex
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mcpgen.ir import ServerSpec
 
 Transport = Literal["stdio", "http"]
-CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor")
+CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "windsurf")
 DEFAULT_HTTP_URL = "http://127.0.0.1:8000/mcp"
 TOKEN_PLACEHOLDER = "<a token the server accepts>"
 
@@ -36,13 +38,13 @@ class ClientConfig:
 
 def server_env(server: ServerSpec) -> tuple[EnvVar, ...]:
     """What a launched server needs set: the API's base URL (its default shown, so it is easy to change)
-    and every credential it sends. Per-host base URLs follow the main one when unset, so they are left out."""
+    and every credential (or parameter value) it sends from it. Per-host base URLs follow the main one when unset, so they are left out."""
     base = EnvVar(server.base_url_env, server.default_base_url or "<base URL of the API>", secret=False)
-    credentials = tuple(
-        EnvVar(auth.env, f"<your {auth.env}>", secret=True)
-        for auth in ((server.auth, *server.extra_auth) if server.auth is not None else ())
-    )
-    return (base, *credentials)
+    envs = [
+        env for a in ((server.auth, *server.extra_auth) if server.auth is not None else ()) for env in a.envs
+    ]
+    envs += [env for env in server.value_envs if env not in envs]  # values sent in parameters
+    return (base, *(EnvVar(env, f"<your {env}>", secret=True) for env in envs))
 
 
 def client_config(
@@ -54,7 +56,8 @@ def client_config(
     url: str = DEFAULT_HTTP_URL,
 ) -> ClientConfig:
     """One client's configuration. `command` launches the server over stdio (default: its console
-    script, on PATH after `pip install`); `url` is where an HTTP server already runs."""
+    script by name, which a client finds only when it is on the client's PATH: `mcpgen config` passes
+    its absolute path); `url` is where an HTTP server already runs."""
     launch = command or (server.distribution_name,)
     env = server_env(server)
     headers = {"Authorization": f"Bearer {TOKEN_PLACEHOLDER}"} if server.access is not None else {}
@@ -73,10 +76,21 @@ def all_client_configs(
     )
 
 
-def http_start_command(server: ServerSpec) -> str:
-    """The line that starts the server for the HTTP configurations, with the variables it needs."""
+def http_start_command(
+    server: ServerSpec, url: str = DEFAULT_HTTP_URL, command: tuple[str, ...] | None = None
+) -> str:
+    """The line that starts the server for the HTTP configurations, with the variables it needs, on the
+    host and port of `url` (the one the configuration points at)."""
     assigned = " ".join(f"{v.name}={shlex.quote(v.value)}" for v in server_env(server))
-    return f"{assigned} {server.distribution_name} --http --port 8000"
+    parsed = urlsplit(url)
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError:  # a port that is not a number: the URL says nothing usable
+        port = 8000
+    host = parsed.hostname or "127.0.0.1"
+    where = [] if host in ("127.0.0.1", "localhost") else ["--host", host]
+    launch = shlex.join([*(command or (server.distribution_name,)), "--http", *where, "--port", str(port)])
+    return f"{assigned} {launch}"
 
 
 def _json(value: Any) -> str:
@@ -174,15 +188,33 @@ def _cursor(
     return ClientConfig("cursor", transport, where, _json({"mcpServers": {name: entry}}))
 
 
+def _windsurf(
+    name: str,
+    transport: Transport,
+    launch: tuple[str, ...],
+    env: tuple[EnvVar, ...],
+    url: str,
+    headers: dict[str, str],
+) -> ClientConfig:
+    if transport == "stdio":
+        entry: dict[str, Any] = {"command": launch[0], "args": list(launch[1:]), "env": _env_map(env)}
+    else:  # Windsurf names the URL of a streamable HTTP server `serverUrl`
+        entry = {"serverUrl": url, **({"headers": headers} if headers else {})}
+    where = "~/.codeium/windsurf/mcp_config.json (Cascade > MCP servers > View raw config)"
+    return ClientConfig("windsurf", transport, where, _json({"mcpServers": {name: entry}}))
+
+
 _BUILDERS = {
     "claude-desktop": _claude_desktop,
     "claude-code": _claude_code,
     "vscode": _vscode,
     "cursor": _cursor,
+    "windsurf": _windsurf,
 }
 CLIENT_TITLES = {
     "claude-desktop": "Claude Desktop",
     "claude-code": "Claude Code",
     "vscode": "VS Code",
     "cursor": "Cursor",
+    "windsurf": "Windsurf",
 }

@@ -53,7 +53,8 @@ def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[st
             "instructions": server.description,  # sent to every client: agent-visible text too
             "mapping": _fingerprint(server.mapping_fingerprint),
         },
-        "inputs": {"spec": server.spec_file, "mapping": server.mapping_file},
+        "inputs": {"spec": server.spec_file, "mapping": server.mapping_file}
+        | ({"spec_url": server.spec_url[0], "spec_sha256": server.spec_url[1]} if server.spec_url else {}),
         "spec_operations": dict(server.spec_operations),
         "tools": tools,
     }

@@ -146,7 +146,7 @@ def render_server(
                 "package/pyproject.toml.jinja",
                 description=_summary(server),
                 extras=_extras(server),
-                uses_access=_carries(server, "access"),
+                **_dependencies(server),
             ),
         ),
         RenderedFile(
@@ -157,7 +157,7 @@ def render_server(
                 env_rows=_env_rows(server),
                 unit_rows=_unit_rows(server),
                 clients=_client_sections(server),
-                http_start=http_start_command(server),
+                **_connect_parts(server),
             ),
         ),
         RenderedFile(LOCK_FILE, lock_json(server, served)),
@@ -360,6 +360,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs += [("base_url_env", action.base_url_env), ("default_base_url", action.base_url)]
     if action.body_requires:
         kwargs.append(("body_requires", action.body_requires))
+    if action.body_required:
+        kwargs.append(("body_required", True))
     if action.task is not None:
         kwargs.append(("task", _task_call(action.task)))
     if action.errors:
@@ -381,7 +383,9 @@ def _action_call(action: ActionSpec) -> Call:
 
 def _fixed_call(fixed: FixedValue) -> Call:
     path = (("path", fixed.path),) if fixed.path else ()
-    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), ("value", fixed.value), *path))
+    # A value from the environment names its variable only (P3 credentials).
+    value = (("env", fixed.env),) if fixed.env else (("value", fixed.value),)
+    return Call("Fixed", (("wire", fixed.wire_name), ("at", fixed.location), *value, *path))
 
 
 def _failure_call(failure: FailureSpec) -> Call:
@@ -445,6 +449,10 @@ def _shape_call(shape: ResultShape) -> Call:
         kwargs.append(("concise", shape.concise))
     if shape.drop:
         kwargs.append(("drop", shape.drop))
+    if shape.bare is not None:
+        kwargs.append(("bare", shape.bare))
+    if shape.named:
+        kwargs.append(("named", True))
     if shape.lists:
         kwargs.append(("lists", shape.lists))
     return Call("Shape", tuple(kwargs))
@@ -476,6 +484,8 @@ def _paging_call(paging: PagingSpec) -> Call:
 
 def _server_module(server: ServerSpec) -> dict[str, Any]:
     auth = server.auth
+    tokens = auth if auth is not None and auth.kind.startswith("oauth2") else None
+    auth = None if tokens is not None else auth
     auth_call: Any = Code("None") if auth is None else _auth_call(auth)
     upstream = Call(
         "Upstream",
@@ -492,7 +502,9 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
                 else ()
             ),
             *((("headers", server.headers),) if server.headers else ()),
+            *((("value_envs", server.value_envs),) if server.value_envs else ()),
             *((("errors", dict(server.errors)),) if server.errors else ()),
+            *((("tokens", _tokens_call(tokens)),) if tokens is not None else ()),
         ),
     )
     access = server.access
@@ -530,6 +542,8 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
     return {
         "config": Emitted(assignment("CONFIG", config)),
         "upstream_imports": Emitted("Auth, Upstream" if auth is not None else "Upstream"),
+        "uses_client_credentials": tokens is not None and tokens.kind == "oauth2_client_credentials",
+        "uses_user_oauth": tokens is not None and tokens.kind == "oauth2_user",
         "uses_access": _carries(server, "access"),
         "uses_previews": _carries(server, "preview"),
         "uses_elicitation": _carries(server, "elicitation"),
@@ -546,7 +560,30 @@ def _auth_call(auth: AuthSpec) -> Call:
     kwargs: list[tuple[str, Any]] = [("kind", auth.kind), ("env", auth.env)]
     if auth.location:
         kwargs += [("at", auth.location), ("name", auth.param_name)]
+    if auth.prefix:
+        kwargs.append(("prefix", auth.prefix))
+    if auth.allow_insecure:
+        kwargs.append(("allow_insecure", True))
     return Call("Auth", tuple(kwargs))
+
+
+def _tokens_call(auth: AuthSpec) -> Call:
+    """The token source of an oauth2 auth: the server's own client (oauth_client.py) or each user's
+    grant (oauth_user.py)."""
+    kwargs: list[tuple[str, Any]] = []
+    if auth.authorization_url:
+        kwargs += [("package", Code("__package__")), ("authorization_url", auth.authorization_url)]
+    kwargs += [("token_url", auth.token_url), ("client_id_env", auth.client_id_env)]
+    if auth.client_secret_env:
+        kwargs.append(("client_secret_env", auth.client_secret_env))
+    if auth.revocation_url:
+        kwargs.append(("revocation_url", auth.revocation_url))
+    if auth.scopes:
+        kwargs.append(("scopes", auth.scopes))
+    if auth.allow_insecure:
+        kwargs.append(("allow_insecure", True))
+    name = "UserTokens" if auth.kind == "oauth2_user" else "ClientCredentials"
+    return Call(name, tuple(kwargs))
 
 
 def _tools_tuple(server: ServerSpec) -> Emitted:
@@ -567,7 +604,13 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
         for env, url in sorted(own_hosts.items())
     ]
     for auth in (server.auth, *server.extra_auth) if server.auth is not None else ():
-        rows.append((auth.env, f"{auth.kind} credential sent to the API; never logged or returned"))
+        rows += _credential_rows(auth)
+    auth_envs = {env for a in (server.auth, *server.extra_auth) if a is not None for env in a.envs}
+    rows += [
+        (env, "value the server sends in a request parameter; never an argument, logged or returned")
+        for env in server.value_envs
+        if env not in auth_envs
+    ]
     if server.access is not None:
         rows.append(
             (
@@ -594,7 +637,40 @@ def _env_rows(server: ServerSpec) -> list[tuple[str, str]]:
                 "restarts; unset, the store keeps one, and ids stop verifying if it loses its data",
             )
         )
+    if _carries(server, "oauth_user"):
+        rows += [
+            ("MCP_STORE_URL", "where users' linked API tokens live (encrypted): unset for a SQLite file, or "
+             "`redis://host:port/db` so every replica sees them (install the `redis` extra)"),
+            ("MCP_TOKEN_KEY", "the key users' API tokens are encrypted with in the store (32+ random "
+             "characters): the same on every replica, kept across restarts"),
+            ("MCP_PUBLIC_URL", "the address users' browsers reach this server at; the API's OAuth client "
+             "must allow `<MCP_PUBLIC_URL>/oauth/callback` as a redirect URI"),
+        ]  # fmt: skip
     return rows
+
+
+def _credential_rows(auth: AuthSpec) -> list[tuple[str, str]]:
+    if auth.env:
+        return [(auth.env, f"{auth.kind} credential sent to the API; never logged or returned")]
+    grant = "its own access token" if auth.kind == "oauth2_client_credentials" else "each user's access token"
+    rows = [(str(auth.client_id_env), f"this server's OAuth client id at the API, to get {grant}")]
+    if auth.client_secret_env:
+        rows.append((auth.client_secret_env, "this server's OAuth client secret; never logged or returned"))
+    return rows
+
+
+def _connect_parts(server: ServerSpec) -> dict[str, Any]:
+    """The README's HTTP start line, and its example of a call through the discovery call tool."""
+    return {"http_start": http_start_command(server), "discovery_example": _discovery_example(server)}
+
+
+def _discovery_example(server: ServerSpec) -> tuple[str, str]:
+    """A catalog tool and the JSON arguments of one call, for the README's call_tool line: the first tool
+    with an `action` parameter, called with its first action."""
+    for tool in server.tools:
+        if tool.preview is None and "action" in (tool.input_schema.get("properties") or {}):
+            return tool.name, json.dumps({"action": tool.actions[0].name})
+    return server.tools[0].served_names[0], "{}"
 
 
 def _client_sections(server: ServerSpec) -> list[dict[str, str]]:
@@ -628,6 +704,12 @@ def _unit_rows(server: ServerSpec) -> list[tuple[str, str, str, str]]:
         for param in action.params
         if param.unit is not None
     ]
+
+
+def _dependencies(server: ServerSpec) -> dict[str, bool]:
+    """Which optional dependencies pyproject.toml names: PyJWT for access checks, cryptography for
+    users' stored upstream tokens."""
+    return {"uses_access": _carries(server, "access"), "uses_user_oauth": _carries(server, "oauth_user")}
 
 
 def _extras(server: ServerSpec) -> list[tuple[str, str]]:

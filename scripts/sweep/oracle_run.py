@@ -59,6 +59,24 @@ class Plan:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _value_envs(doc: SpecDoc, tools: Any) -> dict[str, str]:
+    """A value for each variable the package sends in a body field (`env:`): the field's own example
+    when the spec gives one (UniCourt's clientId is exactly 32 characters), as a user's real one fits."""
+    values: dict[str, str] = {}
+    for tool in tools:
+        for action in tool.actions:
+            op = doc.operation(action.method, action.path)
+            for fixed in (f for f in getattr(action, "fixed", ()) if getattr(f, "env", None)):
+                field: Any = {}
+                if op is not None and fixed.at == "body":
+                    body = doc.resolve(op.body_schema(action.body)[1])
+                    fields = body.get("properties") if isinstance(body, dict) else None
+                    field = doc.resolve((fields or {}).get(fixed.wire)) or {}
+                example = field.get("example") if isinstance(field, dict) else None
+                values.setdefault(fixed.env, example if isinstance(example, str) else CREDENTIAL)
+    return values
+
+
 def run_spec(
     spec_path: Path, work: Path, *, dynamic: bool, budget_s: float, generate: Any = None
 ) -> dict[str, Any]:
@@ -101,6 +119,7 @@ def run_spec(
             env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
             for auth in (upstream.auth, *getattr(upstream, "extra_auth", ())) if upstream.auth else ():
                 env[auth.env] = BASIC_CREDENTIAL if auth.kind == "basic" else CREDENTIAL
+            env.update(_value_envs(doc, tools))  # params: {x: {env: NAME}}, set as a user sets them
             stderr = work / "server.log"
             command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
             calls, unreached = anyio.run(_drive, command, env, stderr, plans, rec, doc, contract, deadline)

@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import httpx
 
+from .callers import current_caller
 from .errors import ToolError
 from .upstream import Upstream
 
@@ -29,15 +30,7 @@ async def server_info(
         "base_url_from": f"environment variable {upstream.base_url_env}"
         if from_env
         else "the server's default",
-        "credentials": [
-            {
-                "env": upstream.auth.env,
-                "kind": upstream.auth.kind,
-                "configured": bool(os.environ.get(upstream.auth.env)),
-            }
-        ]
-        if upstream.auth
-        else [],
+        "credentials": await _credentials(upstream),
     }
     try:
         info["base_url"] = upstream.base_url()
@@ -46,6 +39,22 @@ async def server_info(
         return info
     info["upstream"] = await _probe(info["base_url"], upstream, client)
     return info
+
+
+async def _credentials(upstream: Upstream) -> list[dict[str, Any]]:
+    if upstream.tokens is not None:
+        caller = current_caller()
+        return await upstream.tokens.described(
+            caller.subject if caller is not None else ""
+        )
+    return [
+        {
+            "env": auth.env,
+            "kind": auth.kind,
+            "configured": bool(os.environ.get(auth.env)),
+        }
+        for auth in upstream.auths
+    ]
 
 
 async def _probe(

@@ -78,8 +78,10 @@ class Fixed:
 
     wire: str
     at: Location
-    value: Any
+    value: Any = None
     path: tuple[str, ...] = ()  # inside the body object `wire`, as for Param
+    # The value is this environment variable's, read on each call: a credential (P3 credentials).
+    env: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,6 +157,8 @@ class Action:
     default_base_url: str | None = None
     # An optional body's required fields: needed once any body argument is given.
     body_requires: tuple[str, ...] = ()
+    # The spec requires a body: a call that sets no body field still sends `{}`.
+    body_required: bool = False
     variants: tuple[
         Variant, ...
     ] = ()  # a oneOf/anyOf body: the body arguments fit one of them

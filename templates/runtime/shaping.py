@@ -9,7 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .keys import is_id_like, is_name_like
+
 ResponseFormat = Literal["concise", "detailed"]
+
+# Id and name fields a record the concise format missed shows at most.
+_MOST_FALLBACK = 8
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -22,12 +27,19 @@ class Shape:
     response_format=concise keeps (empty: all of them); `drop` the low-level fields no format shows.
     `lists` names the answer's other lists of records beside `items` (a sync's `modified` and
     `removed` beside `added`), kept whole in every format.
+    `bare` is the one field of a record whose schema has no other: an answer of that field alone is
+    the record as the spec describes it, not an envelope to unwrap. `named`: the mapping names the
+    concise fields, so a record without one of them is announced; a set derived from the schema may
+    name fields the API leaves out (Zoom's `assistant_id`), and only a record that would then show no
+    id or name is.
     """
 
     items: str | None = None
     record: str | None = None
     concise: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()
+    bare: str | None = None
+    named: bool = False
     lists: tuple[str, ...] = ()
 
 
@@ -101,3 +113,61 @@ def unwrap(body: Any, path: str | None) -> Any:
     ):
         return body
     return record
+
+
+def unwrap_unsaid(record: Any, shape: Shape) -> tuple[Any, str | None]:
+    """A one-key answer whose value is an object the spec does not describe (`{"data": {...}}` where
+    the spec shows the record itself): (what it holds, the key), else (record, None). A key that is
+    the envelope the spec shows, the record's only field, or a concise field stays as it is."""
+    if not isinstance(record, dict) or len(record) != 1:
+        return record, None
+    ((key, inner),) = record.items()
+    if not isinstance(inner, dict) or not inner or key in (shape.record, shape.bare):
+        return record, None
+    if any(path.split(".")[0] == key for path in shape.concise):
+        return record, None
+    return inner, key
+
+
+def missing_concise(record: Any, shape: Shape) -> tuple[str, ...]:
+    """The concise fields a record lacks (by their top-level field: a null value is there)."""
+    if not isinstance(record, dict):
+        return ()
+    heads = dict.fromkeys(path.split(".")[0] for path in shape.concise)
+    return tuple(head for head in heads if head not in record)
+
+
+def concise_or_more(record: Any, shape: Shape) -> tuple[Any, tuple[str, ...], bool]:
+    """A record in the concise format, never emptier than the record (R1 meaningful fields): when
+    concise fields are missing, its id and name fields join what was found, and a record that still
+    shows nothing is shown detailed. (the record as shown, the concise fields it lacked, whether it
+    is shown detailed for that)."""
+    shown = shape_record(record, shape, "concise")
+    missing = missing_concise(record, shape)
+    if not missing or not isinstance(shown, dict):
+        return shown, (), False
+    kept = _without(record, shape.drop)
+    extra = [
+        k
+        for k, v in kept.items()
+        if k not in shown
+        and not isinstance(v, (dict, list))
+        and (is_id_like(k) or is_name_like(k))
+    ]
+    if not shape.named and shown and not _lacks_key(shown, extra):
+        return (
+            shown,
+            (),
+            False,
+        )  # a derived set's optional fields left out: nothing is hidden
+    shown = {**shown, **{k: kept[k] for k in extra[:_MOST_FALLBACK]}}
+    return (shown, missing, False) if shown else (kept, missing, True)
+
+
+def _lacks_key(shown: dict[str, Any], extra: list[str]) -> bool:
+    """The record has an id (or a name) that what is shown lacks."""
+    return any(
+        like(k) and not any(like(name) for name in shown)
+        for k in extra
+        for like in (is_id_like, is_name_like)
+    )

@@ -88,11 +88,6 @@ def test_bundled_examples_pass_against_prism(example: str, prism_env: dict[str, 
     assert report["calls"] >= 2 * report["actions"] - 4  # every read twice, every write refused
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the runtime gives a whole, unpaged list (findPetsByStatus answers a bare array) no has_more yet; "
-    "check reports it (K201). Passes once the runtime says has_more: false for such a list.",
-)
 def test_petstore_passes_against_its_sandbox_stand_in() -> None:
     """Not Prism: the petstore spec asks an OAuth token of findPetsByStatus and findPetsByTags (its
     petstore_auth scheme), which the mapping's api_key auth does not send, so Prism refuses them with 401
@@ -132,19 +127,45 @@ def test_concise_fields_that_do_not_exist(tmp_path: Path, prism_env: dict[str, s
     assert "'title'" in found[0]["message"] and "name" in found[0]["message"]  # the fields the answer has
 
 
-def test_a_unit_on_a_field_that_is_not_a_number(tmp_path: Path, prism_env: dict[str, str]) -> None:
-    """`size` is a number in the request (megabytes) and a text ('20 MB') in every answer."""
-    unit = "          size: {name: size_gb, unit: {agent: gb, upstream: mb, factor: 1000}}\n"
-    mapping = wrong_mapping(
-        tmp_path, "        operation: createItem\n", f"        operation: createItem\n        params:\n{unit}"
+def test_a_unit_on_a_field_that_is_not_a_number(tmp_path: Path) -> None:
+    """The spec (edited here) says an item's `size` is a number of megabytes, and the mapping shows it in
+    gigabytes; the sandbox sends a text ('20 MB') in every answer, as the real catalog does. The server
+    leaves the text as it is and says so in the result's note; check reports it at the unit's line."""
+    spec = tmp_path / "catalog.openapi.yaml"
+    spec.write_text(
+        CATALOG.read_text(encoding="utf-8").replace(
+            "size: {type: string, description: \"The package size as the catalog shows it, such as '20 MB'.\", "
+            "example: 20 MB}",
+            "size: {type: integer, description: The package size in megabytes., example: 20}",
+        ),
+        encoding="utf-8",
     )
-    code, report, _ = check(CATALOG, mapping, env=prism_env)
+    units = (
+        "        response:\n          units: {size: {name: size_gb, agent: gb, upstream: mb, factor: 1000}}\n"
+    )
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        CLEAN.replace("          concise: [id, name, status]\n", "          concise: [id, name, status]\n", 1)
+        .replace("        response:\n          concise: [id, name, status]\n", "", 2)
+        .replace("        operation: getItem\n", "        operation: getItem\n" + units)
+        .replace("        operation: listItems\n", "        operation: listItems\n" + units),
+        encoding="utf-8",
+    )
+    with CatalogUpstream(TOKEN) as upstream:
+        code, report, stderr = check(
+            spec,
+            mapping,
+            "--upstream",
+            upstream.base_url,
+            env={"PATH": "/usr/bin:/bin", "CATALOG_TOKEN": TOKEN},
+        )
     found = errors(report)
-    assert code == 1
-    assert {(f["code"], f["action"], f["line"]) for f in found} == {
-        ("K301", action, line_of(mapping, "unit: {agent: gb")) for action in ("list", "get")
-    }
-    assert all("not a number" in f["message"] for f in found)
+    assert code == 1, stderr
+    # K301 from check's own judging of the values, K601 quoting the note the server put in each result
+    assert {(f["code"], f["action"]) for f in found} >= {("K301", "list"), ("K601", "list"), ("K601", "get")}
+    assert {f["code"] for f in found} == {"K301", "K601"}
+    notes = [f["message"] for f in found if f["code"] == "K601"]
+    assert all("size was not converted" in n and "string" in n for n in notes), notes
 
 
 def test_a_list_with_paging_the_answers_do_not_carry(tmp_path: Path, prism_env: dict[str, str]) -> None:
@@ -171,10 +192,11 @@ def test_a_media_type_it_cannot_read(tmp_path: Path, prism_env: dict[str, str]) 
 
 
 def test_an_error_text_the_server_does_not_find() -> None:
-    """A sandbox answering errors in its own shape, {"error_message": ...}: the probe asks for an item
-    that does not exist, and the tool's error must say what the API said."""
+    """A sandbox answering errors in a gateway's shape, {"fault": {"faultstring": ...}}, whose keys name no
+    message: the probe asks for an item that does not exist, and the tool's error must say what the API
+    said. (A vendor's `error_message` the server reads: check is clean on it, below.)"""
     mapping = FIXTURES / "mapping.yaml"
-    with CatalogUpstream(TOKEN, errors="vendor") as upstream:
+    with CatalogUpstream(TOKEN, errors="fault") as upstream:
         code, report, stderr = check(
             CATALOG,
             mapping,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
 import signal
 import socket
 import subprocess
@@ -205,7 +206,21 @@ async def test_stopping_the_demo_by_its_pid_stops_the_server_and_the_stand_in(
     )
     assert demo.stderr is not None
     seen: list[str] = []
-    _until(_lines(demo.stderr), f"MCP server: http://127.0.0.1:{port}/mcp", seen, INSTALL_TIMEOUT_S)
+    progress = _lines(demo.stderr)
+    _until(progress, f"MCP server: http://127.0.0.1:{port}/mcp", seen, INSTALL_TIMEOUT_S)
+    _until(progress, "demo: connect Claude Code:", seen, 30)
+    assert seen[-1].split("connect Claude Code: ", 1)[1].split() == [
+        "claude", "mcp", "add", "--transport", "http", "ads", f"http://127.0.0.1:{port}/mcp"
+    ]  # fmt: skip
+    # What generate printed mid-way names the installed script by its full path, which now exists:
+    # a user without the demo's venv on PATH can run it as printed.
+    [run_it] = [line for line in seen if line.startswith("run it:")]
+    script = Path(shlex.split(run_it.removeprefix("run it:"))[-1])
+    assert script.is_absolute() and script.name == "ads-mcp" and script.exists(), run_it
+    [connect] = [line for line in seen if line.startswith("then connect Claude Code:")]
+    assert shlex.split(connect)[-1] == str(script)
+    [summary] = [line for line in seen if line.startswith("generated ads_mcp")]
+    assert "4 tools, 10 actions; tools/list serves 5 (" in summary
     async with Client(f"http://127.0.0.1:{port}/mcp") as client:
         assert "ads_campaigns_find" in {t.name for t in (await client.list_tools()).tools}
     children = _children(demo.pid)

@@ -1,4 +1,5 @@
-"""The same generated server over streamable HTTP on 127.0.0.1, with the official client, and its Host check."""
+"""The same generated server over streamable HTTP on 127.0.0.1, with the official client, and its Host and
+Origin checks (DNS-rebinding protection) seen from raw HTTP requests."""
 
 from __future__ import annotations
 
@@ -46,6 +47,114 @@ def test_http_refuses_a_foreign_host_header(http_server: str) -> None:
     assert response.status_code == 421
 
 
+def _post_raw(url: str, **headers: str) -> httpx.Response:
+    """tools/list over a real socket with exactly these headers (Host given, else the URL's)."""
+    sent = {"accept": "application/json, text/event-stream", **headers}
+    return httpx.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=sent, timeout=30.0
+    )
+
+
+def _port(url: str) -> int:
+    port = httpx.URL(url).port
+    assert port is not None
+    return port
+
+
+def test_a_host_name_in_any_case_is_served(http_server: str) -> None:
+    """Host names are case-insensitive (RFC 3986 section 3.2.2): LOCALHOST is localhost."""
+    port = _port(http_server)
+    for host in (f"LOCALHOST:{port}", f"Localhost:{port}", f"LocalHost:{port}", f"127.0.0.1:{port}"):
+        response = _post_raw(http_server, host=host)
+        assert response.status_code == 200, (host, response.text)
+        assert "ads_campaigns_find" in {t["name"] for t in response.json()["result"]["tools"]}
+
+
+def test_a_foreign_host_in_any_case_is_refused_and_told_what_is_served(http_server: str) -> None:
+    port = _port(http_server)
+    for host in (
+        "EVIL.example.com",
+        f"LOCALHOST.evil.example.com:{port}",
+        f"localhost:{port}.evil.example.com",
+    ):
+        response = _post_raw(http_server, host=host)
+        assert response.status_code == 421, host
+    assert "the server answers to 127.0.0.1 (any port), localhost (any port)" in response.text
+    assert "--allowed-host NAME or set MCP_ALLOWED_HOSTS=NAME" in response.text
+
+
+def test_a_page_on_another_localhost_port_is_refused(http_server: str) -> None:
+    """Another program's page on this machine (another port) is not the server's origin: 403, saying which
+    origins may call and how to allow another."""
+    port = _port(http_server)
+    for origin in (
+        "http://localhost:9999",
+        f"http://localhost:{port + 1}",
+        "http://127.0.0.1:9999",
+        f"https://localhost:{port}",  # the server speaks http
+        "http://localhost",
+        "null",  # a file:// or sandboxed page
+    ):
+        response = _post_raw(http_server, host=f"localhost:{port}", origin=origin)
+        assert response.status_code == 403, (origin, response.text)
+    refused = _post_raw(http_server, host=f"localhost:{port}", origin="http://localhost:9999")
+    assert refused.text.startswith(
+        f"Origin http://localhost:9999 may not call this server: only pages from http://127.0.0.1:{port}, "
+        f"http://localhost:{port}, http://[::1]:{port} may."
+    )
+    assert (
+        "--allowed-origin http://localhost:9999 or set MCP_ALLOWED_ORIGINS=http://localhost:9999"
+        in refused.text
+    )
+
+
+def test_a_page_of_the_servers_own_origin_is_served(http_server: str) -> None:
+    port = _port(http_server)
+    for origin in (f"http://localhost:{port}", f"http://LOCALHOST:{port}", f"http://127.0.0.1:{port}"):
+        response = _post_raw(http_server, host=f"127.0.0.1:{port}", origin=origin)
+        assert response.status_code == 200, (origin, response.text)
+
+
+def test_an_allowed_origin_is_served_and_others_still_refused(
+    ads_server: InstalledServer, ads_upstream
+) -> None:
+    web_client = "http://localhost:6274"  # a browser-based MCP client's page
+    command = [*ads_server.command, "--allowed-origin", web_client]
+    env = {**server_env(ads_upstream), "MCP_ALLOWED_ORIGINS": "https://app.example.test"}
+    with processes.http_server(command, env) as url:
+        port = _port(url)
+        for origin in (
+            web_client,
+            "HTTP://LOCALHOST:6274",
+            "https://app.example.test",
+            f"http://localhost:{port}",
+        ):
+            assert _post_raw(url, host=f"localhost:{port}", origin=origin).status_code == 200, origin
+        for origin in ("http://localhost:6275", "http://app.example.test", "https://app.example.test:8443"):
+            assert _post_raw(url, host=f"localhost:{port}", origin=origin).status_code == 403, origin
+
+
+def test_an_allowed_origin_that_is_no_origin_stops_the_server(
+    ads_server: InstalledServer, ads_upstream
+) -> None:
+    started = subprocess.run(
+        [
+            *ads_server.command,
+            "--http",
+            "--port",
+            str(processes.free_port()),
+            "--allowed-origin",
+            "localhost:6274",
+        ],
+        env={"PATH": "/usr/bin:/bin", **server_env(ads_upstream)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 1, started.stderr
+    assert "allowed origin 'localhost:6274' is not an origin" in started.stderr
+
+
 BALANCER_NAME = "api.example.test"  # the name a load balancer in front is reached by (issue 16)
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
@@ -76,6 +185,7 @@ def balanced_server(ads_server: InstalledServer):
     "host, origin",
     [
         (BALANCER_NAME, None),  # a balancer on port 80/443 sends the bare name
+        ("API.Example.TEST", "HTTPS://api.example.TEST"),  # the same names in another case
         (f"{BALANCER_NAME}:8443", f"https://{BALANCER_NAME}:8443"),
         ("mcp.internal.test", "http://mcp.internal.test"),  # from MCP_ALLOWED_HOSTS
         ("other.example.test:8443", None),

@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 PAGING = ROOT / "tests" / "fixtures" / "paging"
 TOOL = "paging_records_find"
-PLAID_DATES = {"access_token": "access-sandbox-1", "start_date": "2024-01-01", "end_date": "2024-01-31"}
+PLAID_DATES = {"start_date": "2024-01-01", "end_date": "2024-01-31"}
 # Prism judges every request the stand-in receives against the spec it answers for (tests/support/prism.py).
 PRISM_SPECS = {PagingUpstream: PAGING / "paging.openapi.yaml"}
 
@@ -54,7 +54,11 @@ def upstream():
 
 
 def client_for(package: Path, upstream: PagingUpstream):
-    env = {"PYTHONPATH": str(package), "PAGING_BASE_URL": upstream.base_url}
+    env = {
+        "PYTHONPATH": str(package),
+        "PAGING_BASE_URL": upstream.base_url,
+        "PAGING_ACCESS_TOKEN": "access-sandbox-1",
+    }
     return stdio_client([sys.executable, "-m", "paging_mcp"], env)
 
 
@@ -112,7 +116,7 @@ async def test_a_sync_answer_keeps_every_list_of_records(
     (TransactionsSyncResponse); `response: {items: added}` used to leave the other two out of
     concise. The cursor and count travel in the body."""
     async with client_for(paging_package, upstream) as client:
-        results = await walk(client, {"action": "transaction_updates", "limit": 5, "access_token": "t"})
+        results = await walk(client, {"action": "transaction_updates", "limit": 5})
     assert [(len(r["items"]), len(r["modified"]), len(r["removed"])) for r in results] == list(UPDATE_PAGES)
     assert [r["has_more"] for r in results] == [True, True, False]
     assert [r.json.get("cursor") for r in upstream.requests] == [None, "sync-1", "sync-2"]

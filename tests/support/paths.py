@@ -60,3 +60,15 @@ def pinned_schema(name: str) -> Path:
     if found is None:
         pytest.skip(f"schema {name} is not fetched: run python3 scripts/fetch_specs schemas")
     return found
+
+
+SWAGGER2_CACHE = ROOT / ".cache" / "swagger2"
+
+
+def swagger2_spec(name: str) -> Path:
+    """A pinned real Swagger 2.0 document (e.g. "kubernetes-1.13.json"), or the test is skipped saying
+    how to fetch it."""
+    path = SWAGGER2_CACHE / name
+    if not path.is_file():
+        pytest.skip(f"Swagger 2.0 spec {name} is not fetched: run python3 scripts/fetch_specs swagger2")
+    return path

@@ -67,7 +67,7 @@ def test_network_ref_in_a_spec_is_refused_not_fetched(tmp_path: Path) -> None:
     assert (
         f"{spec}:8:" in completed.stderr
         and "R001" in completed.stderr
-        and "never fetches" in completed.stderr
+        and "fetches references only from hosts --allow-ref-host names" in completed.stderr
     )
 
 
@@ -90,12 +90,12 @@ def test_refs_into_another_local_file_are_followed(tmp_path: Path) -> None:
     assert '"limit"' in (out / "t_mcp" / "tools.json").read_text()
 
 
-def test_swagger_2_is_named_as_such(tmp_path: Path) -> None:
+def test_swagger_2_is_read_and_a_swagger_1_named_as_such(tmp_path: Path) -> None:
     spec = tmp_path / "old.json"
     spec.write_text('{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}')
     completed = run_cli("validate", spec, "-m", CASES / "mappings" / "unknown_operation_id.yaml")
-    assert (
-        completed.returncode == 1
-        and "only OpenAPI 3.0 and 3.1" in completed.stderr
-        and "swagger2openapi" in completed.stderr
-    )
+    # Converted on load (tests/unit/test_swagger2.py): what fails is the mapping's unknown operation.
+    assert completed.returncode == 1 and "S002" not in completed.stderr and "M2" in completed.stderr
+    spec.write_text('{"swagger": "1.2", "info": {"title": "t", "version": "1"}, "paths": {}}')
+    completed = run_cli("validate", spec, "-m", CASES / "mappings" / "unknown_operation_id.yaml")
+    assert completed.returncode == 1 and "only Swagger 2.0, OpenAPI 3.0 and 3.1" in completed.stderr

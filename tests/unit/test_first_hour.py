@@ -1,11 +1,14 @@
-"""The first hour with mcpgen, as a new user follows what it prints (issue 16): the install line that
-`generate` prints installs the package it wrote, never a same-named project from the package index."""
+"""The first hour with mcpgen, as a new user follows what it prints: the install line that `generate`
+prints installs the package it wrote (never a same-named project from the package index) into the
+Python mcpgen runs on, and names the server's script by its full path there, so neither needs an
+activated venv."""
 
 from __future__ import annotations
 
 import shlex
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -16,9 +19,17 @@ from tests.unit.cli import run_cli
 ADS = (SPECS / "ads" / "ads.openapi.yaml", SPECS / "ads" / "mapping.yaml")
 
 
+PYTHON = shlex.quote(sys.executable)
+SCRIPT = shlex.quote(str(Path(sysconfig.get_path("scripts")) / "ads-mcp"))
+
+
 def _run_it_line(stdout: str) -> str:
     [line] = [line for line in stdout.splitlines() if line.startswith("run it:")]
     return line
+
+
+def _expected(target: str) -> str:
+    return f"run it:  {PYTHON} -m pip install {target} && {SCRIPT}"
 
 
 def _pip_would_install(target: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -35,8 +46,8 @@ def test_the_printed_install_line_names_the_generated_directory(tmp_path: Path) 
     generated = run_cli("generate", spec, "-m", mapping, "-o", "my_server", cwd=tmp_path)
     assert generated.returncode == 0, generated.stderr
     line = _run_it_line(generated.stdout)
-    assert line == "run it:  pip install ./my_server && ads-mcp"
-    target = shlex.split(line)[4]
+    assert line == _expected("./my_server")
+    target = shlex.split(line.removeprefix("run it:"))[4]
     installed = _pip_would_install(target, tmp_path)
     assert installed.returncode == 0, installed.stderr
     assert "Would install ads-mcp-" in installed.stdout
@@ -58,11 +69,11 @@ def test_every_relative_out_is_printed_as_a_path(tmp_path: Path, out: str, shown
     (tmp_path / "cwd").mkdir()
     generated = run_cli("generate", spec, "-m", mapping, "-o", out, cwd=tmp_path / "cwd")
     assert generated.returncode == 0, generated.stderr
-    assert _run_it_line(generated.stdout) == f"run it:  pip install {shown} && ads-mcp"
+    assert _run_it_line(generated.stdout) == _expected(shown)
 
 
 def test_an_absolute_out_is_printed_as_it_is(tmp_path: Path) -> None:
     spec, mapping = ADS
     generated = run_cli("generate", spec, "-m", mapping, "-o", tmp_path / "pkg")
     assert generated.returncode == 0, generated.stderr
-    assert _run_it_line(generated.stdout) == f"run it:  pip install {tmp_path / 'pkg'} && ads-mcp"
+    assert _run_it_line(generated.stdout) == _expected(shlex.quote(str(tmp_path / "pkg")))

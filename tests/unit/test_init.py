@@ -97,8 +97,14 @@ def test_petstore_draft_reads_like_a_reviewed_mapping(tmp_path: Path) -> None:
         "header",
         "api_key",
     )
-    # The multipart upload cannot be called by a generated server: unmapped, with the reason.
-    assert [u.operation for u in draft.unmapped] == ["POST /pet/{petId}/uploadImage (uploadFile)"]
+    # The multipart upload cannot be called by a generated server: unmapped, with the reason; signing in
+    # and out with a password is the server's own business (its credentials), never an agent's task.
+    assert [u.operation for u in draft.unmapped] == [
+        "POST /pet/{petId}/uploadImage (uploadFile)",
+        "GET /user/login (loginUser)",
+        "GET /user/logout (logoutUser)",
+    ]
+    assert [u.deliberate for u in draft.unmapped] == [False, True, True]
     assert "# Not mapped" in text and "(M211)" in text
     # Deletes cannot be undone: each asks the user first (P4 ask what the model cannot know), with the
     # confirm argument as the fallback, and the comment names the preview alternative (S1 preview, then apply).
@@ -236,8 +242,9 @@ def test_init_settles_the_clashes_the_build_rejects(tmp_path: Path) -> None:
     names = {t.name: t for t in built.server.tools}
     campaigns = names["acme_campaigns"]
     args = {a.name: {p.arg_name: p.wire_name for p in a.params} for a in campaigns.actions}
-    # The reserved argument, units from the description, from x-unit, and a currency (T5, M205).
-    assert args["list"]["action_value"] == "action"
+    # The reserved argument (said of what it belongs to), units from the description, from x-unit, and
+    # a currency (T5, M205).
+    assert args["list"]["campaign_action"] == "action"
     assert args["list"]["timeout_s"] == "timeout"
     assert args["create"]["daily_budget_krw"] == "daily_budget"
     assert args["create"]["window_ms"] == "window"
@@ -297,7 +304,7 @@ def test_cli_init_writes_then_refuses_to_overwrite(tmp_path: Path) -> None:
     spec = str(shared_spec("petstore"))
     first = runner.invoke(app, ["init", spec, "-o", str(out)])
     assert first.exit_code == 0, first.output
-    assert "3 tools, 19 actions over 20 operations" in first.output
+    assert "3 tools, 17 actions over 20 operations" in first.output
     before = out.read_text(encoding="utf-8")
     again = runner.invoke(app, ["init", spec, "-o", str(out), "--name", "pets"])
     assert again.exit_code == 1 and "--force" in again.output
@@ -335,3 +342,43 @@ def test_cli_init_with_nothing_to_map_writes_nothing(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(tmp_path / "uploads.json"), "-o", str(out)])
     assert result.exit_code == 1 and "nothing to map" in result.output and "M211" in result.output
     assert not out.exists()
+
+
+def test_a_service_is_named_after_the_product_when_the_title_names_a_topic(tmp_path: Path) -> None:
+    """SendGrid's spec is titled 'Email Activity (beta)': named 'email', every tool name carries the
+    word a task phrase ("send an email") searches for. The host names the product."""
+    doc = {
+        "openapi": "3.0.0",
+        "info": {"title": "Email Activity (beta)", "version": "3"},
+        "servers": [{"url": "http://api.sendgrid.com/v3"}],
+        "paths": {
+            "/mail/send": {"post": {"operationId": "send", "summary": "Send an email"}},
+            "/v4/auth/login": {"post": {"operationId": "login", "summary": "Log in"}},
+            "/auth/token/verify": {"post": {"operationId": "verify", "summary": "Check a token"}},
+        },
+    }
+    _, draft = init_mapping(_write_spec(doc, tmp_path / "s.json"))
+    assert draft.server_name == "sendgrid" and "not whose it is" in draft.server_name_why
+    assert {u.operation: u.deliberate for u in draft.unmapped} == {
+        "POST /v4/auth/login (login)": True,
+        "POST /auth/token/verify (verify)": True,
+    }
+    doc["info"]["title"] = "GitHub v3 REST API"  # a product name: kept
+    _, draft = init_mapping(_write_spec(doc, tmp_path / "g.json"))
+    assert draft.server_name == "github"
+
+
+@pytest.mark.parametrize(
+    ("fragment", "wanted"),
+    [("vercel-deployments.json", {"uid", "name"}), ("zoom-meeting.json", {"id", "topic"})],
+)
+def test_init_drafts_read_actions_whose_concise_records_keep_their_id_and_name(
+    fragment: str, wanted: set[str], tmp_path: Path
+) -> None:
+    """vercel.com.json's deployments are identified by `uid`, zoom.us.json's meetings named by `topic`:
+    the drafted mapping's read actions keep both in the concise format, and init has nothing to warn."""
+    spec = _loaded(Path(__file__).parents[1] / "fixtures" / "realspecs" / fragment)
+    _, _, built = _draft_and_build(spec, tmp_path)
+    assert [d for d in built.diagnostics if d.level >= Level.WARNING] == []
+    [action] = [a for tool in built.server.tools for a in tool.actions if a.shape is not None]
+    assert wanted <= set(action.shape.concise)

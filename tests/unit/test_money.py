@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Iterator
 from decimal import Decimal
@@ -74,6 +75,10 @@ def test_the_runtime_knows_the_local_time_pattern_the_build_writes() -> None:
     runtime = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runtime)  # it imports only the standard library
     assert (runtime.LOCAL_OR_OFFSET, runtime.ZONE_KEYS) == (times.LOCAL_OR_OFFSET, times.ZONE_KEYS)
+    # validation.py names what such a value must be instead of showing the pattern: the same string
+    validation = (ROOT / "templates" / "runtime" / "validation.py").read_text(encoding="utf-8")
+    found = re.search(r'_LOCAL_OR_OFFSET = \(\n    r"(.*)"\n\)', validation)
+    assert found is not None and found.group(1) == times.LOCAL_OR_OFFSET
 
 
 # ---- the runtime's conversion, as generated (templates/runtime/conversion.py) -----------------------

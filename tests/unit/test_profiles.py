@@ -1,11 +1,13 @@
-"""Provider profiles: each transform passes its own lint profile, and the generated server still checks
-what a profile dropped from the served schemas."""
+"""Client and provider profiles: each transform passes its own lint profile, golden transforms of the
+examples, and the generated server still checks what a profile dropped from the served schemas.
+The documented rejections are in test_profile_rules.py, the providers' own SDKs in test_profile_sdks.py."""
 
 from __future__ import annotations
 
 import copy
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -15,11 +17,13 @@ from mcpgen.build.contract import contract
 from mcpgen.diagnostics import Level
 from mcpgen.lint.rules import lint_tools
 from mcpgen.pipeline import generate
-from mcpgen.profiles import ANTHROPIC_STRICT, OPENAI_STRICT, PROFILES, apply_profile
+from mcpgen.profiles import ANTHROPIC_STRICT, GEMINI, OPENAI_STRICT, PROFILES, apply_profile
 from mcpgen.write.plan import apply_write, plan_write
 
 ROOT = Path(__file__).resolve().parents[2]
 PETSTORE = ROOT / "specs" / "petstore"
+EXAMPLES = sorted(p.parent.name for p in (ROOT / "specs").glob("*/mapping.yaml"))
+GOLDEN = ROOT / "tests" / "fixtures" / "profiles"
 
 TOOL = {
     "name": "svc_orders",
@@ -54,11 +58,16 @@ TOOL = {
 def test_each_transform_passes_its_own_profile(profile: str) -> None:
     chosen = PROFILES[profile]
     before = copy.deepcopy(TOOL)
-    assert any(f.level == Level.ERROR for f in lint_tools([TOOL], profile=chosen).findings)
+    if profile in ("anthropic-strict", "openai-strict", "gemini", "portable"):  # the rest take TOOL as it is
+        assert any(f.level == Level.ERROR for f in lint_tools([TOOL], profile=chosen).findings)
     transformed, notes = apply_profile([TOOL], chosen)
     assert TOOL == before  # pure
     assert [f for f in lint_tools(transformed, profile=chosen).findings if f.level == Level.ERROR] == []
-    assert any("free-form" in n.message for n in notes)
+    if chosen.objects == "close":
+        assert any("free-form" in n.message for n in notes)
+    if chosen.object_properties:  # an object without properties cannot be written: left out, and said
+        assert "meta" not in transformed[0]["inputSchema"]["properties"]
+        assert any(n.pointer == "/properties/meta" and "left out" in n.message for n in notes)
 
 
 def test_dropped_constraints_are_described() -> None:
@@ -87,15 +96,65 @@ def test_openai_strict_requires_everything_and_makes_optional_nullable() -> None
     assert "format" not in props["note"] and "Format: uri." in props["note"]["description"]
 
 
+def test_gemini_writes_one_type_strings_in_enums_and_no_open_objects() -> None:
+    tool = {
+        "name": "svc_things",
+        "description": "Things.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "size": {"type": ["integer", "null"], "enum": [1, 2, None], "default": 1, "description": "Size."},
+                "kind": {"const": "a"},
+                "where": {"$ref": "#/$defs/place"},
+            },
+            "$defs": {"place": {"type": "object", "properties": {"city": {"type": "string"}},
+                                "additionalProperties": False}},
+            "additionalProperties": False,
+        },
+    }  # fmt: skip
+    [out], _ = apply_profile([tool], GEMINI)
+    schema = out["inputSchema"]
+    assert "$defs" not in schema and "additionalProperties" not in schema
+    size = schema["properties"]["size"]
+    assert size == {"type": "integer", "description": "Size. One of 1, 2. Default: 1.", "nullable": True}
+    assert schema["properties"]["kind"] == {"enum": ["a"], "type": "string"}
+    assert schema["properties"]["where"] == {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+def _spec_and_mapping(example: str) -> tuple[Path, Path]:
+    folder = ROOT / "specs" / example
+    [spec] = [p for p in folder.iterdir() if ".openapi." in p.name]
+    return spec, folder / "mapping.yaml"
+
+
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_generated_contracts_pass_their_profile(profile: str) -> None:
     chosen = PROFILES[profile]
-    specs = [(PETSTORE / "petstore.openapi.json", PETSTORE / "mapping.yaml")]
-    for spec, mapping in specs:
-        result = generate(spec, mapping, chosen)
+    for example in EXAMPLES:
+        result = generate(*_spec_and_mapping(example), chosen)
         assert result.ok and result.server is not None
-        report = lint_tools(contract(result.server, chosen), profile=chosen)
-        assert [f for f in report.findings if f.level == Level.ERROR] == []
+        report = lint_tools(contract(result.server, chosen), profile=chosen, server_name=result.server.name)
+        assert [f for f in report.findings if f.level == Level.ERROR] == [], example
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_golden_transforms_of_the_examples(example: str) -> None:
+    """What each profile serves for each example, as committed in tests/fixtures/profiles/ (review a
+    change there like generated/; MCPGEN_REGEN_PROFILES=1 rewrites them)."""
+    [served] = (ROOT / "generated" / example).glob("*/tools.json")
+    tools = json.loads(served.read_text(encoding="utf-8"))
+    for name, profile in PROFILES.items():
+        transformed, notes = apply_profile(tools, profile)
+        text = json.dumps(
+            {"tools": [{"name": t["name"], "inputSchema": t["inputSchema"]} for t in transformed],
+             "notes": [[n.tool, n.pointer, n.message] for n in notes]},
+            indent=2, ensure_ascii=False,
+        ) + "\n"  # fmt: skip
+        golden = GOLDEN / example / f"{name}.json"
+        if os.environ.get("MCPGEN_REGEN_PROFILES") == "1":
+            golden.parent.mkdir(parents=True, exist_ok=True)
+            golden.write_text(text, encoding="utf-8")
+        assert golden.read_text(encoding="utf-8") == text, f"{golden} (MCPGEN_REGEN_PROFILES=1 rewrites it)"
 
 
 def test_the_generated_server_still_checks_what_the_profile_dropped(tmp_path: Path) -> None:

@@ -426,3 +426,73 @@ def test_init_drafts_a_search_sent_by_post_with_its_body_paging(tmp_path: Path) 
     plaid, zoom = actions["transactionsGet"].paging, actions["getUserContacts"].paging
     assert (plaid.style, plaid.offset_wire, plaid.offset_in_body) == ("offset", "options.offset", True)
     assert (zoom.style, zoom.next_cursor) == ("cursor", "next_page_token")
+
+
+REAL = ROOT / "tests" / "fixtures" / "realspecs"
+
+
+def test_every_json_media_type_is_read_as_the_answers_schema() -> None:
+    """salesloft.com.json answers `*/*` only: its Person schema is read, so the concise set the mapping
+    names is checked and the list's records get a derived one."""
+    from mcpgen.build.records import json_rank
+
+    assert [json_rank(m) for m in ("application/json", "application/json; charset=utf-8")] == [0, 0]
+    assert {json_rank(m) for m in ("application/vnd.api+json", "text/json", "application/x-json")} == {1}
+    assert [json_rank(m) for m in ("*/*", "application/*", "text/csv", "application/xml")] == [
+        2,
+        2,
+        None,
+        None,
+    ]
+    actions = _actions(_built(REAL / "salesloft-people.json", REAL / "salesloft.mapping.yaml"))
+    people, one = actions["salesloft_people.list"], actions["salesloft_people.get"]
+    assert people.shape.items == "" and {"id", "display_name"} <= set(people.shape.concise)
+    assert one.shape.named and "email_address" in one.result_fields
+
+
+def test_derived_concise_sets_keep_one_identifier_and_the_name() -> None:
+    """vercel.com.json's Deployment has `uid` and no `id`; zoom.us.json's meeting has `id` and `uuid`,
+    and is named by its `topic`."""
+    vercel = _actions(_built(REAL / "vercel-deployments.json", REAL / "vercel.mapping.yaml"))
+    zoom = _actions(_built(REAL / "zoom-meeting.json", REAL / "zoom.mapping.yaml"))
+    assert {"uid", "name", "state"} <= set(vercel["vercel_deployments.list"].shape.concise)
+    meeting = zoom["zoom_meetings.get"].shape
+    assert {"id", "topic"} <= set(meeting.concise) and "uuid" not in meeting.concise and not meeting.named
+
+
+def test_a_named_concise_set_without_an_id_or_name_is_warned_at_its_line(tmp_path: Path) -> None:
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: ads}\ntools:\n  - name: find\n    description: Find.\n    actions:\n"
+        "      - name: get\n        operation: getCampaign\n        response:\n"
+        "          concise: [status, daily_budget]\n"
+    )
+    result = generate(SPECS / "ads" / "ads.openapi.yaml", mapping)
+    [warned] = [d for d in result.diagnostics if d.code == "M229"]
+    assert (warned.level, warned.source.line, warned.source.pointer) == (
+        Level.WARNING,
+        10,
+        "/tools/0/actions/0/response/concise",
+    )
+    assert (
+        "identifies or names a record" in warned.message
+        and "(/components/schemas/Campaign)" in warned.message
+    )
+    assert warned.hint == "add id and name:  concise: [id, name, status, daily_budget]"
+
+
+def test_concise_fields_of_an_answer_that_is_not_json_are_warned(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "openapi: 3.0.3\ninfo: {title: Reports, version: '1'}\npaths:\n  /report:\n    get:\n"
+        "      operationId: getReport\n      responses:\n        '200':\n          description: A CSV file.\n"
+        "          content:\n            text/csv:\n              schema: {type: string}\n"
+    )
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        "mcpgen: 1\nserver: {name: reports}\ntools:\n  - name: read\n    description: Read.\n    actions:\n"
+        "      - name: report\n        operation: getReport\n        response:\n          concise: [id]\n"
+    )
+    result = generate(spec, mapping)
+    [warned] = [d for d in result.diagnostics if d.code == "M246"]
+    assert warned.source.line == 10 and "answers text/csv only" in warned.message

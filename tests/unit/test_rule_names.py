@@ -113,7 +113,7 @@ AREAS = [
     "mcpgen/diagnostics.py",
     "mcpgen/names.py",
     "mcpgen/ir.py",
-    "mcpgen/profiles.py",
+    "mcpgen/profiles",
     "mcpgen/pipeline.py",
     "mcpgen/render",
     "templates/runtime",

@@ -72,7 +72,11 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
         },
     ),
     ir.VariantSpec: ("Variant", {"name": "name", "args": "args", "required": "required"}, {}),
-    ir.FixedValue: ("Fixed", {"wire_name": "wire", "location": "at", "value": "value", "path": "path"}, {}),
+    ir.FixedValue: (
+        "Fixed",
+        {"wire_name": "wire", "location": "at", "value": "value", "path": "path", "env": "env"},
+        {},
+    ),
     ir.ResultUnitSpec: (
         "ResultUnit",
         {"field": "field", "name": "name", "unit": "unit"},
@@ -148,6 +152,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "base_url_env": "base_url_env",
             "base_url": "default_base_url",
             "body_requires": "body_requires",
+            "body_required": "body_required",
             "variants": "variants",
             "task": "task",
             "errors": "errors",
@@ -159,6 +164,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "operation_source": "diagnostics",
             "operation_fingerprint": "tools.lock.json",
             "mapping_fingerprint": "tools.lock.json",
+            "facts": "tools.lock.json: deprecation, units and per-action schemas the diff compares",
             "server_params": "their schemas go to tools.json; the runtime derives them (Action.arg_names)",
             "operation_id": "README's table of operations",
             "hints": "goes to tools.json (annotations); its idempotent is Action.idempotent",

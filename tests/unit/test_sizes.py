@@ -22,7 +22,6 @@ CHECKED = ("mcpgen", "templates/runtime")
 MODULES_OVER: dict[str, int] = {}
 FUNCTIONS_OVER: dict[str, int] = {
     "mcpgen/cli/app.py:diff_command": 98,  # a typer command: most of its lines are the options
-    "mcpgen/lint/rules.py:_lint_profile": 92,
     "mcpgen/load/mapping.py:_explain": 85,
     "mcpgen/render/package.py:render_server": 81,
 }

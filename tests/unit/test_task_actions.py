@@ -44,3 +44,21 @@ def test_a_status_action_the_tool_lacks_is_an_error_at_the_action(tmp_path: Path
     [problem] = [d for d in result.diagnostics if d.code == "M250"]
     assert "'fetch', which tool 'export' does not have (its other actions: get)" in problem.message
     assert problem.source is not None and problem.source.line is not None
+
+
+def test_task_on_an_operation_that_answers_200_only_is_an_error_at_the_task(tmp_path: Path) -> None:
+    """`task:` on getExport, which documents 200 and no 202: the API never answers with a job, so the
+    setting would do nothing; validate refuses it where `task:` is written."""
+    mapping = MAPPING.replace(DECLARED, "")
+    assert "      - name: get\n        operation: getExport\n" in mapping
+    mapping = mapping.replace(
+        "      - name: get\n        operation: getExport\n",
+        "      - name: get\n        operation: getExport\n        task: {}\n",
+    )
+    result = _built(tmp_path, mapping)
+    assert not result.ok
+    [problem] = [d for d in result.diagnostics if d.code == "M251"]
+    assert "GET /exports/{export_id} answers 200 and documents no 202 Accepted" in problem.message
+    assert problem.source is not None and problem.source.pointer.endswith("/task")
+    line = mapping.splitlines()[problem.source.line - 1]
+    assert line.strip() == "task: {}"

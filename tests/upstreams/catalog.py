@@ -4,6 +4,8 @@ the habits real APIs have that their specs do not show, for `mcpgen check --upst
 - `errors="vendor"`: an error body in the vendor's own shape, `{"error_message": "..."}` (as some
   payment and ads APIs answer), instead of the spec's `{code, message}`;
 - `errors="rails"`: validation errors keyed by field, `{"errors": {"item_id": ["..."]}}` (Rails' shape);
+- `errors="fault"`: an API gateway's fault, `{"fault": {"faultstring": "..."}}` (Apigee's shape), whose
+  key names no message;
 - `wrapped=True`: every record wrapped in `{"data": {...}}`, though the spec shows the record bare.
 
 The last page of a list carries no next_cursor, as most cursor APIs answer.
@@ -18,7 +20,7 @@ from typing import Any, Literal
 
 from .recording import LoopbackUpstream, RecordedRequest, Reply, error_reply, run_standalone
 
-ErrorShape = Literal["spec", "vendor", "rails"]
+ErrorShape = Literal["spec", "vendor", "rails", "fault"]
 ITEMS = [
     {
         "id": "itm_1",
@@ -83,6 +85,8 @@ class CatalogUpstream(LoopbackUpstream):
             return Reply(status, {"error_message": message})
         if self.errors == "rails":
             return Reply(status, {"errors": {field or "base": [message]}})
+        if self.errors == "fault":
+            return Reply(status, {"fault": {"faultstring": message}})
         return error_reply(status, code, message)
 
 
@@ -92,7 +96,7 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8095)
     parser.add_argument("--token", default="test-token")
-    parser.add_argument("--errors", choices=["spec", "vendor", "rails"], default="spec")
+    parser.add_argument("--errors", choices=["spec", "vendor", "rails", "fault"], default="spec")
     parser.add_argument("--wrapped", action="store_true")
     args = parser.parse_args()
     upstream = CatalogUpstream(args.token, errors=args.errors, wrapped=args.wrapped)

@@ -1,5 +1,5 @@
-"""The streamable HTTP transport: Host and Origin checks, bearer tokens when the package checks
-access, `GET /healthz` for balancers, a request id in every answer and log line, and a call
+"""The streamable HTTP transport: Host and Origin checks (http_guard.py), bearer tokens when the
+package checks access, `GET /healthz` for balancers, a request id in every answer and log line, and a call
 cancelled when its client hangs up (disconnect.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -17,51 +16,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from .callers import HttpAccess
 from .disconnect import CancelOnDisconnect
+from .http_guard import Allowed, HostOriginGuard
 
 log = logging.getLogger("mcp_server")
-
-_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-# Names a deployment adds to the allowed Host set (a balancer's public name), beside --allowed-host.
-ALLOWED_HOSTS_ENV = "MCP_ALLOWED_HOSTS"
-# A host name or an IP address (IPv6 in brackets), optionally with a port: what a Host header carries.
-_HOST_NAME = re.compile(
-    r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::[0-9]{1,5})?"
-)
-
-
-def allowed_host_names(env_value: str | None, flags: Sequence[str]) -> list[str]:
-    """The names $MCP_ALLOWED_HOSTS (comma- or space-separated) and --allowed-host add, in order, once
-    each; ValueError names one that cannot be a Host header's value and says what to write instead."""
-    names = [*(env_value or "").replace(",", " ").split(), *flags]
-    for name in names:
-        if not _HOST_NAME.fullmatch(name):
-            raise ValueError(
-                f"allowed host {name!r} is not a host name: give the name clients reach the server by, "
-                "as it appears in their Host header (api.example.com, or api.example.com:8443 for one "
-                "port), without a scheme, path or wildcard"
-            )
-    return list(dict.fromkeys(names))
-
-
-def transport_security(bind: str, extra: Sequence[str]) -> TransportSecuritySettings:
-    """Host and Origin are always checked (DNS rebinding). Allowed: the loopback names and the bind
-    address on any port, and each extra name: on any port (or without one, as behind a balancer on 443)
-    unless it names its port. Nothing else, so the default stays loopback-only."""
-    hosts = [f"{h}:*" for h in dict.fromkeys((*_LOOPBACK_HOSTS, bind))]
-    origins = [f"http://{h}" for h in hosts]
-    for name in extra:
-        given = [name] if _has_port(name) else [name, f"{name}:*"]
-        hosts += given
-        origins += [f"{scheme}://{h}" for h in given for scheme in ("http", "https")]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=list(dict.fromkeys(hosts)),
-        allowed_origins=list(dict.fromkeys(origins)),
-    )
-
-
-def _has_port(name: str) -> bool:
-    return re.search(r":[0-9]+$", name) is not None and not name.endswith("]")
 
 
 def serve_http(
@@ -69,24 +26,32 @@ def serve_http(
     host: str,
     port: int,
     access: HttpAccess | None,
-    allowed_hosts: Sequence[str] = (),
+    allowed: Allowed,
+    routes: list[Any] | None = None,
 ) -> None:
+    """`routes`: served beside /mcp (a user's upstream sign-in callback, oauth_user.py)."""
     import uvicorn
 
-    security = transport_security(host, allowed_hosts)
-    if allowed_hosts:
-        log.info("Host header also allowed: %s", ", ".join(allowed_hosts))
+    log.info("Host header allowed: %s", allowed.hosts_text())
+    log.info("Origin header allowed: %s", allowed.origins_text())
     app = server.streamable_http_app(
         host=host,
         stateless_http=True,
         json_response=True,
-        transport_security=security,
+        # HostOriginGuard checks Host and Origin for every request, without regard to case; the SDK's
+        # own check (on by default for a loopback bind) compares case-sensitively and allows every
+        # localhost port as an Origin, so it is off here.
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=False
+        ),
         **(access.http_auth() if access is not None else {}),
+        custom_starlette_routes=routes or None,
     )
     log.info("serving streamable HTTP on http://%s:%d/mcp", host, port)
-    # JSON answers, and a client that hangs up cancels its call (disconnect.py); GET /healthz for balancers.
+    # Host and Origin checked before anything else; JSON answers, and a client that hangs up cancels
+    # its call (disconnect.py); GET /healthz for balancers.
     uvicorn.run(
-        with_health_check(CancelOnDisconnect(app)),
+        with_health_check(HostOriginGuard(CancelOnDisconnect(app), allowed)),
         host=host,
         port=port,
         log_level="warning",

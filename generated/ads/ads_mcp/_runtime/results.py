@@ -12,9 +12,19 @@ import httpx
 import mcp_types as types
 
 from .errors import ToolError
+from .notes import with_note
 from .pagination import already_shown, page_info
 from .routing import Action
-from .shaping import Shape, lookup, response_format, shape_record, unwrap
+from .shaping import (
+    ResponseFormat,
+    Shape,
+    concise_or_more,
+    lookup,
+    response_format,
+    shape_record,
+    unwrap,
+    unwrap_unsaid,
+)
 from .truncation import DEFAULT_MAX_TOKENS, cap_result, fit
 
 _MAX_DEPTH = 64  # JSON nested deeper than this is refused: no API needs it, and recursion has limits
@@ -30,6 +40,7 @@ SERVER_FIELDS = frozenset(
         "total_count",
         "rest",
         "truncated",
+        "note",
     )
 )
 # The text copy of a result is JSON the agent reads: compact separators cost fewer tokens than
@@ -200,19 +211,22 @@ def present(
     values: Mapping[str, Any],
 ) -> dict[str, Any]:
     """A read action's answer: records in the requested format (R1 meaningful fields; R2 concise or detailed) and, for a list, one paging
-    shape whatever the API's (R3 pagination): items, has_more, next_page or next_cursor, total_count."""
+    shape whatever the API's (R3 pagination): items, has_more, next_page or next_cursor, total_count.
+    Where the answer is not what the spec said (a record wrapped, a list that is not one, concise
+    fields missing) the result's note says so, and shows what there is (notes.py)."""
     form = response_format(values)
     records = lookup(body, shape.items) if shape.items is not None else body
+    if records is None and shape.items and isinstance(body, dict):
+        records = []  # the list's field left out of the answer: Google's APIs omit an empty one
+    listed = _list_inside(body) if shape.items == "" else None
+    if listed is not None:
+        # The spec says the answer is a list; the API wraps it (SalesLoft's {"metadata", "data": [...]}).
+        records = body[listed]
     next_link = response.links.get("next", {}).get("url")
     sent = response.request.url.params.multi_items()
     paging = action.paging
     if not isinstance(records, list):
-        inner = unwrap(body, shape.record)
-        # An envelope that says more than its record is shown whole: the concise fields are the
-        # record's, and would find nothing at the envelope's level.
-        kept = "detailed" if shape.record and inner is body else form
-        record = shape_record(inner, shape, kept)
-        shaped = record if isinstance(record, dict) else {"value": record}
+        shaped = _one_record(body, shape, form)
         if paging is not None:
             # Paging on an answer that is not a list (the build warned): whatever the API says about
             # more to come still reaches the agent, so a partial answer never reads as whole (R4 truncation is announced).
@@ -224,10 +238,18 @@ def present(
                     **shaped,
                     **{k: v for k, v in info.items() if k not in shaped},
                 }
+        if shape.items is not None:
+            where = f"in its '{shape.items}' field" if shape.items else ""
+            shaped = with_note(
+                shaped,
+                f"The spec describes a list of records {where}, but the API answered "
+                f"{_kind(records if shape.items else body)}: shown as it came.",
+            )
         return shaped
     # A resumed cut page (truncation.py): the records an earlier result already showed are skipped.
     skip = already_shown(paging, values)
-    shaped = {"items": [shape_record(r, shape, form) for r in records[skip:]]}
+    items, notes = _records_shown(records[skip:], shape, form)
+    shaped = {"items": items}
     if isinstance(body, dict):
         # The answer's other lists of records (a sync's `modified` and `removed` beside `added`) are
         # kept in every format under their own names: a list is never left out of concise.
@@ -236,20 +258,131 @@ def present(
         )
     count = len(records)
     headers = response.headers
+    list_path = listed if listed is not None else shape.items
     shaped.update(
-        page_info(paging, body, values, count, next_link, sent, headers, shape.items)
+        page_info(paging, body, values, count, next_link, sent, headers, list_path)
     )
     if form == "detailed" and isinstance(body, dict):
         # What else the API said beside the list, minus what the paging shape already carries.
         skip_keys = {
-            (shape.items or "").split(".")[0],
+            (shape.items or listed or "").split(".")[0],
             *(paging.consumed if paging else ()),
             *SERVER_FIELDS,
         }
         shaped.update(
             {k: v for k, v in body.items() if k not in skip_keys and k not in shaped}
         )
+    if listed is not None:
+        notes.insert(
+            0,
+            f"The spec describes the answer as a list; the API answered an object with the list in "
+            f"'{_named(listed)}': its records are shown.",
+        )
+    for note in notes:
+        shaped = with_note(shaped, note)
     return shaped
+
+
+def _list_inside(body: Any) -> str | None:
+    """The one field of an object answer that holds a list of records, when there is one."""
+    if not isinstance(body, dict):
+        return None
+    lists = [
+        key
+        for key, value in body.items()
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    ]
+    return lists[0] if len(lists) == 1 else None
+
+
+def _one_record(body: Any, shape: Shape, form: ResponseFormat) -> dict[str, Any]:
+    """One record in the requested format, with a note where it is not what the spec said."""
+    inner = unwrap(body, shape.record)
+    # An envelope that says more than its record is shown whole: the concise fields are the
+    # record's, and would find nothing at the envelope's level.
+    kept = "detailed" if shape.record and inner is body else form
+    inner, key = (inner, None) if inner is not body else unwrap_unsaid(inner, shape)
+    missing: tuple[str, ...] = ()
+    whole = False
+    if kept == "concise":
+        record, missing, whole = concise_or_more(inner, shape)
+    else:
+        record = shape_record(inner, shape, kept)
+    notes = [_unwrapped_note(key, 1, 1)] if key else []
+    if missing:
+        notes.append(_missing_note(missing, whole, 1, 1))
+    shaped = record if isinstance(record, dict) else {"value": record}
+    for note in notes:
+        shaped = with_note(shaped, note)
+    return shaped
+
+
+def _records_shown(
+    records: list[Any], shape: Shape, form: ResponseFormat
+) -> tuple[list[Any], list[str]]:
+    """A page's records in the requested format, and the notes on those the spec did not describe:
+    records wrapped in an envelope of one key, records without the concise fields."""
+    shown: list[Any] = []
+    wrapped: dict[str, int] = {}
+    missing: dict[str, int] = {}
+    whole = 0
+    for record in records:
+        inner, key = unwrap_unsaid(record, shape)
+        if key:
+            wrapped[key] = wrapped.get(key, 0) + 1
+        if form == "concise":
+            one, lacked, shown_whole = concise_or_more(inner, shape)
+            whole += shown_whole
+            missing.update((name, missing.get(name, 0) + 1) for name in lacked)
+        else:
+            one = shape_record(inner, shape, form)
+        shown.append(one)
+    notes = [_unwrapped_note(k, n, len(records)) for k, n in wrapped.items()]
+    if missing:
+        lacking = max(missing.values())
+        notes.append(
+            _missing_note(tuple(missing), whole == lacking, lacking, len(records))
+        )
+    return shown, notes
+
+
+def _unwrapped_note(key: str, count: int, total: int) -> str:
+    which = "The record" if total == 1 else f"{_of(count, total)} records"
+    return (
+        f"{which} came wrapped in '{_named(key)}', an envelope the spec does not describe: "
+        "shown is what it held."
+    )
+
+
+def _missing_note(missing: tuple[str, ...], whole: bool, count: int, total: int) -> str:
+    """Concise fields an answer lacked: which, and what is shown instead (R1, R2)."""
+    names = ", ".join(_named(m) for m in missing[:6])
+    names += f" and {len(missing) - 6} more" if len(missing) > 6 else ""
+    one = total == 1
+    which = "The record lacks" if one else f"{_of(count, total)} records lack"
+    instead = (
+        f"{'it is' if one else 'they are'} shown whole instead"
+        if whole
+        else f"{'its' if one else 'their'} id and name fields are shown instead "
+        "(response_format=detailed shows every field)"
+    )
+    return f"{which} the concise field{'s' if len(missing) > 1 else ''} {names}: {instead}."
+
+
+def _named(key: str) -> str:
+    """A field name of the API's as a note quotes it: on one line, at most 60 characters."""
+    key = " ".join(key.split())
+    return key if len(key) <= 60 else key[:57] + "..."
+
+
+def _of(count: int, total: int) -> str:
+    return "All" if count == total else f"{count} of {total}"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    return "no list" if value is None else f"a {type(value).__name__}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -51,6 +51,7 @@ class ToolValidator:
         """`patterns` and `local_times`: the package's own checks (config.py), when it has them."""
         self.tool = tool
         checker = _validator_class(patterns, local_times)
+        self._local_times = local_times
         self.properties: Mapping[str, Any] = input_schema.get("properties", {})
         self._validators = {
             name: checker(schema, format_checker=_FORMATS)
@@ -78,6 +79,8 @@ class ToolValidator:
             + self._missing(given, action)
         )
         problems += self._invalid(given, action)
+        if not problems and self._local_times is not None:
+            problems = list(self._local_times(given, self._schemas(action)))
         if not problems:
             problems = self._body_needs(given, action)
         if len(problems) > MAX_PROBLEMS:
@@ -224,6 +227,15 @@ class ToolValidator:
             problems += own
         return problems
 
+    def _schemas(self, action: Action) -> dict[str, Any]:
+        """The action's arguments' schemas (its own where it has one): a local time among them is
+        read beside the time-zone argument (times.py, T5 parameter names)."""
+        return {
+            p.arg: p.schema or self.properties.get(p.arg, {})
+            for p in action.params
+            if not p.path
+        }
+
     def _body_needs(self, given: Mapping[str, Any], action: Action) -> list[str]:
         """What a body needs once it is sent: the fields an optional body's schema requires, and for
         a oneOf/anyOf body one form whose needs the arguments meet and whose fields hold them all."""
@@ -285,7 +297,13 @@ _FORMAT_EXAMPLES = {
     "date-time": "an ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 "
     "or 2026-11-01T00:00:00Z",
     "date": "an ISO 8601 date, such as 2026-11-01",
+    "local-date-time": "an ISO 8601 date-time: with its UTC offset, such as 2026-11-01T09:00:00+09:00, "
+    "or a local time such as 2026-11-01T09:00:00 with the time-zone field beside it set",
 }
+# The pattern of a date-time that may be local beside its time zone (times.py keeps the same string).
+_LOCAL_OR_OFFSET = (
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$"
+)
 
 
 def _as_declared(schema: Mapping[str, Any], value: Any) -> Any:
@@ -408,6 +426,8 @@ def _explain(problem: jsonschema.ValidationError) -> str:
     agent's value cut short where it is long."""
     kind, bound, value = problem.validator, problem.validator_value, problem.instance
     expected = _FORMAT_EXAMPLES.get(str(bound)) if kind == "format" else None
+    if kind == "pattern" and bound == _LOCAL_OR_OFFSET:
+        expected = _FORMAT_EXAMPLES["local-date-time"]
     if expected:
         return f"{quoted(value)} is not {expected}."
     if kind in _SIZES and isinstance(value, str | list):

@@ -42,6 +42,7 @@ TOOL = Tool(
                     ),
                 ),
             ),
+            body_required=True,
         ),
     ),
 )

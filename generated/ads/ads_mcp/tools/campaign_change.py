@@ -21,6 +21,7 @@ TOOL = Tool(
             required=("name", "daily_budget_krw", "objective"),
             body="json",
             check_with="ads_campaigns_find (action list)",
+            body_required=True,
         ),
         Action(
             name="pause",

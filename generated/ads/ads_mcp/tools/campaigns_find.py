@@ -24,6 +24,7 @@ TOOL = Tool(
                 items="campaigns",
                 concise=("id", "name", "status", "daily_budget"),
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+                named=True,
             ),
             paging=Paging(
                 style="page",
@@ -49,6 +50,7 @@ TOOL = Tool(
                 items="campaigns",
                 concise=("id", "name", "status", "daily_budget"),
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+                named=True,
             ),
             paging=Paging(style="limit", limit="limit", max_limit=100),
             idempotent=True,
@@ -64,6 +66,7 @@ TOOL = Tool(
             shape=Shape(
                 concise=("id", "name", "status", "daily_budget"),
                 drop=("uuid", "thumbnail_url_256px", "internal_revision"),
+                named=True,
             ),
             idempotent=True,
         ),

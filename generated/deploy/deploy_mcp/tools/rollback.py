@@ -31,6 +31,7 @@ TOOL = Tool(
             body="json",
             check_with="deploy_deployments_find (action get)",
             confirm="CONFIRM_ROLLBACK",
+            body_required=True,
         ),
     ),
     scopes=("deploy:rollback",),

@@ -90,6 +90,12 @@ class PreviewStore(Protocol):
     async def put_task(self, record: TaskRecord) -> None: ...
     async def get_task(self, task_id: str) -> TaskRecord | None: ...
     async def update_task(self, record: TaskRecord) -> None: ...
+    # Small values kept until `expires_at` (epoch seconds): users' linked upstream tokens, encrypted
+    # by their owner (oauth_user.py). `take_value` reads and removes in one step: one use only.
+    async def put_value(self, name: str, value: str, expires_at: float) -> None: ...
+    async def get_value(self, name: str) -> str | None: ...
+    async def take_value(self, name: str) -> str | None: ...
+    async def delete_value(self, name: str) -> None: ...
 
 
 def open_store(package: str) -> PreviewStore:
@@ -143,7 +149,49 @@ def _default_sqlite_path(package: str) -> Path:
     return Path(state) / package / "previews.sqlite3"
 
 
-class SqliteStore:
+class _SqliteValues:
+    """SqliteStore's small values with an expiry (`PreviewStore.put_value`)."""
+
+    _run: Callable[..., Any]
+
+    async def put_value(self, name: str, value: str, expires_at: float) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM kept WHERE expires_at < ?", (time.time(),))
+            db.execute(
+                "INSERT OR REPLACE INTO kept (name, value, expires_at) VALUES (?, ?, ?)",
+                (name, value, expires_at),
+            )
+
+        await self._run(work)
+
+    async def get_value(self, name: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT value FROM kept WHERE name = ? AND expires_at >= ?",
+                (name, time.time()),
+            ).fetchone()
+            return str(row[0]) if row else None
+
+        found: str | None = await self._run(work)
+        return found
+
+    async def take_value(self, name: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "DELETE FROM kept WHERE name = ? RETURNING value, expires_at", (name,)
+            ).fetchone()
+            return str(row[0]) if row and row[1] >= time.time() else None
+
+        found: str | None = await self._run(work)
+        return found
+
+    async def delete_value(self, name: str) -> None:
+        await self._run(
+            lambda db: db.execute("DELETE FROM kept WHERE name = ?", (name,))
+        )
+
+
+class SqliteStore(_SqliteValues):
     """Every operation opens its own connection in a worker thread; SQLite's locks make claim atomic
     across threads and processes sharing the file."""
 
@@ -350,6 +398,7 @@ CREATE TABLE IF NOT EXISTS previews (
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS kept (name TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL NOT NULL);
 """
 # Columns added after the first release: every file gets them here, older ones included.
 _ADDED_COLUMNS = {
@@ -511,3 +560,22 @@ class RedisStore:
                 args=[json.dumps(_task_fields(record)), int(record.expires_at)],
             )
         )
+
+    def _value_key(self, name: str) -> str:
+        return f"{self._prefix}:kept:{name}"
+
+    async def put_value(self, name: str, value: str, expires_at: float) -> None:
+        await self._guarded(
+            self._redis.set(self._value_key(name), value, exat=int(expires_at) + 1)
+        )
+
+    async def get_value(self, name: str) -> str | None:
+        found = await self._guarded(self._redis.get(self._value_key(name)))
+        return str(found) if found is not None else None
+
+    async def take_value(self, name: str) -> str | None:
+        found = await self._guarded(self._redis.getdel(self._value_key(name)))
+        return str(found) if found is not None else None
+
+    async def delete_value(self, name: str) -> None:
+        await self._guarded(self._redis.delete(self._value_key(name)))

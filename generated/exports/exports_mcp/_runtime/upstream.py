@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import re
@@ -17,12 +18,13 @@ from urllib.parse import quote, urlencode
 import anyio.to_thread
 import httpx
 
+from .credentials import TokenSource, credential, refuse_insecure
 from .errors import Recovery, ToolError
 from .hooks import HOOK_HEADERS
 from .pagination import merge_query, page_query, place_offset, upstream_values
 from .refusals import http_error, redirect_error, reported_failure, unusable_error
 from .results import Answer, decode_body
-from .routing import Action, Param
+from .routing import Action, Fixed, Param
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -36,8 +38,13 @@ class Auth:
 
     kind: Literal["bearer", "api_key", "basic"]
     env: str
-    at: Literal["header", "query"] | None = None
+    # body: a field of each request body that declares it, sent as the action's Fixed (from env).
+    at: Literal["header", "query", "body"] | None = None
     name: str | None = None
+    # api_key in a header: what goes before the key ('Bearer ', 'Token '), unless the key has it already.
+    prefix: str = ""
+    # The credential may go over plain http:// to another machine (a trusted network).
+    allow_insecure: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,8 +61,12 @@ class Upstream:
     extra_auth: tuple[Auth, ...] = ()
     # The mapping's fixed request headers (an API version, say), sent with every call.
     headers: tuple[tuple[str, str], ...] = ()
+    # Environment variables sent as parameter values (a per-deployment access token): never shown.
+    value_envs: tuple[str, ...] = ()
     # The API's error codes the mapping's `server.errors` gives a kind of recovery (refusals.py).
     errors: Mapping[str, str] = field(default_factory=dict)
+    # A token the server obtains (OAuth 2.0), sent as a bearer token; instead of `auth`.
+    tokens: TokenSource | None = None
 
     def base_url(self) -> str:
         url = os.environ.get(self.base_url_env) or self.default_base_url
@@ -83,6 +94,44 @@ class Upstream:
         """The credential's value, for redaction; None when there is no auth or it is unset."""
         return os.environ.get(self.auth.env) if self.auth else None
 
+    def start_problems(self) -> list[str]:
+        """What would refuse every call's credential, said once at start as well (the server still
+        starts, and each call says it again: E3 which kind of recovery)."""
+        checks: list[Callable[[], Any]] = []
+        try:
+            base = self.base_url()
+        except ToolError:
+            base = ""
+        for auth in self.auths:
+            checks += [
+                functools.partial(refuse_insecure, base, auth.allow_insecure, auth.env),
+                functools.partial(credential, auth.env, "credential"),
+            ]
+        if self.tokens is not None:
+            tokens = self.tokens
+            checks += [
+                functools.partial(
+                    refuse_insecure, base, tokens.allow_insecure, tokens.env
+                ),
+                functools.partial(
+                    refuse_insecure, tokens.token_url, tokens.allow_insecure, tokens.env
+                ),
+            ]
+        problems: list[str] = []
+        for check in checks:
+            try:
+                check()
+            except ToolError as exc:
+                problems.append(f"{exc.what} {exc.how}")
+        return list(dict.fromkeys(problems))
+
+    @property
+    def credential_env(self) -> str | None:
+        """The variable a refused credential is most likely wrong in; None when the server sends none."""
+        if self.tokens is not None:
+            return self.tokens.env
+        return self.auth.env if self.auth else None
+
     @property
     def auths(self) -> tuple[Auth, ...]:
         return (self.auth, *self.extra_auth) if self.auth else ()
@@ -90,16 +139,21 @@ class Upstream:
     def secret_forms(self) -> tuple[str, ...]:
         """Every form each credential travels in, so none of them comes back to the agent (E5 no internals)."""
         forms: list[str] = []
-        for auth in self.auths:
-            secret = os.environ.get(auth.env)
+        sources = [(a.env, a.kind) for a in self.auths] + [
+            (e, "value") for e in self.value_envs
+        ]
+        for env, kind in sources:
+            secret = os.environ.get(env)
             if not secret:
                 continue
             encoded = (
                 base64.b64encode(secret.encode()).decode()
-                if auth.kind == "basic"
+                if kind == "basic"
                 else quote(secret, safe="")
             )
             forms += [secret, encoded]
+        if self.tokens is not None:
+            forms += self.tokens.secret_forms()
         return tuple(forms)
 
 
@@ -156,7 +210,10 @@ def build_request(
     # An offset inside the body (a search sent by POST) is computed from page and limit too.
     place_offset(body, action.paging, values)
     query = merge_query(query, page_query(action.paging, values))
-    _apply_auth(upstream, headers, query)
+    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
+        lambda m: path_values[m.group(1)], action.path
+    )
+    _apply_auth(upstream, url, headers, query)
     # One key per logical request: the apply's (the same for every attempt of its preview) or a new
     # one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
     key = idempotency_key or uuid.uuid4().hex
@@ -166,13 +223,27 @@ def build_request(
     if action.idempotency_body and whole_body is None:
         body[action.idempotency_body] = key
         form.append((action.idempotency_body, key))
-    url = upstream.base_url_for(action) + _PATH_PARAM.sub(
-        lambda m: path_values[m.group(1)], action.path
-    )
     content = _content(action, body, whole_body, form, headers)
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
+
+
+def _fixed_value(fixed: Fixed) -> Any:
+    """The mapping's value, or its environment variable's (P3 credentials: the agent never sees it)."""
+    if fixed.env is None:
+        return fixed.value
+    value = os.environ.get(fixed.env)
+    if not value:
+        raise ToolError(
+            f"the environment variable {fixed.env} is not set, so the server cannot send "
+            f"{fixed.wire}, which the API needs ({fixed.at}).",
+            f"This needs the user: set {fixed.env} in this MCP server's environment (for example in "
+            f'the client\'s server config: "env": {{"{fixed.env}": "<value>"}}), restart the server '
+            "and call again. The value is the user's to set, never an argument.",
+            Recovery.NEEDS_HUMAN,
+        )
+    return value
 
 
 def _request(
@@ -231,13 +302,15 @@ def _sent_values(
         for p in action.params
         if p.arg in values and not p.path
     ]
-    placed += [(f.wire, f.at, f.value, None, None) for f in action.fixed if not f.path]
+    placed += [
+        (f.wire, f.at, _fixed_value(f), None, None) for f in action.fixed if not f.path
+    ]
     nested = [
         (p.wire, p.path, convert(p, values))
         for p in action.params
         if p.path and p.arg in values
     ]
-    nested += [(f.wire, f.path, f.value) for f in action.fixed if f.path]
+    nested += [(f.wire, f.path, _fixed_value(f)) for f in action.fixed if f.path]
     return placed, nested
 
 
@@ -250,7 +323,9 @@ def _content(
 ) -> dict[str, Any]:
     """httpx's body arguments for the action's encoding; a form also sets the content type."""
     content: dict[str, Any] = {}
-    if action.body == "json" and (body or whole_body is not None):
+    if action.body == "json" and (
+        body or whole_body is not None or action.body_required
+    ):
         content["json"] = body if whole_body is None else whole_body
     elif action.body == "form" and body:
         # Pairs, not a dict: an exploded array repeats its name (Twilio's Audiences=a&Audiences=b).
@@ -359,26 +434,34 @@ def _simple(value: Any, style: str | None, explode: bool | None) -> str:
 
 
 def _apply_auth(
-    upstream: Upstream, headers: dict[str, str], query: list[tuple[str, str]]
+    upstream: Upstream, url: str, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
     for auth in upstream.auths:
+        refuse_insecure(url, auth.allow_insecure, auth.env)
         _apply_one(auth, headers, query)
 
 
 def _apply_one(
     auth: Auth, headers: dict[str, str], query: list[tuple[str, str]]
 ) -> None:
-    secret = os.environ.get(auth.env)
-    if not secret:
+    secret = credential(auth.env, _CREDENTIAL_WORDS[auth.kind][1])
+    if secret is None:
         raise missing_credential(auth)
     if auth.kind == "bearer":
-        headers["authorization"] = f"Bearer {secret}"
+        # A token set with its scheme word already ('Bearer abc') is sent as it is.
+        has_word = secret[:7].lower() == "bearer "
+        headers["authorization"] = secret if has_word else f"Bearer {secret}"
     elif auth.kind == "basic":
         headers["authorization"] = "Basic " + base64.b64encode(secret.encode()).decode()
     elif auth.at == "query":
         query.append((auth.name or "api_key", secret))
+    elif auth.at == "body":
+        return  # each body that declares it carries it (the action's Fixed, from the same variable)
     else:
-        headers[(auth.name or "x-api-key").lower()] = secret
+        has_prefix = secret.lower().startswith(auth.prefix.lower())
+        headers[(auth.name or "x-api-key").lower()] = (
+            secret if has_prefix else auth.prefix + secret
+        )
 
 
 def missing_credential(auth: Auth) -> ToolError:
@@ -405,18 +488,22 @@ async def send(
     upstream: Upstream,
     request: httpx.Request,
     action: Action,
+    subject: str = "",
 ) -> Answer:
     """Send with the configured timeout. Only a 2xx with a JSON body (or none) comes back; refusals,
     redirects, answers too big or not JSON, and network failures become errors that say what to do
-    next (E2 what, why, how; E4 unknown outcome is not retry)."""
-    answer = await _exchange(client, upstream, request, action)
+    next (E2 what, why, how; E4 unknown outcome is not retry). A token the server obtains goes with
+    it, and once more, new, when the API answers 401 invalid_token (the request was refused unread)."""
+    tokens = upstream.tokens
+    if tokens is None:
+        answer = await _exchange(client, upstream, request, action)
+    else:
+        answer = await _with_token(client, upstream, tokens, request, action, subject)
     if answer.status_code >= 400:
-        raise http_error(
-            answer,
-            action,
-            upstream.auth.env if upstream.auth else None,
-            upstream.errors,
-        )
+        refused = http_error(answer, action, upstream.credential_env, upstream.errors)
+        if answer.status_code == 401:
+            refused.how = _unprefixed_hint(upstream) + refused.how
+        raise refused
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
     if answer.problem:
@@ -427,6 +514,47 @@ async def send(
     if failed is not None:  # a 2xx that says the call failed is no success
         raise failed
     return answer
+
+
+async def _with_token(
+    client: httpx.AsyncClient,
+    upstream: Upstream,
+    tokens: TokenSource,
+    request: httpx.Request,
+    action: Action,
+    subject: str,
+) -> Answer:
+    refuse_insecure(str(request.url), tokens.allow_insecure, tokens.env)
+    token = await tokens.token(client, subject)
+    request.headers["authorization"] = f"Bearer {token}"
+    answer = await _exchange(client, upstream, request, action)
+    if answer.status_code == 401 and _invalid_token(answer):
+        tokens.refused(token, subject)
+        request.headers["authorization"] = (
+            f"Bearer {await tokens.token(client, subject)}"
+        )
+        answer = await _exchange(client, upstream, request, action)
+    return answer
+
+
+def _invalid_token(answer: Answer) -> bool:
+    """RFC 6750: an expired or revoked token is answered `WWW-Authenticate: Bearer error="invalid_token"`."""
+    challenge = answer.headers.get("www-authenticate", "")
+    return bool(re.search(r'error\s*=\s*"?invalid_token', challenge, re.IGNORECASE))
+
+
+def _unprefixed_hint(upstream: Upstream) -> str:
+    """A key sent as the whole Authorization header: many APIs want a scheme word before it."""
+    auth = upstream.auth
+    if auth is None or auth.kind != "api_key" or auth.at != "header" or auth.prefix:
+        return ""
+    if (auth.name or "").lower() != "authorization":
+        return ""
+    return (
+        f"The key in {auth.env} is sent as the whole Authorization header, with no scheme word before "
+        "it; if the API's documentation writes 'Authorization: Bearer <key>' (or Token), ask the user to "
+        "add prefix: 'Bearer ' to server.auth and regenerate, or to set the variable to 'Bearer <key>'. "
+    )
 
 
 async def _exchange(

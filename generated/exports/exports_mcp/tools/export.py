@@ -18,6 +18,7 @@ TOOL = Tool(
             ),
             required=("dataset",),
             body="json",
+            body_required=True,
             task=TaskPoll(
                 status="get",
                 job_id="id",

@@ -20,12 +20,8 @@ from mcp.server.lowlevel import Server
 from .callers import current_caller
 from .config import ServerConfig
 from .dispatch import Dispatcher, user_confirmed_call
-from .http_transport import (
-    ALLOWED_HOSTS_ENV,
-    allowed_host_names,
-    serve_http,
-    use_json_logs,
-)
+from .http_guard import ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, configured_requests
+from .http_transport import serve_http, use_json_logs
 from .live import LiveContract
 from .routing import Tool
 from .stdio_transport import serve_stdio
@@ -216,6 +212,16 @@ def parse_args(config: ServerConfig, argv: Sequence[str] | None) -> argparse.Nam
         "loopback names and the bind address pass",
     )
     parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --http: also accept requests from browser pages at ORIGIN (scheme://host[:port], "
+        f"a web client's); repeatable, added to ${ALLOWED_ORIGINS_ENV} (comma-separated). By default "
+        "only the server's own origin (http, a loopback name or the bind address, --port) and the "
+        "allowed hosts pass",
+    )
+    parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument(
@@ -246,6 +252,8 @@ def run(
         use_json_logs()
     # httpx logs full request URLs, which can carry an api key in the query (E5 no internals).
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    for problem in config.upstream.start_problems():
+        log.error("%s", problem)
     server = build_server(
         config,
         tools,
@@ -254,12 +262,14 @@ def run(
     )
     if args.http:
         try:
-            extra = allowed_host_names(
-                os.environ.get(ALLOWED_HOSTS_ENV), args.allowed_host
+            allowed = configured_requests(
+                os.environ, args.host, args.port, args.allowed_host, args.allowed_origin
             )
         except ValueError as problem:
             sys.exit(f"{config.package.replace('_', '-')}: {problem}")
-        serve_http(server, args.host, args.port, config.access, extra)
+        tokens = config.upstream.tokens
+        routes = tokens.routes() if tokens is not None else None
+        serve_http(server, args.host, args.port, config.access, allowed, routes)
     else:
         # A call runs for at most two upstream exchanges (one resend after a timeout), and a margin.
         anyio.run(serve_stdio, server, 2 * config.upstream.timeout_s + 5)

@@ -263,8 +263,10 @@ class Dispatcher:
 
     async def _send(self, request: httpx.Request, action: Action) -> Answer:
         """The request, sent on one of the leased upstream clients (upstream.py); raises ToolError."""
+        caller = current_caller()  # whose upstream token goes, when each user has one
+        subject = caller.subject if caller is not None else ""
         with self.clients.lease() as client:
-            return await send(client, self.config.upstream, request, action)
+            return await send(client, self.config.upstream, request, action, subject)
 
     async def _read(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
         answer = await self._send(self._request(action, values), action)

@@ -21,6 +21,7 @@ TOOL = Tool(
                 Param(arg="complete", wire="complete", at="body"),
             ),
             body="json",
+            body_required=True,
         ),
         Action(
             name="get",

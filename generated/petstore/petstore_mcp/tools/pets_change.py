@@ -20,6 +20,7 @@ TOOL = Tool(
             ),
             required=("name", "photo_urls"),
             body="json",
+            body_required=True,
         ),
         Action(
             name="remove",
