@@ -54,9 +54,12 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
     text = " ".join([rule.description.strip(), *_sections(rule), *filter(None, [asking_note(actions)])])
     if not rule.list_actions:
         return text
-    lines = [text, "", "Actions:"]
+    # What every action needs is said once, above the list, not once per action.
+    shared = _needed_by_all(actions)
+    lines = [text, "", f"Actions (each needs {', '.join(shared)}):" if shared else "Actions:"]
     for action in actions:
-        needs = f" Needs: {', '.join(action.required_args)}." if action.required_args else ""
+        own = [arg for arg in action.required_args if arg not in shared]
+        needs = f" Needs: {', '.join(own)}." if own else ""
         if action.body_requires:
             needs += f" With any body argument, also needs: {', '.join(action.body_requires)}."
         if action.variants:
@@ -69,6 +72,13 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
             f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
         )
     return "\n".join(lines)
+
+
+def _needed_by_all(actions: list[ActionSpec]) -> list[str]:
+    """The arguments every one of two or more actions needs, in the first action's order."""
+    if len(actions) < 2:
+        return []
+    return [arg for arg in actions[0].required_args if all(arg in a.required_args for a in actions[1:])]
 
 
 def _sections(rule: ToolRule) -> list[str]:
@@ -189,11 +199,26 @@ def param_description(
         text = unit_description(text, unit, own_words=bool(rule and rule.description))
     if param.schema.get("format") == "date-time":
         text += f" {DATE_TIME_NOTE}"
-    if param.example is not None and "xample" not in text:
+    if (
+        param.example is not None
+        and "xample" not in text
+        and _example_helps(param.schema, param.example, default)
+    ):
         text += f" Example: {_show(param.example)}."
     if default is not UNSET and "efault" not in text:
         text += f" Default: {_show(default)}."
     return text
+
+
+def _example_helps(schema: JsonSchema, example: Any, default: Any) -> bool:
+    """An example only where it tells the agent something the definition does not already say: not
+    for a choice the enum lists, a boolean, a date-time (its note shows two), or the default."""
+    return not (
+        "enum" in schema
+        or schema.get("type") == "boolean"
+        or schema.get("format") == "date-time"
+        or (default is not UNSET and example == default)
+    )
 
 
 # T5: absolute times with an offset only; the server refuses anything else (validation.py).

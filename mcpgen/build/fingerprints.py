@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from mcpgen.diagnostics import DiagnosticError
 from mcpgen.ir import ActionSpec, Fingerprint, OperationFingerprint, ToolSpec
@@ -85,6 +89,31 @@ class Canonicalizer:
         return found
 
     def _write(self, value: Any, where: Located, refs: list[_Key]) -> str:
+        if isinstance(value, dict) and isinstance(value.get("parameters"), _Parameters):
+            return self._write_operation(value, where, refs)
+        text = _canonical_json(value)
+        if text is None:
+            return self._write_python(value, where, refs)
+        if '"$ref":"' in text:
+            for match in _REF.finditer(text):
+                target = self._target(json.loads(match[1]), where)
+                if target is not None:
+                    refs.append(self._key(target))
+        return text
+
+    def _write_operation(self, value: dict[str, Any], where: Located, refs: list[_Key]) -> str:
+        """An operation whose parameters were written where they live: their texts are placed between
+        the members before and after `"parameters"` in sorted order, each side written as above."""
+        parameters: _Parameters = value["parameters"]
+        before = self._write({k: v for k, v in value.items() if k < "parameters"}, where, refs)
+        for made in parameters:
+            refs += made.refs
+        after = self._write({k: v for k, v in value.items() if k > "parameters"}, where, refs)
+        members = [before[1:-1], '"parameters":[' + ",".join(parameters) + "]", after[1:-1]]
+        return "{" + ",".join(m for m in members if m) + "}"
+
+    def _write_python(self, value: Any, where: Located, refs: list[_Key]) -> str:
+        """The canonical text of what orjson does not write as json.dumps would, one value at a time."""
         if isinstance(value, _Text):
             refs += value.refs
             return str(value)
@@ -94,10 +123,12 @@ class Canonicalizer:
                 target = self._target(ref, where)
                 if target is not None:
                     refs.append(self._key(target))
-            members = (_string(key) + ":" + self._write(value[key], where, refs) for key in sorted(value))
+            members = (
+                _string(key) + ":" + self._write_python(value[key], where, refs) for key in sorted(value)
+            )
             return "{" + ",".join(members) + "}"
         if isinstance(value, list):
-            return "[" + ",".join(self._write(item, where, refs) for item in value) + "]"
+            return "[" + ",".join(self._write_python(item, where, refs) for item in value) + "]"
         return _scalar(value)
 
     def _target(self, ref: str, where: Located) -> Located | None:
@@ -126,6 +157,41 @@ class _Text(str):
     refs: tuple[_Key, ...] = ()
 
 
+class _Parameters(list[_Text]):
+    """An operation's effective parameters, each written where it lives."""
+
+
+# A `$ref` member with a text value, in canonical JSON. Inside a JSON string every `"` is escaped, so a
+# `"` right after `{` or `,` is a real one, and a string that ends there cannot be followed by `$`: the
+# match is a key "$ref", and its value is the whole string after the colon.
+_REF = re.compile(r'[{,]"\$ref":("(?:[^"\\]|\\.)*")')
+
+# orjson spells a float below 1e-4 otherwise than json.dumps (`0.00001`, `1e-7` for `1e-05`, `1e-07`);
+# a text that may hold one is written by the Python path. Seen inside a string it costs only time.
+_SMALL_FLOAT = re.compile(r"0\.0000|[0-9]e-[0-9](?![0-9])")
+_SMALL_FLOAT_CLUES = ("0.0000", "e-5", "e-6", "e-7", "e-8", "e-9")  # substring searches go first: cheaper
+
+
+def _canonical_json(value: Any) -> str | None:
+    """json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) by orjson, or None
+    where it may differ (NaN and infinity aside, which orjson writes as null: they are not JSON)."""
+    try:
+        text = orjson.dumps(value, option=_ORJSON_OPTIONS).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return None  # a key that is not text, an integer past 64 bits, a lone surrogate, deep nesting
+    if any(clue in text for clue in _SMALL_FLOAT_CLUES) and _SMALL_FLOAT.search(text):
+        return None
+    return text
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS  # a _Text is written by the Python path, with its references
+)
+
+
 # What json.dumps(ensure_ascii=False) writes for a string, without its per-call set-up: a 13 MB spec
 # has hundreds of thousands of keys and strings.
 _string = json.encoder.encode_basestring
@@ -138,6 +204,8 @@ def _scalar(value: Any) -> str:
         return "null" if value is None else ("true" if value else "false")
     if isinstance(value, int):
         return int.__repr__(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "null"  # as orjson writes NaN and infinity, which JSON has no spelling for
     return json.dumps(value)
 
 
@@ -205,7 +273,7 @@ def _fingerprint_action(action: ActionSpec, spec: Spec, mapping: Mapping, canon:
 def _effective_operation(canon: Canonicalizer, operation: Operation) -> Located:
     value = dict(operation.located.value)
     if operation.parameters:
-        value["parameters"] = [_parameter_text(canon, p) for p in operation.parameters]
+        value["parameters"] = _Parameters(_parameter_text(canon, p) for p in operation.parameters)
     return Located(operation.located.document, operation.located.pointer, value)
 
 

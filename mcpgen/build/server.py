@@ -47,29 +47,10 @@ def build_server(
 ) -> BuildResult:
     """`previous`: the lock of the package generated last (regeneration), for rename hints and
     warnings about operationIds bound to another endpoint."""
-    diagnostics: list[Diagnostic] = []
-    built: list[tuple[ToolRule, ToolSpec]] = []
-    used: set[str] = set()
-    for tool_rule in mapping.tools:
-        tool, found = build_tool(spec, mapping, tool_rule)
-        diagnostics += found
-        if tool is not None:
-            built.append((tool_rule, tool))
-            used.update(f"{a.method} {a.path}" for a in tool.actions)
-    diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
-    # T5: results in the agent's units where they share the converted parameter's schema
-    tools, found = with_result_units(spec, built)
-    diagnostics += found
-    tools, found = with_failures(tools, spec, mapping)  # E2, E3: failures inside a 2xx answer; error codes
-    diagnostics += found
-    diagnostics += problems_for(
-        spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
-    )  # the spec's invalid parts: an error only where a mapped operation uses one
-    diagnostics += check_auth(spec, mapping, mapping.server.base_url_default or _spec_base_url(spec))
-    diagnostics += _check_server_names(mapping, tools)
-    discovery = mapping.server.discovery == "search_tools"
+    tools, used, diagnostics = _checked_tools(spec, mapping, previous)
     if has_errors(diagnostics):
         return BuildResult(None, tuple(diagnostics))
+    discovery = mapping.server.discovery == "search_tools"
     server_rule = mapping.server
     base_url_default = server_rule.base_url_default or _spec_base_url(spec)
     canon = Canonicalizer(spec.resolver)  # C1: what each tool was built from, for tools.lock.json
@@ -113,6 +94,41 @@ def build_server(
         ),
     )
     return BuildResult(server, tuple(diagnostics))
+
+
+def check_build(spec: Spec, mapping: Mapping) -> tuple[Diagnostic, ...]:
+    """What `build_server` reports, without assembling the server: every diagnostic comes from the
+    tools and the server-wide checks; what follows them (fingerprints, contract facts, hosts) only
+    annotates tools that built. For `mcpgen init`, which checks that the draft it wrote builds."""
+    return tuple(_checked_tools(spec, mapping, None)[2])
+
+
+def _checked_tools(
+    spec: Spec, mapping: Mapping, previous: PreviousLock | None
+) -> tuple[list[ToolSpec], set[str], list[Diagnostic]]:
+    """The tools built from the mapping, the operations they use ('METHOD /path'), and every
+    diagnostic of the build."""
+    diagnostics: list[Diagnostic] = []
+    built: list[tuple[ToolRule, ToolSpec]] = []
+    used: set[str] = set()
+    for tool_rule in mapping.tools:
+        tool, found = build_tool(spec, mapping, tool_rule)
+        diagnostics += found
+        if tool is not None:
+            built.append((tool_rule, tool))
+            used.update(f"{a.method} {a.path}" for a in tool.actions)
+    diagnostics = regeneration_diagnostics(diagnostics, spec, mapping, previous)
+    # T5: results in the agent's units where they share the converted parameter's schema
+    tools, found = with_result_units(spec, built)
+    diagnostics += found
+    tools, found = with_failures(tools, spec, mapping)  # E2, E3: failures inside a 2xx answer; error codes
+    diagnostics += found
+    diagnostics += problems_for(
+        spec, [op for op in spec.operations if f"{op.method} {op.path}" in used]
+    )  # the spec's invalid parts: an error only where a mapped operation uses one
+    diagnostics += check_auth(spec, mapping, mapping.server.base_url_default or _spec_base_url(spec))
+    diagnostics += _check_server_names(mapping, tools)
+    return tools, used, diagnostics
 
 
 def _check_server_names(mapping: Mapping, tools: list[ToolSpec]) -> list[Diagnostic]:

@@ -1,8 +1,12 @@
 """Read YAML and JSON documents and remember where each value stands, so diagnostics can name a line.
 
-YAML documents are composed once into nodes that carry their marks. JSON documents are parsed with the
-standard library (fast, even for a 13 MB spec) and located lazily: only when a diagnostic asks for a
-line is the text walked along the pointer.
+YAML documents are composed once into nodes that carry their marks. JSON documents are parsed from
+their bytes by orjson and located lazily: only when a diagnostic asks for a line is the text walked
+along the pointer. That text is the file's bytes one character each (Latin-1), where JSON's structure
+reads the same: GitHub's 13 MB spec holds an emoji, so decoded it would take four bytes a character,
+52 MB. A file orjson refuses, or whose numbers it may
+read otherwise than the standard library (an integer past 64 bits becomes a float), is parsed by
+`json.loads`, whose messages and checks say what is wrong with it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 
 from mcpgen import codes
@@ -64,13 +69,14 @@ class Document:
 
     display_path: str
     path: Path
-    text: str
+    text: str  # "" while `_raw` holds the file instead (a JSON document orjson read); see _JsonIndex
     data: Any
     _yaml_positions: dict[str, Position] | None = None
     _json_cache: dict[str, Position] = field(default_factory=dict)
     _json_index: _JsonIndex | None = None
     origin: Callable[[str], str] | None = None
     base_url: str | None = None  # fetched from this URL: relative `$ref`s are resolved against it
+    _raw: bytes | None = None
 
     def locate(self, pointer: str) -> SourceRef:
         if self.origin is not None:
@@ -99,7 +105,11 @@ class Document:
             return self._yaml_positions.get(pointer)
         if pointer not in self._json_cache:
             if self._json_index is None:
-                self._json_index = _JsonIndex(self.text)
+                if self._raw is not None:  # UTF-8 bytes as Latin-1 characters: one byte each
+                    self.text, self._raw = self._raw.decode("latin-1"), None
+                    self._json_index = _JsonIndex(self.text, utf8_bytes=True)
+                else:
+                    self._json_index = _JsonIndex(self.text)
             found = self._json_index.position(split_pointer(pointer))
             if found is None:
                 return None
@@ -120,10 +130,24 @@ def load_document(
     from them: a `$ref` to /dev/zero or to a named pipe must neither fill memory nor hang.
     """
     shown = display_path or str(path)
-    text = _decode(_read_bounded(path, shown, max_bytes, regular_only), shown)
+    raw = _read_bounded(path, shown, max_bytes, regular_only)
     if path.suffix.lower() == ".json":
-        return _load_json(text, path, shown)
-    return _load_yaml(text, path, shown)
+        return _load_json_bytes(raw, path, shown) or _load_json(_decode(raw, shown), path, shown)
+    return _load_yaml(_decode(raw, shown), path, shown)
+
+
+def _load_json_bytes(raw: bytes, path: Path, shown: str) -> Document | None:
+    """The document orjson reads from the bytes, or None where `_load_json` must read it: orjson
+    refuses the file (not JSON, not UTF-8, a byte-order mark, NaN, a lone surrogate escape, a number
+    past a double), or it nests deeper than MAX_DEPTH, or it holds a float past 2**63, which may
+    be an integer orjson could not read as one."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if _holds_unusable_value(data, False, wide_floats=True):
+        return None
+    return Document(display_path=shown, path=path, text="", data=data, _raw=raw)
 
 
 def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) -> bytes:
@@ -471,10 +495,12 @@ def _check_values(document: Document, *, strings: bool) -> None:
     )
 
 
-def _holds_unusable_value(data: Any, strings: bool) -> bool:
+def _holds_unusable_value(data: Any, strings: bool, *, wide_floats: bool = False) -> bool:
     """Whether `_unusable_value` finds anything, asked without making a pointer for every collection:
-    the common answer (no) for a 13 MB spec's 90,000 collections in a tenth of the time."""
-    if _scalar_problem(data, strings):
+    the common answer (no) for a 13 MB spec's 90,000 collections in a tenth of the time. With
+    `wide_floats`, a float of 2**63 or more (either sign) counts too."""
+    limit = _WIDE if wide_floats else math.inf
+    if _scalar_problem(data, strings) or (type(data) is float and abs(data) >= limit):
         return True
     stack: list[tuple[Any, int]] = [(data, 0)]
     pop, push = stack.pop, stack.append
@@ -496,13 +522,16 @@ def _holds_unusable_value(data: Any, strings: bool) -> bool:
             kind = type(child)
             if kind is dict or kind is list:
                 push((child, depth + 1))
-            elif (kind is float and not math.isfinite(child)) or (
+            elif (kind is float and not -limit < child < limit) or (
                 strings and kind is str and _SURROGATE.search(child)
             ):
                 return True
             elif kind is not str and isinstance(child, (dict, list)):
                 return True  # a subclass of dict or list: the careful walk decides
     return False
+
+
+_WIDE = float(2**63)
 
 
 def _unusable_value(data: Any, strings: bool) -> tuple[tuple[str | int, ...], str] | None:
@@ -556,10 +585,14 @@ class _JsonIndex:
     A 13 MB spec asks for hundreds of locations under the same few objects (`/paths`, `/components`);
     walking from the root each time would decode every sibling again. Members of a visited object are
     kept by the object's offset, and lines are found by bisecting the newline offsets.
+
+    With `utf8_bytes` the text is a UTF-8 file read as Latin-1, one character a byte: JSON's structure
+    and escapes read the same, and a name or a column that holds other characters is decoded again.
     """
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, *, utf8_bytes: bool = False):
         self.text = text
+        self.utf8_bytes = utf8_bytes
         # An object's members by name, read so far, and the reader of the rest.
         self._members: dict[int, tuple[dict[str, tuple[int, int]], Iterator[tuple[str, int, int]]]] = {}
         self._items: dict[int, list[int]] = {}
@@ -585,7 +618,7 @@ class _JsonIndex:
             # `/paths` must not decode `/components` on the way.
             found = self._members.get(index)
             if found is None:
-                found = self._members[index] = ({}, _json_members(text, index))
+                found = self._members[index] = ({}, _json_members(text, index, self.utf8_bytes))
             members, unread = found
             if token not in members:
                 for key, key_start, value_start in unread:
@@ -606,14 +639,23 @@ class _JsonIndex:
         if self._line_starts is None:
             self._line_starts = [0, *(match.end() for match in re.finditer("\n", self.text))]
         line = bisect.bisect_right(self._line_starts, offset)
-        return Position(line, offset - self._line_starts[line - 1] + 1)
+        before = self.text[self._line_starts[line - 1] : offset]
+        if self.utf8_bytes and not before.isascii():
+            before = _as_utf8(before)
+        return Position(line, len(before) + 1)
 
 
-def _json_members(text: str, index: int) -> Iterator[tuple[str, int, int]]:
+def _as_utf8(latin1: str) -> str:
+    return latin1.encode("latin-1").decode("utf-8", "replace")
+
+
+def _json_members(text: str, index: int, utf8_bytes: bool = False) -> Iterator[tuple[str, int, int]]:
     index = _skip_ws(text, index + 1)
     while index < len(text) and text[index] != "}":
         key_start = index
         key, index = _decoder.raw_decode(text, index)  # a member's name is a JSON string
+        if utf8_bytes and not key.isascii():
+            key = _decoder.decode(_as_utf8(text[key_start:index]))
         index = _skip_ws(text, index)
         index = _skip_ws(text, index + 1)  # the colon
         yield key, key_start, index

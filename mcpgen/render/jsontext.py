@@ -1,78 +1,59 @@
-"""JSON with a two-space indent, written exactly as `json.dumps(value, indent=2, ensure_ascii=False)`
-writes it, only faster.
+"""JSON with a two-space indent, written as `json.dumps(value, indent=2, ensure_ascii=False)` writes
+it, by orjson.
 
-With an indent the standard library falls back to its pure-Python encoder, a chain of generators per
-value: GitHub's tools.lock.json and tools.json (about a million values) took most of a second. Here
-every string is still escaped by the C encoder, containers are joined in place, and newlines are
-made once per depth. Anything unusual (a key that is not a string, a number that is not finite, a
-value JSON has no spelling for) is handed to `json.dumps` itself, so the output never differs.
+With an indent the standard library falls back to its pure-Python encoder: GitHub's tools.lock.json and
+tools.json (about a million values) took most of a second and a list of millions of small strings.
+orjson writes the same text in C, with two differences this module settles: a float below 1e-4 is
+spelled `0.00001` or `1e-7` where Python writes `1e-05` and `1e-07` (those few numbers are spelled
+again by `float.__repr__`), and NaN and infinity become `null` where json.dumps writes `NaN` and
+`Infinity`, which are not JSON (RFC 8259 section 6) and which no strict reader of tools.json accepts.
+Anything orjson refuses (a key that is not a string, an integer past 64 bits, a lone surrogate, a
+nesting deeper than 255) is handed to `json.dumps` itself, so the output never differs otherwise.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
-# What json.dumps(ensure_ascii=False) writes for a string: the C function, without its per-call set-up.
-_string = json.encoder.encode_basestring
+import orjson
 
+_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
-class _Unusual(Exception):
-    """A value the fast path does not spell; the standard encoder writes the whole document."""
+# A number orjson spells otherwise than float.__repr__: below 1e-4, as a plain decimal or with a
+# one-digit negative exponent. It is a whole value on its line (after the indent or after `": "`, before
+# an optional comma): a line break never falls inside a JSON string, so nothing inside one matches.
+_SMALL_FLOAT = re.compile(rb"(?m)(^ *|: )(-?(?:0\.0000[0-9]+|[0-9]+(?:\.[0-9]+)?e-[0-9]))(?=,?$)")
+# What such a number holds (orjson writes 1e-5 and 1e-6 as decimals, smaller ones as 1e-7 ... 1e-9 and
+# then 1e-10 as Python does): substring searches run at memory speed, the pattern above does not.
+_SMALL_FLOAT_CLUES = (b"0.0000", b"e-5", b"e-6", b"e-7", b"e-8", b"e-9")
 
 
 def indented_json(value: Any, *, sort_keys: bool = False) -> str:
-    """`json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)`, byte for byte."""
-    parts: list[str] = []
+    """`json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)`, byte for byte, but for
+    NaN and infinity (written `null`)."""
     try:
-        _write(value, parts, "\n", sort_keys)
-    except _Unusual:
-        return json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)
-    return "".join(parts)
+        text = orjson.dumps(value, option=_OPTIONS | orjson.OPT_SORT_KEYS if sort_keys else _OPTIONS)
+    except orjson.JSONEncodeError:
+        return json.dumps(_finite(value), indent=2, sort_keys=sort_keys, ensure_ascii=False)
+    if any(clue in text for clue in _SMALL_FLOAT_CLUES):
+        text = _SMALL_FLOAT.sub(_python_float, text)
+    return text.decode("utf-8")
 
 
-def _write(value: Any, parts: list[str], newline: str, sort_keys: bool) -> None:
-    if isinstance(value, str):
-        parts.append(_string(value))
-    elif value is None:
-        parts.append("null")
-    elif value is True:
-        parts.append("true")
-    elif value is False:
-        parts.append("false")
-    elif isinstance(value, int):
-        parts.append(int.__repr__(value))
-    elif isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise _Unusual  # NaN and infinity: json.dumps's own spelling
-        parts.append(float.__repr__(value))
-    elif isinstance(value, dict):
-        _write_object(value, parts, newline, sort_keys)
-    elif isinstance(value, (list, tuple)):
-        if not value:
-            parts.append("[]")
-            return
-        inner = newline + "  "
-        opener = "[" + inner
-        for item in value:
-            parts.append(opener)
-            opener = "," + inner
-            _write(item, parts, inner, sort_keys)
-        parts.append(newline + "]")
-    else:
-        raise _Unusual  # json.dumps raises its own TypeError for it
+def _python_float(match: re.Match[bytes]) -> bytes:
+    # orjson writes the shortest digits that read back as the same float, as repr does.
+    return match[1] + float.__repr__(float(match[2])).encode("ascii")
 
 
-def _write_object(value: dict[Any, Any], parts: list[str], newline: str, sort_keys: bool) -> None:
-    if not value:
-        parts.append("{}")
-        return
-    if not all(type(key) is str for key in value):
-        raise _Unusual  # json.dumps turns numbers, booleans and None into keys its own way
-    inner = newline + "  "
-    opener = "{" + inner
-    for key in sorted(value) if sort_keys else value:
-        parts.append(opener + _string(key) + ": ")
-        opener = "," + inner
-        _write(value[key], parts, inner, sort_keys)
-    parts.append(newline + "}")
+def _finite(value: Any) -> Any:
+    """NaN and infinity as None, for json.dumps: what orjson writes for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

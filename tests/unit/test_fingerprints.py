@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
+import math
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgen.build.fingerprints import Canonicalizer, operation_fingerprint, operation_sha256
 from mcpgen.load.openapi import Spec, find_operation, load_spec
@@ -80,6 +86,66 @@ def test_canonical_text_sorts_keys_and_keeps_references_as_written(tmp_path: Pat
     assert text == (
         '{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Node"}}},"description":"The tree"}'
     )
+
+
+REFS = st.sampled_from(["#/components/schemas/Node", "#/components/schemas/Grove", "#/nowhere"])
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()  # past 64 bits too
+    | st.floats()  # NaN and infinity (null), and the small ones orjson spells otherwise
+    | st.floats(min_value=-1e-4, max_value=1e-4)
+    | st.text()  # lone surrogates
+    | st.sampled_from(['{"$ref":"#/components/schemas/Node"}', ',"$ref":"x"', '\\"$ref\\":'])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=5).filter(lambda key: key != "$ref"), inner, max_size=3)
+        | st.builds(lambda ref: {"$ref": ref}, st.integers() | st.lists(inner, max_size=2))  # not a reference
+        | st.builds(
+            lambda ref, rest: {"$ref": ref, **rest}, REFS, st.dictionaries(st.text(max_size=3), inner)
+        )
+    ),
+    max_leaves=20,
+)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _refs_written(value: Any) -> list[str]:
+    """Every `$ref` text in the value."""
+    if isinstance(value, dict):
+        found = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        return found + [ref for key in sorted(value) for ref in _refs_written(value[key])]
+    if isinstance(value, list):
+        return [ref for item in value for ref in _refs_written(item)]
+    return []
+
+
+@settings(max_examples=300, derandomize=True, database=None)
+@given(VALUES)
+def test_canonical_text_is_sorted_compact_json_and_finds_every_reference(value: Any) -> None:
+    trees = _trees()
+    text, refs = Canonicalizer(trees.resolver).local(Located(trees.document, "", value))
+    assert text == json.dumps(_finite(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    reachable = [ref for ref in _refs_written(value) if ref != "#/nowhere"]
+    # In any order: a fingerprint takes the definitions reached in sorted order.
+    assert sorted(pointer for _, pointer in refs) == sorted(ref.removeprefix("#") for ref in reachable)
+
+
+@functools.cache
+def _trees() -> Spec:
+    return load(Path(tempfile.mkdtemp(prefix="trees-")), SPEC)
 
 
 def test_a_fingerprint_covers_what_its_references_reach(tmp_path: Path) -> None:

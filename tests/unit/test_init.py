@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from mcpgen.authoring import operations
 from mcpgen.authoring.draft import Draft, init_mapping
 from mcpgen.build.contract import contract
-from mcpgen.build.server import build_server
+from mcpgen.build.server import build_server, check_build
 from mcpgen.cli.app import app
 from mcpgen.diagnostics import Level, has_errors
 from mcpgen.lint.rules import lint_tools
@@ -41,7 +41,10 @@ def _draft_and_build(spec: Spec, tmp_path: Path, **kwargs) -> tuple[str, Draft, 
     text, draft = init_mapping(spec, **kwargs)
     mapping_file = tmp_path / "mapping.yaml"
     mapping_file.write_text(text, encoding="utf-8")
-    built = build_server(spec, load_mapping(mapping_file), spec_file="spec.json", mapping_file="mapping.yaml")
+    mapping = load_mapping(mapping_file)
+    built = build_server(spec, mapping, spec_file="spec.json", mapping_file="mapping.yaml")
+    # `mcpgen init` checks its draft with the build's checks alone: they report what the build does.
+    assert check_build(spec, mapping) == built.diagnostics
     return text, draft, built
 
 

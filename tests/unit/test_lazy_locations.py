@@ -40,3 +40,36 @@ def test_a_yaml_place_is_exact_at_once(tmp_path: Path) -> None:
     path.write_text("openapi: 3.0.3\npaths:\n  /pets:\n    get: {}\n", encoding="utf-8")
     place = load_document(path, "spec.yaml").locate("/paths/~1pets/get")
     assert place == SourceRef(file="spec.yaml", pointer="/paths/~1pets/get", line=4, column=5)
+
+
+WIDE = (
+    '{"info": {"title": "Caf\u00e9 \U0001f600"},\n "paths": {"/caf\u00e9s": {"get": {"summary": "\u00e9\u00e9 \U0001f600",'
+    ' "x-\\u00e9t\u00e9": {"deep": [1, {"n\u00e4me": "\U0001f600", "z": 2}]}, "responses": {}}}}}\n'
+)
+WIDE_POINTERS = [
+    "/info/title",
+    "/paths/~1caf\u00e9s/get/summary",
+    "/paths/~1caf\u00e9s/get/x-\u00e9t\u00e9/deep/1/n\u00e4me",
+    "/paths/~1caf\u00e9s/get/x-\u00e9t\u00e9/deep/1/z",
+    "/paths/~1caf\u00e9s/get/responses",
+    "/paths/~1caf\u00e9s/put",
+]
+
+
+def test_a_place_found_in_the_files_bytes_is_where_the_decoded_text_puts_it(tmp_path: Path) -> None:
+    # The file is read by orjson and kept as bytes: names and columns past ASCII are decoded again.
+    path = tmp_path / "spec.json"
+    path.write_text(WIDE, encoding="utf-8")
+    document = load_document(path, "spec.json")
+    assert document._raw is not None
+    lines = WIDE.split("\n")
+    for pointer in WIDE_POINTERS:
+        place = document.locate(pointer)
+        key = pointer.rsplit("/", 1)[-1].replace("~1", "/")
+        if pointer.endswith("/put"):
+            key = "/caf\u00e9s"
+        line = lines[place.line - 1]
+        # The column (in characters) points at the member's name as written.
+        assert line[place.column - 1 :].startswith(f'"{key}"') or line[place.column - 1 :].startswith(
+            '"x-\\u00e9t\u00e9"'
+        ), (pointer, place)

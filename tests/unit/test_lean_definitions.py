@@ -44,3 +44,78 @@ def test_each_action_is_described_once_in_its_tool() -> None:
 def test_a_description_that_is_only_a_pointer_is_kept() -> None:
     text = "For more information, see [Webhooks](https://docs.example.com/webhooks)."
     assert lean_text(text, 200) == "For more information, see Webhooks."
+
+
+SHARED_SPEC = {
+    "openapi": "3.0.3",
+    "info": {"title": "Repos", "version": "1"},
+    "servers": [{"url": "https://api.example.com"}],
+    "paths": {
+        "/repos/{owner}/issues": {
+            "get": {
+                "operationId": "listIssues",
+                "summary": "List issues",
+                "parameters": [
+                    {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {
+                        "name": "state",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": ["open", "closed"]},
+                        "example": "open",
+                    },
+                    {"name": "locked", "in": "query", "schema": {"type": "boolean"}, "example": True},
+                    {
+                        "name": "per_page",
+                        "in": "query",
+                        "schema": {"type": "integer", "default": 30},
+                        "example": 30,
+                    },
+                    {"name": "label", "in": "query", "schema": {"type": "string"}, "example": "bug"},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
+        "/repos/{owner}/issues/{number}": {
+            "get": {
+                "operationId": "getIssue",
+                "summary": "Get an issue",
+                "parameters": [
+                    {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "number", "in": "path", "required": True, "schema": {"type": "integer"}},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
+    },
+}
+SHARED_MAPPING = """\
+mcpgen: 1
+server: {name: repos, title: Repos, version: 0.1.0, description: Issues of repositories.}
+tools:
+  - name: issues_find
+    description: >-
+      Look issues up in a repository. Use it to list issues or read one. It changes nothing.
+      Returns the issue records.
+    actions:
+      - {name: list, operation: listIssues}
+      - {name: get, operation: getIssue}
+"""
+
+
+def test_what_every_action_needs_and_examples_that_say_nothing_new_are_not_repeated(tmp_path) -> None:
+    import json
+
+    (tmp_path / "spec.json").write_text(json.dumps(SHARED_SPEC), encoding="utf-8")
+    (tmp_path / "mapping.yaml").write_text(SHARED_MAPPING, encoding="utf-8")
+    result = generate(tmp_path / "spec.json", tmp_path / "mapping.yaml")
+    assert result.ok and result.server is not None, result.diagnostics
+    (tool,) = contract(result.server)
+    description = tool["description"]
+    assert "Actions (each needs owner):" in description
+    assert "- list: List issues.\n" in description  # no "Needs: owner." of its own
+    assert "- get: Get an issue. Needs: number." in description
+    properties = tool["inputSchema"]["properties"]
+    assert "Example" not in properties["state"]["description"]  # the enum lists the values
+    assert "Example" not in properties["locked"]["description"]  # a boolean
+    assert "Example" not in properties["per_page"]["description"]  # the default says it
+    assert 'Example: "bug".' in properties["label"]["description"]

@@ -116,3 +116,16 @@ def test_a_result_cut_to_its_budget_fits_it_in_real_tokens(truncation: ModuleTyp
     cut = truncation.cap_result(data, 2000)
     assert "truncated" in cut
     assert len(ENCODING.encode(json.dumps(cut, ensure_ascii=False))) <= 2000
+
+
+def test_a_page_of_repeated_records_is_counted_in_full(truncation: ModuleType) -> None:
+    """Each distinct piece is weighed once per count: a page of 45 records that repeat their keys and
+    values still counts every piece, and not fewer tokens than o200k."""
+    texts = real_results()
+    if len(texts) < 100:
+        pytest.skip("the real vendor specs are not here: run python3 scripts/fetch_specs")
+    short = [text for text in texts if len(text) <= 1000]  # the oracle refuses very long inputs
+    for text in short[:: max(1, len(short) // 200)]:
+        page = "[" + ",".join([text] * 45) + "]"
+        assert truncation.count_tokens(page) >= len(ENCODING.encode(page))
+        assert truncation.count_tokens(page) >= 45 * truncation.count_tokens(text) * 0.99 - 45

@@ -99,9 +99,50 @@ def decode_body(content: bytes, secrets: tuple[str, ...]) -> tuple[Any, str | No
     except (ValueError, RecursionError):
         return None, "not valid JSON"
     try:
-        return _redacted(data, secrets, _MAX_DEPTH), None
+        if _may_hold(content, secrets):
+            return _redacted(data, secrets, _MAX_DEPTH), None
+        _check_depth(data, _MAX_DEPTH)
+        return data, None
     except _TooDeep:
         return None, f"nested more than {_MAX_DEPTH} levels deep"
+
+
+# What JSON's short escapes (\" \\ \/ \b \f \n \r \t) stand for.
+_ESCAPED = frozenset('"\\/\b\f\n\r\t')
+
+
+def _may_hold(content: bytes, secrets: tuple[str, ...]) -> bool:
+    """Whether a string or key parsed from `content` may hold one of the secrets `redact` replaces.
+
+    In UTF-8 a parsed string is the body's own bytes between quotes except where an escape stands, so
+    a secret that is not in the bytes can be in a string only if escapes spell part of it (\\u any
+    character, the short escapes their own few). Most bodies hold no secret and no escape that could
+    spell one, and need no walk string by string."""
+    if json.detect_encoding(content) not in ("utf-8", "utf-8-sig"):
+        return True  # UTF-16 or UTF-32, which json.loads reads too
+    unicode_escapes = b"\\u" in content
+    short_escapes = b"\\" in content
+    for secret in secrets:
+        if not secret or len(secret) < 4:
+            continue
+        if secret.encode() in content or unicode_escapes:
+            return True
+        if short_escapes and not _ESCAPED.isdisjoint(secret):
+            return True
+    return False
+
+
+def _check_depth(value: Any, depth: int) -> None:
+    """Raise _TooDeep where `value` nests more than `depth` levels (as `_redacted` would)."""
+    stack = [(value, depth)] if isinstance(value, (dict, list)) else []
+    while stack:
+        value, depth = stack.pop()
+        if depth == 0:
+            raise _TooDeep
+        children = value.values() if isinstance(value, dict) else value
+        stack += [
+            (child, depth - 1) for child in children if isinstance(child, (dict, list))
+        ]
 
 
 class _TooDeep(Exception):
