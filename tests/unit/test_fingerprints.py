@@ -227,6 +227,8 @@ def test_the_lock_is_canonical_json() -> None:
         "fixed",
         "mapping",
         "operation",
+        "deprecated",  # the action's deprecation (a marker or the spec's words), for the diff
+        "results",  # the units of the result fields shown by default, for the diff
     }
     assert action["mapping"]["pointer"] == "/tools/2/actions/0"
     assert action["operation"]["pointer"] == "/paths/~1store~1order/post"
