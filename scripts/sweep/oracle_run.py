@@ -300,6 +300,11 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
         needed = param.arg in action.required or (form is not None and param.arg in form.required)
         if not needed and not full:
             continue
+        if getattr(param, "style", None) == "file":
+            # A file in a multipart or binary body: generated servers take a data URL (or a path under a
+            # files directory, which the oracle's servers are not given).
+            args[param.arg] = "data:application/octet-stream;base64,b3JhY2xl"
+            continue
         spec_schema, value = _spec_value(doc, op, param, body_schema, body_example, full)
         prop = props.get(param.arg) or {}
         if value is None:
