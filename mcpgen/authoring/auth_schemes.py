@@ -145,12 +145,13 @@ def oauth_flow(
         )
     return DraftAuth(
         type="oauth2_user",
-        env="",
+        env=f"{env_stem}_TOKEN",
         location=None,
         name=None,
         authorization_url=sign_in,
         why=f"from securitySchemes.{name}'s authorizationCode flow: each user links their own account "
-        "through the API's sign-in page (served over HTTP with server.access)",
+        f"through the API's sign-in page (served over HTTP with server.access); a call with no user (stdio) "
+        f"uses the token in {env_stem}_TOKEN",
         **common,  # type: ignore[arg-type]
     )
 

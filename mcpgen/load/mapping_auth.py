@@ -57,7 +57,15 @@ _AUTH_KEYS = {
         {"token_url", "client_id_env", "client_secret_env"},
     ),
     "oauth2_user": (
-        {"token_url", "authorization_url", "revocation_url", "scopes", "client_id_env", "client_secret_env"},
+        {
+            "token_url",
+            "authorization_url",
+            "revocation_url",
+            "scopes",
+            "client_id_env",
+            "client_secret_env",
+            "env",
+        },
         {"token_url", "authorization_url", "client_id_env"},
     ),
 }

@@ -595,6 +595,8 @@ def _tokens_call(auth: AuthSpec) -> Call:
         kwargs.append(("scopes", auth.scopes))
     if auth.allow_insecure:
         kwargs.append(("allow_insecure", True))
+    if auth.kind == "oauth2_user" and auth.env:
+        kwargs.append(("token_env", auth.env))
     name = "UserTokens" if auth.kind == "oauth2_user" else "ClientCredentials"
     return Call(name, tuple(kwargs))
 

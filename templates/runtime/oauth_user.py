@@ -70,8 +70,12 @@ class UserTokens:
         revocation_url: str | None = None,
         scopes: tuple[str, ...] = (),
         allow_insecure: bool = False,
+        token_env: str | None = None,
     ) -> None:
         self.package = package
+        # A token from the environment for a call that comes with no user (stdio, no server.access): the
+        # deployment's own account, as a bearer token would be; a user's call always uses their link.
+        self.token_env = token_env
         self.authorization_url = authorization_url
         self.token_url = token_url
         self.client_id_env = client_id_env
@@ -90,7 +94,13 @@ class UserTokens:
     async def token(self, client: httpx.AsyncClient, subject: str) -> str:
         """The caller's upstream token, refreshed when it has expired; a URL-mode elicitation when
         the caller has not linked one (or the API no longer honours the link)."""
-        name = _link_name(_required(subject))
+        if (
+            not subject
+            and self.token_env
+            and os.environ.get(self.token_env, "").strip()
+        ):
+            return self._seen_token(os.environ[self.token_env].strip())
+        name = _link_name(_required(subject, self.token_env))
         link = await self._read(name)
         if link is not None and self._fresh(link):
             return self._seen_token(link["access_token"])
@@ -340,12 +350,17 @@ class UserTokens:
         return self._store
 
 
-def _required(subject: str) -> str:
+def _required(subject: str, token_env: str | None) -> str:
     if not subject:
+        fallback = (
+            f", or set {token_env} to a token of the API and restart the server"
+            if token_env
+            else ""
+        )
         raise ToolError(
             "this server calls the API with each user's own account, and this call has no user: it did not "
             "come over HTTP with an access token of this server.",
-            "Connect over HTTP with a token issued for this server (server.access), then call again.",
+            f"Connect over HTTP with a token issued for this server (server.access){fallback}, then call again.",
             Recovery.NEEDS_HUMAN,
         )
     return subject

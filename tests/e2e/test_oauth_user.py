@@ -116,8 +116,14 @@ def _package(tmp_path: Path, provider: Provider, api: str) -> Path:
     assert drafted.returncode == 0, drafted.stderr
     mapping = yaml.safe_load((tmp_path / "mapping.yaml").read_text(encoding="utf-8"))
     assert mapping["server"]["auth"] == {
-        "type": "oauth2_user", "authorization_url": provider.authorization_url, "token_url": provider.token_url,
-        "scopes": ["read"], "client_id_env": "THINGS_CLIENT_ID", "client_secret_env": "THINGS_CLIENT_SECRET"}  # fmt: skip
+        "type": "oauth2_user",
+        "authorization_url": provider.authorization_url,
+        "token_url": provider.token_url,
+        "scopes": ["read"],
+        "client_id_env": "THINGS_CLIENT_ID",
+        "client_secret_env": "THINGS_CLIENT_SECRET",
+        "env": "THINGS_TOKEN",
+    }  # fmt: skip  (env: the token a call with no user, over stdio, uses)
     mapping["server"]["access"] = {"issuer": ISSUER, "audience": AUDIENCE}
     (tmp_path / "mapping.yaml").write_text(yaml.safe_dump(mapping), encoding="utf-8")
     out = tmp_path / "out"

@@ -35,11 +35,12 @@ FIXTURES = ROOT / "tests" / "fixtures"
 # Runtime fields that no rendered table sets, each with the reason it may keep its default.
 # Runtime fields no table example renders, each rendered by the end-to-end test of its feature instead:
 # Auth.prefix and allow_insecure (tests/e2e/test_credential_safety.py), Shape.bare (a one-field record,
-# tests/e2e/test_honest_records.py), Upstream.tokens (OAuth, tests/e2e/test_oauth_client.py).
+# tests/e2e/test_honest_records.py), Upstream.tokens (OAuth, tests/e2e/test_oauth_client.py), Upstream.files
+# (file uploads, tests/e2e/test_file_bodies.py).
 DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {
     "Auth": {"prefix", "allow_insecure"},
     "Shape": {"bare"},
-    "Upstream": {"tokens"},
+    "Upstream": {"tokens", "files"},
 }
 
 # IR type -> (runtime class, {IR field: runtime field}, IR fields that stay in the generator and why).
