@@ -451,8 +451,9 @@ def reported_failure(
 
 # Failure flags at the top of a 2xx answer whose spec does not describe them (build/failures.py reads
 # the ones it does): a success or ok that is false, an error code that is set and not zero. An answer
-# that says it failed never reads as a success (E3 which kind of recovery; R4 a partial answer never
-# looks whole); the error says the spec did not show the field. `failure: false` in the mapping stops it.
+# that says it failed never reads as a success
+# (E3 which kind of recovery; R4 truncation is announced);
+# the error says the spec did not show the field. `failure: false` in the mapping stops it.
 _SUCCESS_WORDS = frozenset(("success", "ok", "succeeded", "successful"))
 _ERROR_CODE_WORDS = frozenset(("errorcode", "errcode"))
 _NO_ERROR = (0, "0", "", "ok", "none", "success")

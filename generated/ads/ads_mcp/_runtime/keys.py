@@ -1,5 +1,5 @@
-"""What identifies a record and what names it: the concise format never goes without them (R1
-meaningful fields). The generator decides with these same words (mcpgen/build/records.py loads this
+"""What identifies a record and what names it: the concise format never goes without them
+(R1 meaningful fields). The generator decides with these same words (mcpgen/build/records.py loads this
 module), so the concise sets it derives and checks, and the fields a record shows when its concise
 fields are missing, are the same ones.
 """

@@ -355,7 +355,7 @@ def _unwrapped_note(key: str, count: int, total: int) -> str:
 
 
 def _missing_note(missing: tuple[str, ...], whole: bool, count: int, total: int) -> str:
-    """Concise fields an answer lacked: which, and what is shown instead (R1, R2)."""
+    """Concise fields an answer lacked: which, and what is shown instead (R1 meaningful fields, R2 concise or detailed)."""
     names = ", ".join(_named(m) for m in missing[:6])
     names += f" and {len(missing) - 6} more" if len(missing) > 6 else ""
     one = total == 1
