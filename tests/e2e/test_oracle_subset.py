@@ -40,10 +40,10 @@ KNOWN = {
     # the value classes (scripts/sweep/oracle_classes.py), against answers in real APIs' variants
     "g": None,
     "h": None,
-    "i": None,  # an undescribed {'data': ...} envelope is unwrapped and announced
+    "i": "a concise record the API wraps in {'data': ...} comes back {} (result unwrapping)",
     "j": None,
-    "k": None,  # token, Link and X-Total paging read; has_more null with rest where unreachable
-    "l": None,  # error text read by the words of its keys
+    "k": "next_page_token, a Link header and X-Total are not read as more pages; totals dropped",
+    "l": "error_message and problems[] error bodies: the API's text is not in the tool error",
     "m": "success: false, ok: false and a nonzero error_code inside a 200 read as success",
     "n": None,
 }
