@@ -180,10 +180,7 @@ def _cursor(
     url: str,
     headers: dict[str, str],
 ) -> ClientConfig:
-    if transport == "stdio":
-        entry: dict[str, Any] = {"command": launch[0], "args": list(launch[1:]), "env": _env_map(env)}
-    else:
-        entry = {"url": url, **({"headers": headers} if headers else {})}
+    entry = _server_entry(transport, launch, env, url, headers, url_key="url")
     where = ".cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project)"
     return ClientConfig("cursor", transport, where, _json({"mcpServers": {name: entry}}))
 
@@ -196,10 +193,8 @@ def _windsurf(
     url: str,
     headers: dict[str, str],
 ) -> ClientConfig:
-    if transport == "stdio":
-        entry: dict[str, Any] = {"command": launch[0], "args": list(launch[1:]), "env": _env_map(env)}
-    else:  # Windsurf names the URL of a streamable HTTP server `serverUrl`
-        entry = {"serverUrl": url, **({"headers": headers} if headers else {})}
+    # Windsurf names the URL of a streamable HTTP server `serverUrl`
+    entry = _server_entry(transport, launch, env, url, headers, url_key="serverUrl")
     where = "~/.codeium/windsurf/mcp_config.json (Cascade > MCP servers > View raw config)"
     return ClientConfig("windsurf", transport, where, _json({"mcpServers": {name: entry}}))
 
@@ -218,3 +213,19 @@ CLIENT_TITLES = {
     "cursor": "Cursor",
     "windsurf": "Windsurf",
 }
+
+
+def _server_entry(
+    transport: Transport,
+    launch: tuple[str, ...],
+    env: tuple[EnvVar, ...],
+    url: str,
+    headers: dict[str, str],
+    *,
+    url_key: str,
+) -> dict[str, Any]:
+    """One `mcpServers` entry as Cursor and Windsurf read it: the command that starts the server, or its
+    URL under the key the client names it by."""
+    if transport == "stdio":
+        return {"command": launch[0], "args": list(launch[1:]), "env": _env_map(env)}
+    return {url_key: url, **({"headers": headers} if headers else {})}
