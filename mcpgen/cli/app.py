@@ -512,11 +512,7 @@ def diff_command(
         _report(exc.diagnostics, quiet=True)
         raise typer.Exit(2) from None
     diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
-    ignored: dict[str, str] = {}
-    if ignore_list is not None:
-        applied = apply_ignore_list(ignore_list, diff, today=datetime.date.today())
-        _report(applied.diagnostics, quiet=True)
-        ignored = dict(applied.changes)
+    ignored = _ignored(diff, ignore_list)
     if fmt in (DiffFormat.github, DiffFormat.sarif):
         places = file_places(after)
         formatted = (
@@ -547,6 +543,15 @@ def diff_command(
             say(plain, nl=False)
     if fail_on is not None and _fails(diff, fail_on, ignored, ignore_list):
         raise typer.Exit(1)
+
+
+def _ignored(diff: ContractDiff, ignore_list: IgnoreList | None) -> dict[str, str]:
+    """The changes the ignore list covers, by id, with its reason; what it says of itself reported."""
+    if ignore_list is None:
+        return {}
+    applied = apply_ignore_list(ignore_list, diff, today=datetime.date.today())
+    _report(applied.diagnostics, quiet=True)
+    return dict(applied.changes)
 
 
 def _fails(
