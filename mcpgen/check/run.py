@@ -10,7 +10,7 @@ import re
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -60,11 +60,13 @@ def run_check(
     upstream: str | None,
     environ: Mapping[str, str] = os.environ,
     *,
+    ref_roots: Sequence[Path] = (),
     remote: RemoteOptions | None = None,
 ) -> Checked | Unusable:
-    """`spec` may be an https URL (a str): generated from it as `generate` does (its `$ref`s fetched
-    from the hosts `remote` allows), and Prism serves the copy kept in the cache."""
-    result = generate(spec, mapping, remote=remote)
+    """`spec` may be an https URL (a str): generated from it as `generate` does (its `$ref`s read
+    under `ref_roots` too, and fetched from the hosts `remote` allows), and Prism serves the copy kept
+    in the cache."""
+    result = generate(spec, mapping, ref_roots=ref_roots, remote=remote)
     if not result.ok or result.server is None or result.spec is None or result.mapping is None:
         return Unusable(
             "the spec and mapping do not generate a server (fix what is listed above)", result.diagnostics

@@ -30,7 +30,14 @@ from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
-from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
+from mcpgen.cli.spec_source import (
+    AllowHttpOpt,
+    RefHostsOpt,
+    RefRootsOpt,
+    SpecArg,
+    remote_options,
+    spec_input,
+)
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
@@ -103,16 +110,6 @@ MappingOpt = Annotated[
     Path,
     typer.Option(
         "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
-    ),
-]
-RefRootsOpt = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--allow-ref-root",
-        metavar="DIR",
-        help="Let the spec's $refs read files under DIR as well (repeatable). Without it they reach "
-        "only files in the spec's own directory tree.",
-        show_default=False,
     ),
 ]
 

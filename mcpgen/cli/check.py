@@ -12,7 +12,14 @@ from mcpgen.check.report import as_json, github, text
 from mcpgen.check.run import CHECK_EXTRA, Checked, run_check
 from mcpgen.check.upstream import PRISM_ENV, PRISM_INSTALL, PRISM_VERSION
 from mcpgen.cli.output import say
-from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
+from mcpgen.cli.spec_source import (
+    AllowHttpOpt,
+    RefHostsOpt,
+    RefRootsOpt,
+    SpecArg,
+    remote_options,
+    spec_input,
+)
 from mcpgen.diagnostics import format_diagnostic, sort_key
 
 
@@ -89,6 +96,7 @@ def check_command(
             "annotations: ::error file=...,line=...::message).",
         ),
     ] = CheckFormat.text,
+    allow_ref_root: RefRootsOpt = None,
     allow_http: AllowHttpOpt = False,
     allow_ref_host: RefHostsOpt = None,
 ) -> None:
@@ -97,7 +105,8 @@ def check_command(
         if isinstance(given, Path) and not given.is_file():
             say(f"{given}: no such file", err=True)
             raise typer.Exit(2)
-    outcome = run_check(source, mapping, upstream, remote=remote_options(allow_http, allow_ref_host))
+    remote = remote_options(allow_http, allow_ref_host)
+    outcome = run_check(source, mapping, upstream, ref_roots=allow_ref_root or (), remote=remote)
     if not isinstance(outcome, Checked):
         for diagnostic in sorted(outcome.diagnostics, key=sort_key):
             say(format_diagnostic(diagnostic), err=True)
