@@ -515,6 +515,13 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
         # P5: the server reads a bounded answer and says so; Prism's --dynamic bodies can be any size.
         return [call.finding("x", "answer-past-size-bound", f"HTTP {last.status}: {first}",
                              "the answer Prism made is past the server's documented size bound")]  # fmt: skip
+    if 200 <= last.status < 300 and "reported a failure" in first:
+        failed = _failure_in(last.response)
+        if failed is not None:
+            # mashape.com/geodb.json (--dynamic) /components/schemas/BaseResponse: every 200 schema declares `errors`,
+            # and Prism's made-up answer fills it; a non-empty `errors` is the API saying the call failed.
+            return [call.finding("x", "prism-answer-reports-failure", f"HTTP {last.status}: {failed}: {first}",
+                                 "Prism's made-up answer reports a failure in a field the spec declares for it")]  # fmt: skip
     if 200 <= last.status < 300:
         return [call.finding("c", "failed-on-valid-answer", f"HTTP {last.status}: {first}",
                              "the server could not use a valid answer of the API")]  # fmt: skip
@@ -532,6 +539,20 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
         ]
     return [call.finding("c", "error-without-violation", f"HTTP {last.status}: {first}",
                          "the API refused a request Prism found valid")]  # fmt: skip
+
+
+def _failure_in(body: Any) -> str | None:
+    """What at the top of a 2xx answer says the call failed (a non-empty `errors`, a false `success` or `ok`, an
+    error code set and not zero), or None."""
+    for key, value in body.items() if isinstance(body, dict) else ():
+        word = re.sub(r"[^a-z]", "", str(key).lower())
+        if word == "errors" and isinstance(value, list) and value:
+            return f"{key} is not empty"
+        if word in ("success", "ok") and value is False:
+            return f"{key} is false"
+        if word in ("errorcode", "errcode") and value not in (None, 0, "0", "", "None", "OK"):
+            return f"{key} is {json.dumps(value)[:40]}"
+    return None
 
 
 def _all_wires(call: Call) -> list[str]:
