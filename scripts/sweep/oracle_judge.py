@@ -212,6 +212,12 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
             out.append(call.finding("x", "spec-requires-undeclared", detail, "the spec's body schema requires a "
                                     "field it does not declare (the spec contradicts itself)"))  # fmt: skip
             continue
+        if location[-1:] == ["body"] and "must be object" in message and _binary_with_object_schema(call):
+            # googleapis.com/drive.json POST /files: `application/octet-stream` with the `File` object schema
+            # (the upload's metadata); the server sends the file's bytes, which no object schema fits.
+            out.append(call.finding("x", "spec-binary-object-body", detail, "the spec gives a binary body "
+                                    "(application/octet-stream) an object schema (the spec contradicts itself)"))  # fmt: skip
+            continue
         if (wire or "").lower() in ("content-type", "authorization") and location[-1:] != ["body"]:
             # OpenAPI: a header parameter named Content-Type or Authorization SHALL be ignored.
             out.append(call.finding("x", "ignored-header-parameter", detail, "Prism checks a header parameter "
@@ -223,6 +229,21 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         out.append(call.finding("x", "prism-failed", f"{where}: Prism {kind}",
                                 "Prism could not make an answer from the spec"))  # fmt: skip
     return out
+
+
+def _binary_with_object_schema(call: Call) -> bool:
+    """The operation's only request body is application/octet-stream, and its schema is an object's."""
+    body = call.doc.resolve(call.op.raw.get("requestBody"))
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, dict) or [str(m).split(";")[0].strip() for m in content] != [
+        "application/octet-stream"
+    ]:
+        return False
+    entry = call.doc.resolve(next(iter(content.values())))
+    schema = call.doc.resolve(entry.get("schema")) if isinstance(entry, dict) else None
+    return isinstance(schema, dict) and (
+        schema.get("type") == "object" or isinstance(schema.get("properties"), dict)
+    )
 
 
 def _one_form_value(exchange: Exchange, wire: str | None) -> bool:

@@ -297,6 +297,31 @@ def test_a_made_up_answer_that_reports_a_failure_is_rightly_an_error() -> None:
     assert kinds(judge(clean), "c") == ["failed-on-valid-answer"]
 
 
+def test_a_binary_body_the_spec_gives_an_object_schema_is_the_specs_contradiction() -> None:
+    """googleapis.com/drive.json POST /files: application/octet-stream with the File object schema; Prism
+    wants an object where the server sends the file's bytes (x, not a)."""
+    spec = {"openapi": "3.0.3", "info": {"title": "d", "version": "1"}, "paths": {"/files": {"post": {
+        "requestBody": {"content": {"application/octet-stream": {"schema": {
+            "type": "object", "properties": {"name": {"type": "string"}}}}}},
+        "responses": {"200": {"description": "ok"}}}}}}  # fmt: skip
+    doc = SpecDoc(spec)
+    op = doc.operation("POST", "/files")
+    assert op is not None
+    upload = action("create", "POST", "/files", read=False)
+    violation = {
+        "location": ["request", "body"],
+        "severity": "Error",
+        "message": "Request body must be object",
+    }
+    ex = Exchange("POST", "/files", [], {"content-type": "application/octet-stream"}, "oracle", status=422,
+                  response_headers={"sl-violations": json.dumps([violation])}, response={})  # fmt: skip
+    made = Call(doc=doc, op=op, tool="d_files_change", action=upload, step="full", args={"action": "create"},
+                unsure=set(), input_properties={}, exchanges=[ex], data={"id": "1"}, text="{}")  # fmt: skip
+    assert [(f.category, f.kind) for f in judge(made) if f.category in "ax"] == [
+        ("x", "spec-binary-object-body")
+    ]
+
+
 # ---- (e): credentials offered as agent arguments ----------------------------------------------------
 
 
