@@ -58,6 +58,7 @@ class Unit:
     kind: str  # money, time, size, other
     agent: str
     factor: float
+    operation: str = ""  # 'METHOD /path' of the action: where the judge finds the parameter's schema slot
 
 
 @dataclass
@@ -186,7 +187,9 @@ def _pick_units(doc: SpecDoc, mapping: dict[str, Any], ops: dict[str, tuple[str,
                                                       or params[wire].get("hidden")):  # fmt: skip
                 continue
             agent, _, factor, _ = UNIT_KINDS[kind]
-            seen.append(Unit(tool["name"], action["name"], wire, kind, agent, factor))
+            seen.append(
+                Unit(tool["name"], action["name"], wire, kind, agent, factor, f"{method.upper()} {path}")
+            )
     money = next((u for u in seen if u.kind == "money"), None)
     shared = next((u for u in seen if u.field in results and u is not money and u.field != (money and money.field)),
                   None)  # fmt: skip
