@@ -132,8 +132,10 @@ def _units(call: Any, body: Any) -> list[Any]:
                        and _norm(k[: -len(suffix)]) == _norm(unit.field)]  # fmt: skip
             if not renamed:
                 continue
-            seen.add(unit.field)
             key, value, before = renamed[0], shown[renamed[0]], raw[unit.field]
+            if before is None and value is None:
+                continue  # a null has no unit: shown under the unit's name, as the outputSchema promises
+            seen.add(unit.field)
             where = f"{unit.field}={json.dumps(before)[:40]} shown as {key}={json.dumps(value)[:40]}"
             if not _declared(call, unit.field) and not _same_slot(call, unit):
                 out.append(call.finding("g", "unit-leak", f"{where}; the unit is declared on {unit.tool}.{unit.action}",

@@ -142,6 +142,7 @@ def test_a_declared_unit_must_divide_a_number_by_its_factor() -> None:
 
     assert kinds(class_findings(created(1250, 12.5)), "g") == []
     assert kinds(class_findings(created("12.50", 0.125)), "g") == ["unit-on-non-number"]
+    assert kinds(class_findings(created(None, None)), "g") == []  # no value, nothing converted
     assert kinds(class_findings(created(1250, 1250)), "g") == ["unit-wrong-value"]
 
 
