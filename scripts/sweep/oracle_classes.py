@@ -158,10 +158,21 @@ def _units(call: Any, body: Any) -> list[Any]:
 
 def _same_slot(call: Any, unit: Any) -> bool:
     """The result field `unit.field` of this call's answer is written at the parameter's own slot."""
-    method, _, path = str(getattr(unit, "operation", "")).partition(" ")
-    declaring = call.doc.operation(method, path) if path else None
+    declaring = _operation(call.doc, str(getattr(unit, "operation", "")))
     slot = _param_slot(call.doc, declaring, unit.field) if declaring is not None else None
     return slot is not None and slot in _answer_slots(call.doc, call.op, unit.field)
+
+
+def _operation(doc: Any, named: str) -> Any:
+    """The operation a mapping names: 'METHOD /path' or its operationId."""
+    method, _, path = named.partition(" ")
+    if path.startswith("/"):
+        return doc.operation(method, path)
+    for path, item in (doc.raw.get("paths") or {}).items():
+        for method, op in item.items() if isinstance(item, dict) and named else ():
+            if isinstance(op, dict) and op.get("operationId") == named:
+                return doc.operation(method, path)
+    return None
 
 
 def _param_slot(doc: Any, op: Any, name: str) -> str | None:

@@ -58,7 +58,7 @@ class Unit:
     kind: str  # money, time, size, other
     agent: str
     factor: float
-    operation: str = ""  # 'METHOD /path' of the action: where the judge finds the parameter's schema slot
+    operation: str = ""  # the action's 'METHOD /path' or operationId: where the parameter's slot is
 
 
 @dataclass
@@ -407,5 +407,5 @@ def read_facts(work: Path) -> Derived:
                 unit = entry.get("unit") if isinstance(entry, dict) else None
                 if isinstance(unit, dict):
                     units.append(Unit(tool["name"], action["name"], wire, "mapping", str(unit.get("agent")),
-                                      float(unit.get("factor") or 0)))  # fmt: skip
+                                      float(unit.get("factor") or 0), str(action.get("operation") or "")))  # fmt: skip
     return Derived(units)

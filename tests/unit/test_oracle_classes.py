@@ -131,6 +131,13 @@ def test_a_result_field_of_the_converted_parameters_own_schema_slot_is_converted
     wrong = {"items": [{**{k: v for k, v in PAYMENT.items() if k != "amount"}, "amount_usd": 1250}]}
     assert kinds(class_findings(listed(SpecDoc(shared), wrong)), "g") == ["unit-wrong-value"]
     assert kinds(class_findings(listed(DOC)), "g") == ["unit-leak"]  # the inline body field: another slot
+    by_id = json.loads(json.dumps(shared))
+    by_id["paths"]["/payments"]["post"]["operationId"] = "createPayment"  # a hand-written mapping's way
+    named = listed(SpecDoc(by_id))
+    named.derived = Derived(
+        units=[Unit("payment_change", "create", "amount", "mapping", "usd", 100.0, "createPayment")]
+    )
+    assert kinds(class_findings(named), "g") == []
 
 
 def test_a_declared_unit_must_divide_a_number_by_its_factor() -> None:
