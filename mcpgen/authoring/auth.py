@@ -106,25 +106,40 @@ def served_by(
 ) -> tuple[list[OpInfo], list[Unmapped]]:
     """Operations whose security the drafted auth meets; the others stay unmapped, with why: the server
     sends one set of credentials to every operation (obono.at.json GET /auth takes basicAuth alone,
-    every other operation jwt)."""
+    every other operation jwt; the petstore's findPetsByStatus takes its OAuth petstore_auth alone,
+    and an api_key sent instead is refused: P3 credentials)."""
     schemes = spec.security_schemes()
     kept: list[OpInfo] = []
     for info in infos:
         wanted = _requirements(spec, info.op)
-        # An OAuth2 requirement stays drafted: the draft leaves it to the user which token to set
-        # (the petstore's petstore_auth beside its api_key).
-        oauth = any(_scheme_rank(schemes.get(n)) == 3 for r in wanted for n in r)
-        if not wanted or oauth or any(set(r) <= set(chosen) for r in wanted):
+        if not wanted or any(set(r) <= set(chosen) for r in wanted):
             kept.append(info)
             continue
-        needs = " or ".join(" and ".join(f"securitySchemes.{n}" for n in r) for r in wanted)
-        sends = " and ".join(f"securitySchemes.{n}" for n in chosen)
-        reason = (
-            f"needs {needs}, and the server sends {sends} to every operation; map it in a server of its "
-            f"own whose auth sends that ({rule_name('P3')})"
-        )
-        unmapped = [*unmapped, Unmapped(operation=shown(info.op), reason=reason)]
+        unmapped = [*unmapped, Unmapped(operation=shown(info.op), reason=_unserved(schemes, wanted, chosen))]
     return kept, unmapped
+
+
+def _unserved(schemes: dict[str, Any], wanted: list[tuple[str, ...]], chosen: tuple[str, ...]) -> str:
+    """Why the server cannot call an operation: the credentials it needs, said with their kind (an OAuth
+    flow the draft does not set up), and how to serve it."""
+    needs = " or ".join(" and ".join(f"securitySchemes.{n}{_kind(schemes.get(n))}" for n in r) for r in wanted)
+    sends = " and ".join(f"securitySchemes.{n}" for n in chosen)
+    return (
+        f"needs {needs}, which this draft does not set up: the server sends {sends} to every operation; "
+        f"to serve it, map it in a server of its own whose auth sends that ({rule_name('P3')})"
+    )
+
+
+def _kind(scheme: Any) -> str:
+    if not isinstance(scheme, dict):
+        return ""
+    if scheme.get("type") == "oauth2":
+        flows = scheme.get("flows")
+        named = sorted(flows) if isinstance(flows, dict) else []
+        return f" (OAuth 2.0{' ' + ', '.join(named) if named else ''})"
+    if scheme.get("type") == "openIdConnect":
+        return " (OpenID Connect)"
+    return ""
 
 
 def _scheme_rank(scheme: Any) -> int | None:

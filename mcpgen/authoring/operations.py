@@ -75,6 +75,9 @@ def analyse(
             operation=shown(op),
             reason=f"{op.key} answers {', '.join(unreadable[:3])} only; generated servers read JSON answers (M218)",
         )
+    errors_only = _error_answers_only(op)
+    if errors_only:
+        return None, Unmapped(operation=shown(op), reason=errors_only)
     segments = path_segments(op.path)
     tag = first_tag(op) if grouping.by_tags else None
     if tag:
@@ -148,6 +151,24 @@ def _verb(op: Operation, group: str) -> str:
     while len(words) > 1 and words[0] in own:
         words.pop(0)
     return words[0]
+
+
+def _error_answers_only(op: Operation) -> str | None:
+    """Why a read whose spec documents error answers only (Kubernetes' `GET /logs/`: a 401 and nothing
+    else) cannot be a tool: what it reads is its whole point, and nothing says what it returns, so no
+    description can promise it (T7 descriptions are contracts); a mock of the spec answers the error.
+    None when it documents a success, a redirect or a `default`, and for a change (the petstore's
+    DELETE /pet/{petId} documents 400 and 404 only: done is its answer)."""
+    responses = op.located.value.get("responses")
+    if op.method not in READ_METHODS or not isinstance(responses, dict) or not responses:
+        return None
+    codes = [str(code) for code in responses]
+    if any(code[:1] not in ("4", "5") for code in codes):
+        return None
+    return (
+        f"a read that documents only error answers ({', '.join(codes[:4])}) at {op.located.pointer}/responses, "
+        "no success answer: a tool cannot say what it returns; map it once the spec documents one"
+    )
 
 
 def shown(op: Operation) -> str:

@@ -59,10 +59,9 @@ async def test_init_generate_lint_and_list(tmp_path: Path) -> None:
     with (tmp_path / "server.log").open("w", encoding="utf-8") as errlog:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
             listing = await client.list_tools()
-            # The drafted DELETE /pet/{petId} (petstore.json /paths/~1pet~1{petId}/delete) cannot be undone:
-            # without elicitation or the confirm value it is refused before anything is sent upstream.
-            pets = next(t.name for t in listing.tools if t.name.startswith("petstore_pet"))
-            refused = await client.call_tool(pets, {"action": "delete", "pet_id": 1})
+            # The drafted DELETE /store/order/{orderId} (petstore.json /paths/~1store~1order~1{orderId}/delete)
+            # cannot be undone: without elicitation or the confirm value it is refused before anything is sent.
+            refused = await client.call_tool("petstore_store", {"action": "delete_order", "order_id": 1})
     assert [t.name for t in listing.tools] == [t["name"] for t in contract]
     assert refused.is_error and "CONFIRM_DELETE" in refused.content[0].text, refused.content
     assert report["tools"] == len(contract)
