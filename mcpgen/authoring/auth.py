@@ -122,7 +122,9 @@ def served_by(
 def _unserved(schemes: dict[str, Any], wanted: list[tuple[str, ...]], chosen: tuple[str, ...]) -> str:
     """Why the server cannot call an operation: the credentials it needs, said with their kind (an OAuth
     flow the draft does not set up), and how to serve it."""
-    needs = " or ".join(" and ".join(f"securitySchemes.{n}{_kind(schemes.get(n))}" for n in r) for r in wanted)
+    needs = " or ".join(
+        " and ".join(f"securitySchemes.{n}{_kind(schemes.get(n))}" for n in r) for r in wanted
+    )
     sends = " and ".join(f"securitySchemes.{n}" for n in chosen)
     return (
         f"needs {needs}, which this draft does not set up: the server sends {sends} to every operation; "

@@ -118,10 +118,22 @@ def _failure(context: Context, tool: ToolSpec, action: ActionSpec, call: Call) -
                 f"not checked: the sandbox holds no record for the arguments check made ({_args(call)})", action.source,
             )
         ]  # fmt: skip
+    if context.kind == "prism" and answer.status >= 500:
+        # Prism answers a request it finds invalid with a 4xx; a 5xx is its own failure to mock the answer
+        # (Kubernetes' CustomResourceDefinition: a recursive schema), which says nothing of the mapping.
+        return [
+            _finding(
+                codes.K900, tool, action,
+                f"not checked: Prism failed (HTTP {answer.status}) making up the answer to {_args(call)}, "
+                f"an error of the mock, not of the mapping: {said}",
+                action.source, "check this action against the API's sandbox (--upstream URL)",
+            )
+        ]  # fmt: skip
+    refused = "failed on" if answer.status >= 500 else "refused"
     return [
         _finding(
             codes.K701, tool, action,
-            f"the upstream refused the request the tool sent for {_args(call)} (HTTP {answer.status}): {said}",
+            f"the upstream {refused} the request the tool sent for {_args(call)} (HTTP {answer.status}): {said}",
             action.source,
         )
     ]  # fmt: skip

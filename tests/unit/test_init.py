@@ -100,14 +100,26 @@ def test_petstore_draft_reads_like_a_reviewed_mapping(tmp_path: Path) -> None:
     # petstore_auth alone would go out with the wrong credential (P3 credentials), so they stay unmapped,
     # each saying what it needs and how to serve it. Signing in and out with a password is the server's own
     # business (its credentials), never an agent's task: unmapped on purpose, with the reason.
-    oauth_only = ["updatePet", "addPet", "findPetsByStatus", "findPetsByTags", "updatePetWithForm", "deletePet"]
-    assert [u.operation for u in draft.unmapped[:2]] == ["GET /user/login (loginUser)", "GET /user/logout (logoutUser)"]
+    oauth_only = [
+        "updatePet",
+        "addPet",
+        "findPetsByStatus",
+        "findPetsByTags",
+        "updatePetWithForm",
+        "deletePet",
+    ]
+    assert [u.operation for u in draft.unmapped[:2]] == [
+        "GET /user/login (loginUser)",
+        "GET /user/logout (logoutUser)",
+    ]
     assert sorted(u.operation.split("(")[1].rstrip(")") for u in draft.unmapped[2:]) == sorted(
         [*oauth_only, "uploadFile"]
     )
     assert len(draft.unmapped) == 9 and [u.deliberate for u in draft.unmapped] == [True, True] + [False] * 7
     find = next(u for u in draft.unmapped if "findPetsByStatus" in u.operation)
-    assert find.reason.startswith("needs securitySchemes.petstore_auth (OAuth 2.0 implicit), which this draft")
+    assert find.reason.startswith(
+        "needs securitySchemes.petstore_auth (OAuth 2.0 implicit), which this draft"
+    )
     assert "the server sends securitySchemes.api_key to every operation" in find.reason
     assert "to serve it, map it in a server of its own" in find.reason
     assert "9 left\n# unmapped" in text and "authentication plumbing" in text and "OAuth 2.0 implicit" in text
@@ -388,3 +400,30 @@ def test_init_drafts_read_actions_whose_concise_records_keep_their_id_and_name(
     assert [d for d in built.diagnostics if d.level >= Level.WARNING] == []
     [action] = [a for tool in built.server.tools for a in tool.actions if a.shape is not None]
     assert wanted <= set(action.shape.concise)
+
+
+def test_a_read_that_documents_only_errors_is_left_unmapped_with_why(tmp_path: Path) -> None:
+    """Kubernetes' GET /logs/ documents a 401 and nothing else: no tool can say what it returns (T7), and
+    Prism answers the 401. A delete documenting only its errors stays: done is its answer."""
+    doc = {
+        "openapi": "3.0.3",
+        "info": {"title": "Logs", "version": "1"},
+        "paths": {
+            "/logs/": {
+                "get": {"operationId": "logFileListHandler", "responses": {"401": {"description": "x"}}}
+            },
+            "/items/{id}": {
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "get": {"operationId": "getItem", "responses": {"default": {"description": "an item"}}},
+                "delete": {"operationId": "deleteItem", "responses": {"404": {"description": "none"}}},
+            },
+        },
+    }
+    text, draft = init_mapping(_write_spec(doc, tmp_path / "logs.json"))
+    assert [a.operation for t in draft.tools for a in t.actions] == ["getItem", "deleteItem"]
+    [left] = draft.unmapped
+    assert left.operation == "GET /logs/ (logFileListHandler)" and not left.deliberate
+    assert left.reason.startswith(
+        "a read that documents only error answers (401) at /paths/~1logs~1/get/responses"
+    )
+    assert "no success answer" in text
