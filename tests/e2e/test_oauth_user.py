@@ -253,7 +253,8 @@ async def test_replicas_refresh_a_rotating_token_once_and_unlinking_revokes_it(
     """oidc-provider rotates refresh tokens and takes a rotated one used again as a replay: it revokes
     the whole grant (the user would be unlinked). Six calls at once, three on each replica, find A's
     token expired: one refresh, every call served with A's new token. Then A unlinks: the mapping's
-    revocation_url revokes the grant at the provider, so the token last sent no longer works."""
+    revocation_url revokes the grant at the provider, so the token last sent no longer works. A link
+    revoked at the provider asks again. server_info's `linked` follows, valid against its outputSchema."""
     ports = [free_port(), free_port()]
     public = f"http://127.0.0.1:{ports[0]}"  # any replica serves the callback: the store is shared
     client = {**CLIENT, "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
@@ -319,7 +320,17 @@ async def test_replicas_refresh_a_rotating_token_once_and_unlinking_revokes_it(
         assert unlinked.json() == {"linked": False}
         assert provider.introspect(last)["active"] is False  # revoked at the provider, not only forgotten
         assert (await server_info(mcp[0], "alice"))["credentials"][0]["linked"] is False
-        assert isinstance(await my_things(mcp[0], "alice"), UrlElicitationRequiredError)
+        again = await my_things(mcp[0], "alice")
+        assert isinstance(again, UrlElicitationRequiredError), again
+
+        # Linked again, then revoked at the API (not here): the API refuses the token, the refresh is
+        # refused too (invalid_grant), and the call asks A to link again.
+        signed = sign_in(again.elicitations[0].url, login="alice", stop_at=f"{public}/oauth/callback")
+        assert signed.status_code == 200, signed.text
+        assert json.loads(result_text(await my_things(mcp[0], "alice")))["owner"] == "alice"
+        provider.revoke(api.tokens[-1], CLIENT["client_id"], CLIENT["client_secret"])
+        assert isinstance(await my_things(mcp[1], "alice"), UrlElicitationRequiredError)
+        assert provider.stats().get("refresh_token 400") == 1
     logs_text = "".join(log.read_text(encoding="utf-8") for log in logs)
     assert not any(token in logs_text for token in api.tokens)
 
