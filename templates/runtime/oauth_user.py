@@ -54,9 +54,10 @@ UNLINK_PATH = "/oauth/unlink"
 PENDING_S = 600.0  # a sign-in link works this long, once
 KEPT_S = 90 * 86400.0  # a link is kept this long after its last refresh
 KEPT_FOR_REDACTION = 16
-# One replica refreshes a user's token at a time: it holds a lease this long at most (a token request
-# takes 30 s at most); the others read the store every REFRESH_POLL_S until the new token is there.
-REFRESH_LEASE_S = 35.0
+# One replica refreshes a user's token at a time: it holds a lease for as long as a token request may
+# take (the client's timeout) and REFRESH_SPARE_S more; the others read the store every REFRESH_POLL_S
+# until the new token is there, or the lease ran out and is theirs to take.
+REFRESH_SPARE_S = 5.0
 REFRESH_WAIT_S = 10.0
 REFRESH_POLL_S = 0.2
 
@@ -117,13 +118,14 @@ class UserTokens:
         read what it wrote. An API that rotates refresh tokens takes a rotated one used again as a
         replay and revokes the whole grant, so two refreshes at once would unlink the user."""
         owner = secrets.token_urlsafe(12)
-        deadline = time.monotonic() + REFRESH_LEASE_S + REFRESH_WAIT_S
+        lease_s = (client.timeout.read or 30.0) + REFRESH_SPARE_S
+        deadline = time.monotonic() + lease_s + REFRESH_WAIT_S
         while True:
             # Another call or replica may have refreshed it, or be refreshing it now.
             link = await self._stored(name, subject)
             if self._fresh(link):
                 return self._seen_token(link["access_token"])
-            if await self._store_().lease(name, owner, REFRESH_LEASE_S):
+            if await self._store_().lease(name, owner, lease_s):
                 break
             if time.monotonic() > deadline:
                 raise _refresh_stuck()
