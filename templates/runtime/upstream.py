@@ -540,7 +540,8 @@ async def send(
         raise refused
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
-    if answer.problem:
+    # A file is no JSON, and one past the cap file_answers.py refuses with its size.
+    if answer.problem and not (action.file and (answer.content or answer.too_big)):
         raise unusable_error(answer, action, upstream.base_url_env)
     failed = reported_failure(answer, action, upstream.errors)
     if failed is not None:  # a 2xx that says the call failed is no success
