@@ -101,7 +101,7 @@ def file_result(
 
 def media_type(answer: httpx.Response, action: Action) -> str:
     """The answer's own Content-Type (without parameters), else the type the spec declares."""
-    own = answer.headers.get("content-type", "").split(";")[0].strip().lower()
+    own = str(answer.headers.get("content-type", "")).split(";")[0].strip().lower()
     declared = action.file or _ANY_FILE
     if not own or (own == _ANY_FILE and declared != _ANY_FILE):
         return declared
