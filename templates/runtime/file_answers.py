@@ -43,7 +43,8 @@ _TEXT = frozenset(
         "application/x-sh",
     }
 )
-_TEXT_SUFFIXES = ("+xml", "+yaml", "+csv")
+# A file typed JSON too (an API that answers JSON where its spec says a file): text, shown as it came.
+_TEXT_SUFFIXES = ("+xml", "+yaml", "+csv", "/json", "+json")
 _NAME_CHARS = 120  # a longer file name keeps its start and its extension
 # The built-in table only: the same extension on every machine, whatever /etc/mime.types says.
 _TYPES = mimetypes.MimeTypes()

@@ -107,6 +107,8 @@ def test_each_kind_of_file_has_its_content_block_and_the_address_drops_the_query
     assert svg.resource.text == "<svg/>"  # an SVG is text, not an image every client shows
     assert blob.resource.blob == "UEsDBA==" and blob.resource.uri == "https://api.example.com/export"
     assert latin.resource.text == "café"
+    # An API that answers JSON where its spec says a file: the file is that text, never parsed into the result.
+    assert _result(files, b'{"a": 1}', "application/json").content[1].resource.text == '{"a": 1}'
 
 
 def test_a_text_file_holds_no_credential_and_a_long_one_is_cut_and_says_so(files: ModuleType) -> None:
