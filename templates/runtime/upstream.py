@@ -48,11 +48,15 @@ class Auth:
 
 
 class FileSource(Protocol):
-    """files.py: a multipart or binary body (content, content type) from its fields and its files,
-    each (wire name, argument, value); None when there is nothing to send."""
+    """files.py: a multipart or binary body (content, content type) from its fields, its files (wire
+    name, argument, value) and the fields whose part is JSON; None when there is nothing to send."""
 
     def body(
-        self, kind: str, form: list[tuple[str, str]], files: list[tuple[str, str, Any]]
+        self,
+        kind: str,
+        form: list[tuple[str, str]],
+        files: list[tuple[str, str, Any]],
+        json: frozenset[str] = frozenset(),
     ) -> tuple[bytes, str] | None: ...
 
 
@@ -361,7 +365,8 @@ def _file_content(
         return {}
     params = {p.wire: p.arg for p in action.params}
     named = [(wire, params.get(wire, wire), value) for wire, value in files]
-    sent = upstream.files.body(action.body, form, named)
+    typed = frozenset(p.wire for p in action.params if p.style == "json")
+    sent = upstream.files.body(action.body, form, named, typed)
     if sent is None:
         return {}
     headers["content-type"] = sent[1]

@@ -4,10 +4,7 @@ event stream, M218), and how templates/runtime/file_answers.py names a file, typ
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,24 +15,12 @@ import pytest
 from mcpgen.authoring.draft import init_mapping
 from mcpgen.load.openapi import load_spec
 from mcpgen.pipeline import generate
-from tests.support.paths import ROOT
-
-RUNTIME = ROOT / "templates" / "runtime"
+from tests.support.runtime import runtime_module
 
 
 @pytest.fixture(scope="module")
 def files() -> ModuleType:
-    """templates/runtime imported as a package of its own, as every generated package carries it."""
-    name = "mcpgen_runtime_under_test"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, RUNTIME / "__init__.py", submodule_search_locations=[str(RUNTIME)]
-        )
-        assert spec is not None and spec.loader is not None
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[name] = package
-        spec.loader.exec_module(package)
-    return importlib.import_module(f"{name}.file_answers")
+    return runtime_module("file_answers")
 
 
 def _answer(path: str, headers: dict[str, str], content: bytes = b"%PDF-1.4") -> httpx.Response:
@@ -80,7 +65,7 @@ def test_a_very_long_name_keeps_its_start_and_its_extension(files: ModuleType) -
 
 
 def test_the_answers_own_type_wins_unless_it_says_only_octet_stream(files: ModuleType) -> None:
-    action = sys.modules["mcpgen_runtime_under_test.routing"].Action
+    action = runtime_module("routing").Action
     pdf = action(name="get", method="GET", path="/x", file="application/pdf")
     anything = action(name="get", method="GET", path="/x", file="application/octet-stream")
     assert files.media_type(_answer("/x", {"content-type": "image/PNG; q=1"}), anything) == "image/png"

@@ -12,6 +12,7 @@ from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import BodyEncoding
 from mcpgen.load.openapi import find_operation, load_spec
 from tests.support.paths import ROOT
+from tests.support.runtime import runtime_module
 
 CORPUS = ROOT / ".cache" / "corpus" / "package" / "api"
 
@@ -102,3 +103,14 @@ def test_a_form_or_multipart_field_whose_content_type_is_json_goes_as_json_text(
         "options": "json",
         "pdfdocument": "file",
     }
+
+
+def test_a_multipart_part_the_encoding_types_json_says_so() -> None:
+    """templates/runtime/files.py: the `options` part of pdfbroker.io's pdftoimage carries its JSON text
+    with `Content-Type: application/json`; a plain text field carries none (text/plain, RFC 7578)."""
+    files = runtime_module("files")
+    body = files.multipart(
+        "b0", [("options", '{"pageNumber":1}'), ("note", "x")], [], frozenset({"options"})
+    ).decode()
+    assert 'name="options"\r\nContent-Type: application/json\r\n\r\n{"pageNumber":1}\r\n' in body
+    assert 'name="note"\r\n\r\nx\r\n' in body
