@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from mcpgen.authoring.draft import init_mapping
+from mcpgen.build.results import output_schema
 from mcpgen.load.openapi import load_spec
 from mcpgen.pipeline import generate
 from tests.support.runtime import runtime_module
@@ -148,3 +149,45 @@ def test_only_an_event_stream_stays_unread_and_init_leaves_it_out(tmp_path: Path
     assert result.server is not None
     actions = {a.name: a for t in result.server.tools for a in t.actions}
     assert (actions["report"].file_answer, actions["follow"].file_answer) == ("application/pdf", None)
+
+
+def test_a_tool_with_a_file_action_declares_the_file_and_leaves_a_changes_own_file_field_open(
+    tmp_path: Path,
+) -> None:
+    """R5: every result of the tool validates: the file action's `{"file": {...}}`, and a change whose
+    JSON answer has a `file` field of its own (a string here), which then stays open."""
+    spec = {
+        **STREAMS,
+        "paths": {
+            "/report": STREAMS["paths"]["/report"],
+            "/uploads": {
+                "post": {
+                    "operationId": "upload",
+                    "responses": {"201": {"description": "stored", "content": {"application/json": {"schema": {
+                        "type": "object", "properties": {"file": {"type": "string"}, "id": {"type": "string"}},
+                    }}}}},
+                }
+            },
+        },
+    }  # fmt: skip
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    mapping = tmp_path / "mapping.yaml"
+    tools = "      - {name: report, operation: report}\n"
+    mapping.write_text(
+        f"mcpgen: 1\nserver: {{name: docs}}\ntools:\n  - name: docs\n    description: Reports.\n    actions:\n{tools}",
+        encoding="utf-8",
+    )
+    alone = generate(spec_file, mapping).server
+    mapping.write_text(mapping.read_text() + "      - {name: upload, operation: upload}\n", encoding="utf-8")
+    mixed = generate(spec_file, mapping).server
+    assert alone is not None and mixed is not None
+    [only_file], [both] = alone.tools, mixed.tools
+    declared = output_schema(only_file.actions)
+    assert declared is not None and declared["properties"]["file"]["required"] == [
+        "name",
+        "media_type",
+        "size_bytes",
+    ]
+    assert "Returns a file (application/pdf)" in both.description
+    assert output_schema(both.actions)["properties"]["file"] == {}
