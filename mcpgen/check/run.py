@@ -10,13 +10,14 @@ import re
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mcpgen.check.judge import Context, judge
 from mcpgen.check.model import Call, Finding
+from mcpgen.check.served_spec import served_spec
 from mcpgen.check.session import Drive, UpstreamKind, drive
 from mcpgen.check.spec_facts import AnswerFacts, answer_facts
 from mcpgen.check.upstream import (
@@ -26,8 +27,9 @@ from mcpgen.check.upstream import (
     node_problem,
     prism_mock,
 )
-from mcpgen.diagnostics import Diagnostic
+from mcpgen.diagnostics import Diagnostic, DiagnosticError
 from mcpgen.ir import RenderedFile, ServerSpec
+from mcpgen.load.remote import RemoteOptions
 from mcpgen.pipeline import generate
 
 PLACEHOLDER_CREDENTIAL = "mcpgen-check-credential"  # what Prism gets: it checks a credential is there
@@ -53,9 +55,18 @@ class Checked:
 
 
 def run_check(
-    spec: Path, mapping: Path, upstream: str | None, environ: Mapping[str, str] = os.environ
+    spec: Path | str,
+    mapping: Path,
+    upstream: str | None,
+    environ: Mapping[str, str] = os.environ,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> Checked | Unusable:
-    result = generate(spec, mapping)
+    """`spec` may be an https URL (a str): generated from it as `generate` does (its `$ref`s read
+    under `ref_roots` too, and fetched from the hosts `remote` allows), and Prism serves the copy kept
+    in the cache."""
+    result = generate(spec, mapping, ref_roots=ref_roots, remote=remote)
     if not result.ok or result.server is None or result.spec is None or result.mapping is None:
         return Unusable(
             "the spec and mapping do not generate a server (fix what is listed above)", result.diagnostics
@@ -81,8 +92,12 @@ def run_check(
         out = work / "package"
         write_files(out, result.files)
         try:
+            served = served_spec(spec, result.spec, work / "spec") if prism is not None else None
+        except DiagnosticError as exc:
+            return Unusable("Prism cannot be given the documents the spec's $refs name", exc.diagnostics)
+        try:
             with (
-                _target(prism, spec, upstream, work) as target,
+                _target(prism, served, upstream, work) as target,
                 Recorder(target, server.timeout_s) as recorder,
             ):
                 env = {
@@ -122,8 +137,8 @@ def _run_drive(
 
 
 @contextlib.contextmanager
-def _target(prism: Path | None, spec: Path, upstream: str | None, work: Path) -> Iterator[str]:
-    if prism is None:
+def _target(prism: Path | None, spec: Path | None, upstream: str | None, work: Path) -> Iterator[str]:
+    if prism is None or spec is None:
         assert upstream is not None
         yield upstream
         return

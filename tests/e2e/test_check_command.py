@@ -268,3 +268,24 @@ def test_a_sandbox_without_its_credential_is_a_usage_error() -> None:
     )
     assert code == 2
     assert "set CATALOG_TOKEN" in stderr
+
+
+def test_a_ref_outside_the_specs_directory_needs_allow_ref_root(
+    tmp_path: Path, prism_env: dict[str, str]
+) -> None:
+    """As generate: a `$ref` may read files under the spec's own directory only, unless --allow-ref-root
+    names another; then the generated server is checked, Prism resolving the same file."""
+    exports = (SPECS / "exports" / "exports.openapi.yaml").read_text(encoding="utf-8")
+    ref = '"#/components/schemas/ExportRequest"'
+    assert ref in exports
+    (tmp_path / "api").mkdir()
+    (tmp_path / "shared").mkdir()
+    spec = tmp_path / "api" / "exports.yaml"
+    spec.write_text(exports.replace(ref, '"../shared/schemas.yaml#/ExportRequest"'), encoding="utf-8")
+    schema = "ExportRequest:\n  type: object\n  properties:\n    dataset: {type: string}\n"
+    (tmp_path / "shared" / "schemas.yaml").write_text(schema, encoding="utf-8")
+    mapping = SPECS / "exports" / "mapping.yaml"
+    code, report, stderr = check(spec, mapping, env=prism_env)
+    assert code == 2 and "error[R005]" in stderr and "--allow-ref-root" in stderr
+    code, report, stderr = check(spec, mapping, "--allow-ref-root", str(tmp_path / "shared"), env=prism_env)
+    assert (code, errors(report)) == (0, []), stderr
