@@ -28,7 +28,7 @@ from mcpgen.check.upstream import (
     prism_mock,
 )
 from mcpgen.diagnostics import Diagnostic, DiagnosticError
-from mcpgen.ir import RenderedFile, ServerSpec
+from mcpgen.ir import AuthSpec, RenderedFile, ServerSpec
 from mcpgen.load.remote import RemoteOptions
 from mcpgen.pipeline import generate
 
@@ -157,21 +157,48 @@ def credentials_for(
     server: ServerSpec, kind: UpstreamKind, environ: Mapping[str, str]
 ) -> tuple[dict[str, str], str | None]:
     """The credential variables the server reads: placeholders for Prism (it checks one is sent),
-    the environment's values for a sandbox; the message naming those that are not set."""
+    the environment's values for a sandbox; the message naming those that are not set, or saying why
+    an OAuth 2.0 credential cannot be had in this check and what to set instead."""
     auths = (server.auth, *server.extra_auth) if server.auth else ()
+    oauth = next((a for a in auths if a.kind.startswith("oauth2")), None)
+    problem = _oauth_problem(oauth, kind) if oauth else None
+    if problem:
+        return {}, problem
+    envs = [env for a in auths for env in _check_envs(a)]
     if kind == "prism":
-        return {
-            env: PLACEHOLDER_BASIC if a.kind == "basic" else PLACEHOLDER_CREDENTIAL
-            for a in auths
-            for env in a.envs
-        }, None
-    unset = [env for a in auths for env in a.envs if not environ.get(env)]
+        basic = {env for a in auths if a.kind == "basic" for env in a.envs}
+        return {env: PLACEHOLDER_BASIC if env in basic else PLACEHOLDER_CREDENTIAL for env in envs}, None
+    unset = [env for env in envs if not environ.get(env)]
     if unset:
         return {}, (
             f"set {' and '.join(unset)} to the sandbox's credential (the mapping's server.auth names "
             f"{'them' if len(unset) > 1 else 'it'}); check sends it only to --upstream"
         )
-    return {env: environ[env] for a in auths for env in a.envs}, None
+    return {env: environ[env] for env in envs}, None
+
+
+def _check_envs(auth: AuthSpec) -> tuple[str, ...]:
+    """What the server reads in a check: over stdio a call has no user, so a per-user sign-in sends the
+    token of `env` (as a bearer token would); every other kind reads its own variables."""
+    if auth.kind == "oauth2_user":
+        return (auth.env,) if auth.env else ()
+    return auth.envs
+
+
+def _oauth_problem(auth: AuthSpec, kind: UpstreamKind) -> str | None:
+    if auth.kind == "oauth2_user" and not auth.env:
+        return (
+            "check calls the server over stdio, where a call has no user to sign in at the API (server.auth "
+            "is oauth2_user): add `env: <NAME>_TOKEN` to server.auth (the token a call with no user sends), "
+            "regenerate, and for --upstream set that variable to a token of the sandbox"
+        )
+    if auth.kind == "oauth2_client_credentials" and kind == "prism":
+        return (
+            f"Prism mocks the API, not its token endpoint ({auth.token_url}), so the server cannot obtain "
+            "its token: run check with --upstream <the sandbox's base URL> and set "
+            f"{' and '.join(auth.envs)} to a client of the sandbox's authorization server"
+        )
+    return None
 
 
 def _upstream_problem(url: str) -> str | None:
