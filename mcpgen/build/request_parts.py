@@ -124,17 +124,18 @@ def non_json_answers(spec: Spec, operation: Operation) -> list[str]:
     HTML page): a generated server cannot read such an answer. [] when it answers JSON, may answer
     anything (`*/*`), or says nothing."""
     types = _success_media_types(spec, operation)
-    if types == [_ANY_MEDIA] and _binary_any(spec, operation):
-        return [
-            f"{_ANY_MEDIA} (binary)"
-        ]  # apideck.com/file-storage.json GET /file-storage/files/{id}/download
+    if types == [_ANY_MEDIA] and _string_any(spec, operation):
+        # apideck.com/file-storage.json GET /file-storage/files/{id}/download (a binary string);
+        # Kubernetes' pod proxy (a string: whatever the pod serves, text/plain from Prism).
+        return [f"{_ANY_MEDIA} (binary)"]
     if not types or _ANY_MEDIA in types or any(_is_json(t) for t in types):
         return []
     return types
 
 
-def _binary_any(spec: Spec, operation: Operation) -> bool:
-    """Every `*/*` success answer is a string of format binary: a file, never JSON."""
+def _string_any(spec: Spec, operation: Operation) -> bool:
+    """Every `*/*` success answer is a string (of format binary or none): the body itself, text or a
+    file, never a JSON document."""
     responses = operation.located.value.get("responses")
     schemas = []
     for status in responses if isinstance(responses, dict) else ():
@@ -143,7 +144,11 @@ def _binary_any(spec: Spec, operation: Operation) -> bool:
             content = response.get("content") if isinstance(response, dict) else None
             if isinstance(content, dict) and isinstance(content.get(_ANY_MEDIA), dict):
                 schemas.append(content[_ANY_MEDIA].get("schema"))
-    return bool(schemas) and all(isinstance(s, dict) and s.get("format") == "binary" for s in schemas)
+    return bool(schemas) and all(
+        isinstance(s, dict)
+        and (s.get("format") == "binary" or (s.get("type") == "string" and not s.get("format")))
+        for s in schemas
+    )
 
 
 def _is_json(media: str) -> bool:

@@ -1,7 +1,7 @@
 """The calls: the generated server started over stdio and driven through the official MCP client.
 
-Every read action once with the concise format and once with `response_format: detailed`, and the
-next page where the first one offers it; each write action only with arguments the server must refuse
+Every read action once with the concise format and once with `response_format: detailed` (when it has
+one: a file's answer has not), and the next page where the first one offers it; each write action only with arguments the server must refuse
 before it sends anything; one deliberately invalid request per tool (an error probe). A write is never
 sent to a sandbox; against Prism (a mock: nothing is written anywhere) a tool with no read action has
 its error probe on a write, answered with a forced error status.
@@ -167,10 +167,13 @@ async def _read(caller: _Caller, tool: ToolSpec, action: ActionSpec) -> None:
         caller.skip(tool, action.name, f"not called: {why}")
         return
     concise = await caller.call(tool, tool.name, action.name, "concise", args)
-    detailed = await caller.call(
-        tool, tool.name, action.name, "detailed", {**args, "response_format": "detailed"}
-    )
-    for result in (detailed.structured, concise.structured):
+    results = [concise.structured]
+    if any(p.arg_name == "response_format" for p in action.server_params):  # not a file's answer
+        detailed = await caller.call(
+            tool, tool.name, action.name, "detailed", {**args, "response_format": "detailed"}
+        )
+        results.insert(0, detailed.structured)
+    for result in results:
         if result is not None:
             for key, value in harvested([result]).items():
                 caller.done.seen.setdefault(key, value)
