@@ -67,7 +67,8 @@ def judge(context: Context, calls: Iterable[Call], skips: Iterable[Skip]) -> lis
 
 
 def _action(context: Context, tool: ToolSpec, action: ActionSpec, calls: list[Call]) -> list[Finding]:
-    found = [*_notes(tool, action, calls), *_refusals(tool, action, calls)]
+    own_note = context.facts.get((tool.name, action.name), AnswerFacts((), ())).own_note
+    found = [*_notes(tool, action, calls, own_note), *_refusals(tool, action, calls)]
     reads = [c for c in calls if c.step in ("concise", "detailed", "next")]
     if not reads:
         if not is_read(action):
@@ -518,10 +519,13 @@ def _normal(text: str) -> str:
 # ---- notes and writes -----------------------------------------------------------------------------
 
 
-def _notes(tool: ToolSpec, action: ActionSpec, calls: list[Call]) -> Iterator[Finding]:
+def _notes(tool: ToolSpec, action: ActionSpec, calls: list[Call], own_note: bool) -> Iterator[Finding]:
+    """What the server says of its answers: its `note`, or its `server_note` where the answer is a record
+    with a `note` of its own (that one is the API's)."""
     said: set[str] = set()
     for call in calls:
-        note = (call.structured or {}).get("note")
+        result = call.structured or {}
+        note = result.get("server_note") if own_note or "server_note" in result else result.get("note")
         if isinstance(note, str) and note not in said:
             said.add(note)
             yield _finding(

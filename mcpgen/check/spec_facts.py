@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcpgen.build.answers import response_schema
 from mcpgen.diagnostics import DiagnosticError
 from mcpgen.ir import ActionSpec
-from mcpgen.load.openapi import Spec, find_operation
+from mcpgen.load.openapi import Operation, Spec, find_operation
 
 # The error answers asked for first: a refused argument, then an unknown record.
 _PROBE_ORDER = (400, 422, 404, 409)
@@ -17,6 +18,9 @@ _PROBE_ORDER = (400, 422, 404, 409)
 class AnswerFacts:
     error_codes: tuple[int, ...]  # documented 4xx answers with a body, most useful for a probe first
     success_types: tuple[str, ...]  # media types of the documented 2xx answers ('' when none has content)
+    # The answer is a record with a `note` of its own (Kubernetes' events.k8s.io Event): the server's
+    # note is then its `server_note` (templates/runtime/notes.py), and `note` is the API's.
+    own_note: bool = False
 
 
 def answer_facts(spec: Spec, action: ActionSpec) -> AnswerFacts:
@@ -38,7 +42,16 @@ def answer_facts(spec: Spec, action: ActionSpec) -> AnswerFacts:
         elif status.isdigit() and status.startswith("4") and isinstance(content, dict) and content:
             errors.append(int(status))
     ordered = sorted(errors, key=lambda c: (_PROBE_ORDER.index(c) if c in _PROBE_ORDER else 9, c))
-    return AnswerFacts(tuple(ordered), tuple(success))
+    return AnswerFacts(tuple(ordered), tuple(success), _own_note(spec, operation))
+
+
+def _own_note(spec: Spec, operation: Operation) -> bool:
+    try:
+        schema = response_schema(spec, operation)
+    except DiagnosticError:
+        return False
+    properties = schema.value.get("properties") if schema is not None else None
+    return isinstance(properties, dict) and "note" in properties
 
 
 def json_readable(media_type: str) -> bool:

@@ -7,8 +7,8 @@ api_key: the draft leaves those unmapped, saying what they need, so the rest pas
 (and against the stand-in of petstore.swagger.io). A full Kubernetes or OpenShift check takes minutes
 (kubernetes-1.10: 103 tools), so the suite checks a slice of kubernetes-1.10 with each kind of operation
 the full runs meet (README "Swagger 2.0 specs" records those runs): a list and a read, a proxy
-answering text, the log reads documenting only a 401, and CustomResourceDefinition, whose recursive
-schema Prism itself fails on.
+answering text, the log reads documenting only a 401, events.k8s.io's Event (a record with a `note` of
+its own), and CustomResourceDefinition, whose recursive schema Prism itself fails on.
 """
 
 from __future__ import annotations
@@ -92,6 +92,8 @@ KUBERNETES_SLICE = (
     "/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions/{name}",
     "/logs/",
     "/logs/{logpath}",
+    "/apis/events.k8s.io/v1beta1/namespaces/{namespace}/events",
+    "/apis/events.k8s.io/v1beta1/namespaces/{namespace}/events/{name}",
 )
 
 

@@ -190,8 +190,10 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     text, draft = init_mapping(spec)
 
     # Answers that are files (markdown, an HTML page, a binary download) are mapped: the result carries
-    # the file (templates/runtime/file_answers.py), its type the one declared or the answer's own.
-    assert draft.unmapped == ()
+    # the file (templates/runtime/file_answers.py), its type the one declared or the answer's own. A read
+    # that documents only its errors (the servlet's 404 and 405) is not drafted: nothing says what it returns.
+    assert [u.operation for u in draft.unmapped] == ["GET /crx/packmgr/service/script.html"]
+    assert "documents only error answers (404, 405)" in draft.unmapped[0].reason
     assert "GET /files/{id}/download" in text and "GET /connectors/{id}/docs" in text
     by_path = {a.path: a for a in _built(ANSWERS, tmp_path).values()}
     convert = by_path["/v1/wgs84ToOsgb36/{latitude}"]
