@@ -199,7 +199,6 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     convert = by_path["/v1/wgs84ToOsgb36/{latitude}"]
     assert convert.file_answer is None  # `*/*` with an object schema: JSON first
     assert by_path["/connectors/{id}/docs"].file_answer == "text/markdown"
-    assert by_path["/crx/packmgr/service/script.html"].file_answer == "text/html"
     assert by_path["/files/{id}/download"].file_answer == "application/octet-stream"  # a binary `*/*`
     assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
 
