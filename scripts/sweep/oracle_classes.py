@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 
 from scripts.sweep.oracle_derive import record_schema
 from scripts.sweep.oracle_spec import SpecDoc
-from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, PAGING_KINDS, records_of
+from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, MARK, PAGING_KINDS, records_of
 
 CLASS_CATEGORIES = {
     "g": "result units leaking or misapplied",
@@ -258,8 +258,10 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
                                 "the next page's token or link did not reach the request"))  # fmt: skip
     # has_more null with a `rest` saying what is unknown is the result's announcement that more exists
     # that this action cannot reach (no page or cursor parameter in the spec): not whole, so not missed.
-    announced = data.get("has_more") is None and bool(data.get("rest"))
-    if note.get("more") is True and data.get("has_more") is not True and not announced:
+    # A page cut to the server's budget says so in its `truncated` note, with its own `rest`.
+    cut = data.get("truncated") if isinstance(data.get("truncated"), dict) else {}
+    announced = data.get("has_more") is None and bool(data.get("rest") or cut.get("rest"))
+    if note.get("more") is True and data.get("has_more") is not True and not announced and _more(call, note):
         out.append(call.finding("k", "has-more-missed", f"{where}; result has_more={data.get('has_more')!r}",
                                 f"a partial list reads as whole: {note['kind']} paging is not read"))  # fmt: skip
     if note.get("more") is False and data.get("has_more") is True:
@@ -268,11 +270,33 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
     if note.get("total") is not None and note.get("more") and "total_count" not in data:
         out.append(call.finding("k", "total-dropped", f"{where}; the result has no total_count",
                                 f"the API's total ({note['kind']}) is dropped"))  # fmt: skip
-    if note["kind"] == "extra-array" and len(data.get("items") or []) != note.get("shown"):
+    if note["kind"] == "extra-array" and _wrong_array(data, note):
         out.append(call.finding("k", "items-from-wrong-array", f"{note.get('shown')} records at "
                                 f"'{note.get('field')}', {len(data.get('items') or [])} items beside an 'included' array",
                                 "a list envelope with several arrays: the items are not the records"))  # fmt: skip
     return out
+
+
+def _more(call: Any, note: dict[str, Any]) -> bool:
+    """Whether a total says more follows this page. The layer numbers only the pages its tokens and links
+    name; a call that asked for a later page by number (api.video's spec example `page: 2`) has the
+    records of the pages before it too: more only while those and this page's stay under the total."""
+    if note["kind"] not in ("x-total", "body-total"):
+        return True
+    page, limit = call.args.get("page"), call.args.get("limit")
+    if not isinstance(page, int) or page <= 1:
+        return True
+    return isinstance(limit, int) and (page - 1) * limit + int(note.get("shown") or 0) < int(note["total"])
+
+
+def _wrong_array(data: dict[str, Any], note: dict[str, Any]) -> bool:
+    """The items are not the answer's records: one of the added `included` array's, or another count
+    than the page's records (fewer only where the result says it cut the page to its budget)."""
+    items = data.get("items") if isinstance(data.get("items"), list) else []
+    if any(isinstance(i, dict) and str(i.get("id", "")).startswith(f"{MARK}-included-") for i in items):
+        return True
+    cut = isinstance(data.get("truncated"), dict) and "items" in str(data["truncated"].get("shown", ""))
+    return len(items) > note.get("shown", 0) or (len(items) < note.get("shown", 0) and not cut)
 
 
 # ---- l, m: what the API said ------------------------------------------------------------------------
