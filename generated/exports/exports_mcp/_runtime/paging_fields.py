@@ -1,10 +1,12 @@
 """What a field or header of a list's answer means for paging, read from its name (R3 pagination).
 
 APIs name the total of a list `total`, `total_records`, `total_transactions`, `itemsTotal`,
-`results` or `X-Total-Count`: a fixed list of names always misses the next one, so a name is read for
-its meaning instead. The generator reads the answer's schema with these same functions (it loads this
-file: mcpgen/runtime_source.py), and the server reads the answer itself when the spec did not show
-where the total is: both decide alike. Standard library only, for that reason.
+`results` or `X-Total-Count`, and hand out the next page as `next_page_token`, `nextLink`,
+`@odata.nextLink` or `meta.next_cursor`: a fixed list of names always misses the next one, so a name
+is read for its meaning instead. The generator reads the answer's schema with these same functions
+(it loads this file: mcpgen/runtime_source.py), and the server reads the answer itself when the spec
+did not show where the total or the next page is: both decide alike. Standard library only, for
+that reason.
 """
 
 from __future__ import annotations
