@@ -261,6 +261,8 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
     # A page cut to the server's budget says so in its `truncated` note, with its own `rest`.
     cut = data.get("truncated") if isinstance(data.get("truncated"), dict) else {}
     announced = data.get("has_more") is None and bool(data.get("rest") or cut.get("rest"))
+    if _contradicted(call, note):
+        return out  # the answer's own total says otherwise than the layer's: no API answers so
     if note.get("more") is True and data.get("has_more") is not True and not announced and _more(call, note):
         out.append(call.finding("k", "has-more-missed", f"{where}; result has_more={data.get('has_more')!r}",
                                 f"a partial list reads as whole: {note['kind']} paging is not read"))  # fmt: skip
@@ -275,6 +277,28 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
                                 f"'{note.get('field')}', {len(data.get('items') or [])} items beside an 'included' array",
                                 "a list envelope with several arrays: the items are not the records"))  # fmt: skip
     return out
+
+
+_COUNT_WORDS = ("count", "total", "results", "items", "records", "entries", "hits", "rows", "elements")
+
+
+def _contradicted(call: Any, note: dict[str, Any]) -> bool:
+    """The layer's total (a header, a field it added) beside a count of the records that the answer
+    already had and the layer left as it was (unicourt's `totalCount: 1` beside `X-Total: 8`;
+    `totalNormPartyCount` beside an added `total`): the answer contradicts itself, and whichever total
+    the result follows, it is not the judge's to say which is true."""
+    body = call.exchanges[-1].response if call.exchanges else None
+    if note["kind"] not in ("x-total", "body-total", "last-page") or not isinstance(body, dict):
+        return False
+    fields = [*body.items(), *(kv for v in body.values() if isinstance(v, dict) for kv in v.items())]
+    for key, value in fields:
+        words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key).lower().replace("_", " ").split()
+        counts = (
+            "total" in words and "page" not in words and "pages" not in words and words[-1] in _COUNT_WORDS
+        )
+        if counts and _number(value) and value != note.get("total"):
+            return True
+    return False
 
 
 def _more(call: Any, note: dict[str, Any]) -> bool:

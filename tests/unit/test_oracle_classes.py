@@ -215,6 +215,22 @@ def test_a_total_says_more_only_past_the_pages_the_call_asked_for() -> None:
     assert kinds(class_findings(short), "k") == ["has-more-missed"]
 
 
+def test_an_answer_whose_own_total_contradicts_the_layer_s_is_not_judged() -> None:
+    # unicourt.com.json /components/schemas/CaseRelationshipTypeResponse: totalCount 1 and totalPages 1
+    # in the body, which the X-Total variant leaves as they are beside its header of 8.
+    body = {"payments": [PAYMENT], "totalCount": 1, "totalPages": 1, "nextPageAPI": None}
+    ex = exchange("GET", "/payments", {"kind": "x-total"}, body)
+    assert ex.response_headers["x-total"] == "8" and ex.response["totalCount"] == 1
+    follows_body = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                        data={"items": [PAYMENT], "has_more": False, "total_count": 1})  # fmt: skip
+    assert kinds(class_findings(follows_body), "k") == []
+    # A count of something else than records (an amount) is no total: the header is judged.
+    spent = exchange("GET", "/payments", {"kind": "x-total"}, {"payments": [PAYMENT], "total_amount": 1250})
+    whole = call("shop_payments_find", LIST, "paged", spent, args={"action": "list", "response_format": "detailed"},
+                 data={"items": [PAYMENT], "has_more": False, "total_count": 8})  # fmt: skip
+    assert kinds(class_findings(whole), "k") == ["has-more-missed"]
+
+
 def test_the_last_page_and_the_pages_between_are_judged() -> None:
     last = exchange(
         "GET", "/payments", {"kind": "last-page"}, {"payments": [PAYMENT], "next_page_token": "abc"}
