@@ -150,3 +150,18 @@ def test_page_arithmetic_counts_the_records_the_api_sent(pagination: ModuleType)
         pagination, bare, {"results": [{}] * 100, "totalCount": 251}, 100, values={"page": 1}, items="results"
     )
     assert found == {"has_more": True, "next_page": 2, "total_count": 251}
+
+
+def test_an_answer_contradicting_its_own_end_is_unknown_not_whole(pagination: ModuleType) -> None:
+    # The API's flag says the list ends, its total says 9 of which 2 are here: neither is taken alone.
+    page = pagination.Paging(style="page", limit="limit", has_more="has_more")
+    found = info(
+        pagination,
+        page,
+        {"data": [{}, {}], "has_more": False, "total": 9},
+        2,
+        values={"limit": 2},
+        items="data",
+    )
+    assert found["has_more"] is None and found["total_count"] == 9
+    assert "counts 9 items" in found["rest"] and "says the list ends here" in found["rest"]

@@ -265,9 +265,12 @@ def page_info(
         # Whatever the spec showed, an answer that itself names more never reads as whole.
         shown = _more_shown(paging, body, values, count, total, next_link)
         if shown is not None:
-            info = _unreachable(
-                f"{shown}, and this action has no page or cursor that reaches the rest"
+            reach = (
+                "and this action has no page or cursor that reaches the rest"
+                if paging is None or paging.style == "limit"
+                else "though the paging this action reads says the list ends here"
             )
+            info = _unreachable(f"{shown}, {reach}")
     if total is not None:
         info["total_count"] = total
     return info
