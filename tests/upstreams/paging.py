@@ -247,7 +247,6 @@ class PagingUpstream(LoopbackUpstream):
             200, {"data": shown, "pagination": {"next_page": following, "page": page, "page_length": size}}
         )
 
-
     def storage_operations(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         """Azure Resource Manager: a partial list carries the next page's URL in `nextLink` (with a
         $skiptoken), whatever the operation's schema declares."""
