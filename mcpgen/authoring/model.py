@@ -84,6 +84,7 @@ class Draft:
     # Every security scheme of the spec, one line each, and which was chosen and why.
     schemes: tuple[str, ...] = ()
     base_url_why: str = "from the spec's servers"
+    files_read: str | None = None  # a mapped body carries files: the directory the server reads them from
 
     @property
     def action_count(self) -> int:

@@ -38,6 +38,7 @@ class OpInfo:
     params: list[Any]  # build's operation parameters
     units: dict[tuple[str, str], str] = field(default_factory=dict)  # (wire, location) -> x-unit
     link_paged: bool = False  # a read whose answer has a Link header: the build may page by it
+    sends_files: bool = False  # a multipart or octet-stream body: the agent passes files
 
     reads_by_post: bool = False  # a read of an RPC-style API, sent by POST (rpc_reads.py)
 
@@ -60,7 +61,7 @@ def analyse(
     printable_id = op.operation_id if op.operation_id and op.operation_id.isprintable() else None
     reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
-        params, _, problems = operation_params(spec, op)
+        params, encoding, problems = operation_params(spec, op)
         problems += [d for d in problems_for(spec, [op]) if d.level >= Level.ERROR]  # invalid parts it uses
         units = _x_units(spec, op)
         link_paged = op.method in READ_METHODS and declares_link_header(spec, op)
@@ -93,6 +94,7 @@ def analyse(
             params=params,
             units=units,
             link_paged=link_paged,
+            sends_files=encoding in ("multipart", "binary"),
             reads_by_post=reads_by_post(spec, op, _verb(op, group)),
         ),
         None,

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from scripts.sweep.oracle_derive import record_schema
-from scripts.sweep.oracle_spec import SpecDoc
+from scripts.sweep.oracle_spec import SpecDoc, json_rank
 from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, MARK, PAGING_KINDS, records_of
 
 CLASS_CATEGORIES = {
@@ -136,10 +136,12 @@ def _units(call: Any, body: Any) -> list[Any]:
                        and _norm(k[: -len(suffix)]) == _norm(unit.field)]  # fmt: skip
             if not renamed:
                 continue
-            seen.add(unit.field)
             key, value, before = renamed[0], shown[renamed[0]], raw[unit.field]
+            if before is None and value is None:
+                continue  # a null has no unit: shown under the unit's name, as the outputSchema promises
+            seen.add(unit.field)
             where = f"{unit.field}={json.dumps(before)[:40]} shown as {key}={json.dumps(value)[:40]}"
-            if not _declared(call, unit.field):
+            if not _declared(call, unit.field) and not _same_slot(call, unit):
                 out.append(call.finding("g", "unit-leak", f"{where}; the unit is declared on {unit.tool}.{unit.action}",
                                         "a unit declared on another action's parameter converts this result"))  # fmt: skip
             elif not _number(before):
@@ -153,6 +155,135 @@ def _units(call: Any, body: Any) -> list[Any]:
     return out
 
 
+# The design's scope of a result unit: the fields written at the converted parameter's schema slot (the
+# same property, by JSON pointer, after a `$ref` to a property; allOf parts merged, the last one winning),
+# wherever an answer holds that schema. The judge reads the slots from the spec itself.
+
+
+def _same_slot(call: Any, unit: Any) -> bool:
+    """The result field `unit.field` of this call's answer is written at the parameter's own slot."""
+    declaring = _operation(call.doc, str(getattr(unit, "operation", "")))
+    slot = _param_slot(call.doc, declaring, unit.field) if declaring is not None else None
+    return slot is not None and slot in _answer_slots(call.doc, call.op, unit.field)
+
+
+def _operation(doc: Any, named: str) -> Any:
+    """The operation a mapping names: 'METHOD /path' or its operationId."""
+    method, _, path = named.partition(" ")
+    if path.startswith("/"):
+        return doc.operation(method, path)
+    for path, item in (doc.raw.get("paths") or {}).items():
+        for method, op in item.items() if isinstance(item, dict) and named else ():
+            if isinstance(op, dict) and op.get("operationId") == named:
+                return doc.operation(method, path)
+    return None
+
+
+def _param_slot(doc: Any, op: Any, name: str) -> str | None:
+    """The slot of a query parameter's schema, or of a top-level field of the JSON request body."""
+    raw_item = (doc.raw.get("paths") or {}).get(op.path) or {}
+    for where, raws in ((op.path_pointer("parameters"), raw_item.get("parameters")),
+                        (op.pointer("parameters"), op.raw.get("parameters"))):  # fmt: skip
+        for index, raw in enumerate(raws if isinstance(raws, list) else []):
+            pointer, param = _deref(doc, f"{where}/{index}", raw)
+            if isinstance(param, dict) and param.get("in") == "query" and param.get("name") == name:
+                return _identity(doc, f"{pointer}/schema", param.get("schema"))
+    pointer, body = _deref(doc, op.pointer("requestBody"), op.raw.get("requestBody"))
+    schema = _json_schema(doc, pointer, body)
+    found = _slots(doc, *schema).get(name) if schema is not None else None
+    return _identity(doc, *found) if found is not None else None
+
+
+def _answer_slots(doc: Any, op: Any, name: str) -> set[str]:
+    """The slots of every field called `name` in the success answer (records in lists and envelopes)."""
+    for code, _ in sorted(op.responses().items()):
+        if code.startswith("2"):
+            pointer, entry = _deref(
+                doc, op.pointer("responses", code), (op.raw.get("responses") or {}).get(code)
+            )
+            schema = _json_schema(doc, pointer, entry)
+            return _named_slots(doc, schema, name, 0) if schema is not None else set()
+    return set()
+
+
+def _named_slots(doc: Any, schema: tuple[str, Any], name: str, depth: int) -> set[str]:
+    pointer, node = _deref(doc, *schema)
+    if depth > 4 or not isinstance(node, dict):
+        return set()
+    if isinstance(node.get("items"), dict):
+        return _named_slots(doc, (f"{pointer}/items", node["items"]), name, depth + 1)
+    found = set()
+    for key, slot in _slots(doc, pointer, node).items():
+        if key == name:
+            found.add(_identity(doc, *slot))
+        found |= _named_slots(doc, slot, name, depth + 1)
+    return found
+
+
+def _json_schema(doc: Any, pointer: str, entry: Any) -> tuple[str, Any] | None:
+    """(slot, schema) of a request body's or response's JSON content: application/json first."""
+    content = entry.get("content") if isinstance(entry, dict) else None
+    if not isinstance(content, dict):
+        return None
+    ranked = sorted((json_rank(str(m)), i, str(m)) for i, m in enumerate(content) if json_rank(str(m)) < 3)
+    if not ranked:
+        return None
+    media = ranked[0][2]
+    at, value = _deref(doc, f"{pointer}/content/{_escape(media)}", content[media])
+    return (f"{at}/schema", value.get("schema")) if isinstance(value, dict) and "schema" in value else None
+
+
+def _slots(doc: Any, pointer: str, node: Any, depth: int = 0) -> dict[str, tuple[str, Any]]:
+    pointer, node = _deref(doc, pointer, node)
+    if depth > 8 or not isinstance(node, dict):
+        return {}
+    found: dict[str, tuple[str, Any]] = {}
+    for index, part in enumerate(node.get("allOf") if isinstance(node.get("allOf"), list) else []):
+        found.update(_slots(doc, f"{pointer}/allOf/{index}", part, depth + 1))
+    properties = node.get("properties")
+    for key, prop in properties.items() if isinstance(properties, dict) else ():
+        found[key] = (f"{pointer}/properties/{_escape(key)}", prop)
+    return found
+
+
+def _identity(doc: Any, pointer: str, node: Any) -> str:
+    """A slot's own pointer, or that of the property its `$ref` names (a `$ref` to a whole schema leaves
+    the slot its own)."""
+    for _ in range(8):
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        target = unquote(ref[1:]) if isinstance(ref, str) and ref.startswith("#/") else ""
+        if target.split("/")[-2:-1] != ["properties"]:
+            break
+        pointer, node = target, _at(doc, target)
+    return pointer
+
+
+def _deref(doc: Any, pointer: str, node: Any) -> tuple[str, Any]:
+    for _ in range(32):
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if not (isinstance(ref, str) and ref.startswith("#/")):
+            break
+        pointer, node = unquote(ref[1:]), _at(doc, unquote(ref[1:]))
+    return pointer, node
+
+
+def _at(doc: Any, pointer: str) -> Any:
+    node = doc.raw
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -164,7 +295,9 @@ def _exact(call: Any) -> list[Any]:
     wire, at = call.extra["wire"], call.extra["at"]
     first = call.text.splitlines()[0] if call.text else ""
     if not call.exchanges:
-        if call.is_error:
+        # A refusal of the value names its argument; any other (no user to call the API for, a missing
+        # setting) stopped the call before its value was weighed: no verdict on exactness.
+        if call.is_error and call.extra["arg"] in call.text:
             return [call.finding("h", "exact-value-refused", f"{call.extra['arg']}={EXACT_VALUE!r}: {first[:160]}",
                                  "a value of whole cents was refused as finer than the upstream unit")]  # fmt: skip
         return []
@@ -217,6 +350,17 @@ def _has_id(raw: dict[str, Any], shown: Any) -> bool:
     return isinstance(shown, dict) and any(k in shown or raw[k] in shown.values() for k in ids)
 
 
+def _id_left_out(call: Any) -> bool:
+    """The mapping names this action's concise fields, and no id among them: the record shows what the
+    mapping asked for (the default's id is what is judged)."""
+    concise = getattr(call.derived, "concise", None) or {}
+    for key, fields in concise.items():
+        tool, _, name = key.rpartition(".")
+        if name == call.action.name and call.tool.endswith(tool):
+            return not any(str(f).lower() in ID_KEYS for f in fields)
+    return False
+
+
 def _concise(call: Any, body: Any) -> list[Any]:
     kind, pairs = record_pairs(body, call.data)
     if not pairs or any("truncat" in str(k).lower() for k in call.data):
@@ -233,7 +377,7 @@ def _concise(call: Any, body: Any) -> list[Any]:
         out.append(call.finding("i", "concise-empty-items", f"{empty} of {len(pairs)} concise items are {{}}",
                                 "the concise fields are missing from the records, and nothing is shown instead"))  # fmt: skip
     dropped = [raw for raw, shown in pairs if not _has_id(raw, _meta_free(shown))]
-    if dropped and not empty:
+    if dropped and not empty and not _id_left_out(call):
         idk = next(k for k in dropped[0] if k.lower() in ID_KEYS)
         out.append(call.finding("i", "concise-dropped-id", f"the API's record has {idk}={json.dumps(dropped[0][idk])[:40]};"
                                 f" the concise result has no {idk}", "the concise default drops the record's id"))  # fmt: skip
@@ -366,12 +510,23 @@ def static_class_findings(
             if media and action.shape is not None:
                 _, record, own = record_schema(doc, action.method.lower(), action.path)
                 names = [n for n in (record or own) if len(n) > 2][:6]
-                if names and not any(f'"{n}"' in out_text for n in names):
+                if names and not _schema_read(action.shape, [*record, *own], out_text):
                     out.append(finding("j", "media-not-read", tool.name, action.name, op.key, op.pointer("responses"),
                                        f"the answer is {media} with fields {names[:4]}; the tool's outputSchema "
                                        "has none of them", f"a JSON schema under {media} is not read"))  # fmt: skip
             out += _secrets(doc, op, tool, action, properties, finding)
     return out
+
+
+def _schema_read(shape: Any, fields: list[str], out_text: str) -> bool:
+    """The package shows it read the answer's schema: it places the records (a list's path, the record
+    inside an envelope), which only the schema says, or its outputSchema names a field of the answer.
+    One outputSchema serves every action of a tool, and names the default format's fields only, with
+    records' fields under `items`, left open (`{}`) when two lists of the tool disagree: it alone is no
+    evidence that a list's schema went unread."""
+    if getattr(shape, "items", None) is not None or getattr(shape, "record", None) is not None:
+        return True
+    return any(f'"{n}"' in out_text for n in fields if len(n) > 2)
 
 
 def _jsonish_only(op: Any) -> str | None:

@@ -136,11 +136,11 @@ class Upstream:
                 problems.append(f"{exc.what} {exc.how}")
         return list(dict.fromkeys(problems))
 
-    @property
-    def credential_env(self) -> str | None:
-        """The variable a refused credential is most likely wrong in; None when the server sends none."""
+    def credential_env(self, subject: str = "") -> str | None:
+        """The variable a refused credential is most likely wrong in (for this caller: a call with no
+        user may send another token than a user's); None when the server sends none."""
         if self.tokens is not None:
-            return self.tokens.env
+            return self.tokens.refused_env(subject)
         return self.auth.env if self.auth else None
 
     @property
@@ -534,7 +534,9 @@ async def send(
     else:
         answer = await _with_token(client, upstream, tokens, request, action, subject)
     if answer.status_code >= 400:
-        refused = http_error(answer, action, upstream.credential_env, upstream.errors)
+        refused = http_error(
+            answer, action, upstream.credential_env(subject), upstream.errors
+        )
         if answer.status_code == 401:
             refused.how = _unprefixed_hint(upstream) + refused.how
         raise refused
