@@ -165,3 +165,7 @@ def test_an_answer_contradicting_its_own_end_is_unknown_not_whole(pagination: Mo
     )
     assert found["has_more"] is None and found["total_count"] == 9
     assert "counts 9 items" in found["rest"] and "says the list ends here" in found["rest"]
+    # An empty first page under a total of 4: more exists, and whether page 2 holds it is unknown.
+    bare = pagination.Paging(style="page", total="totalCount")
+    empty = info(pagination, bare, {"results": [], "totalCount": 4}, 0, values={"page": 1}, items="results")
+    assert empty["has_more"] is None and "holds 0:" in empty["rest"]

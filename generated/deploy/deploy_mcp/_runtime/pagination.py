@@ -413,11 +413,12 @@ def _by_total(
     before = (page - 1) * limit if limit is not None else 0
     if before + count >= total:
         return False, ""
-    if limit is None or count >= limit:
+    if count > 0 and (limit is None or count >= limit):
         return True, ""
+    asked = f" of the {limit} asked for" if limit is not None else ""
     return None, (
-        f"the API counts {total} items and this page holds {count} of the {limit} asked for: call "
-        "again with next_page to see whether it reaches the others (an empty page is the end)"
+        f"the API counts {total} items and this page holds {count}{asked}: call again with "
+        "next_page to see whether it reaches the others (an empty page is the end)"
     )
 
 
