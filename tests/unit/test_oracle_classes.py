@@ -282,6 +282,34 @@ def test_a_list_whose_answer_says_more_follows_must_say_has_more(kind: str) -> N
     assert "has-more-missed" in kinds(class_findings(silent), "k")
 
 
+def test_a_total_says_more_only_past_the_pages_the_call_asked_for() -> None:
+    # page 2 of 30 a page, 2 records, a total of 9: the list ended on page 1, so nothing follows.
+    ex = exchange("GET", "/payments", {"kind": "x-total"}, {"payments": [PAYMENT, PAYMENT]})
+    later = call("shop_payments_find", LIST, "paged", ex, data={"items": [PAYMENT, PAYMENT], "has_more": False,
+                 "total_count": 9}, args={"action": "list", "page": 2, "limit": 30})  # fmt: skip
+    assert kinds(class_findings(later), "k") == []
+    # page 2 of 3 a page: records 4 and 5 of 9, more follows.
+    short = call("shop_payments_find", LIST, "paged", ex, data={"items": [PAYMENT, PAYMENT], "has_more": False,
+                 "total_count": 9}, args={"action": "list", "page": 2, "limit": 3})  # fmt: skip
+    assert kinds(class_findings(short), "k") == ["has-more-missed"]
+
+
+def test_an_answer_whose_own_total_contradicts_the_layer_s_is_not_judged() -> None:
+    # unicourt.com.json /components/schemas/CaseRelationshipTypeResponse: totalCount 1 and totalPages 1
+    # in the body, which the X-Total variant leaves as they are beside its header of 8.
+    body = {"payments": [PAYMENT], "totalCount": 1, "totalPages": 1, "nextPageAPI": None}
+    ex = exchange("GET", "/payments", {"kind": "x-total"}, body)
+    assert ex.response_headers["x-total"] == "8" and ex.response["totalCount"] == 1
+    follows_body = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                        data={"items": [PAYMENT], "has_more": False, "total_count": 1})  # fmt: skip
+    assert kinds(class_findings(follows_body), "k") == []
+    # A count of something else than records (an amount) is no total: the header is judged.
+    spent = exchange("GET", "/payments", {"kind": "x-total"}, {"payments": [PAYMENT], "total_amount": 1250})
+    whole = call("shop_payments_find", LIST, "paged", spent, args={"action": "list", "response_format": "detailed"},
+                 data={"items": [PAYMENT], "has_more": False, "total_count": 8})  # fmt: skip
+    assert kinds(class_findings(whole), "k") == ["has-more-missed"]
+
+
 def test_the_last_page_and_the_pages_between_are_judged() -> None:
     last = exchange(
         "GET", "/payments", {"kind": "last-page"}, {"payments": [PAYMENT], "next_page_token": "abc"}
@@ -312,6 +340,72 @@ def test_items_must_be_the_records_beside_another_array() -> None:
     wrong = call("shop_payments_find", LIST, "paged", ex, data={"items": ex.response["included"]},
                  args={"action": "list", "response_format": "detailed"})  # fmt: skip
     assert kinds(class_findings(wrong), "k") == ["items-from-wrong-array"]
+    # A page cut to the server's budget shows fewer records, and says so: its records, not the wrong array.
+    records = [dict(PAYMENT, id=f"pay_{i}") for i in range(4)]
+    big = exchange("GET", "/payments", {"kind": "extra-array"}, {"payments": records})
+    cut = {
+        "items": records[:1],
+        "has_more": None,
+        "truncated": {"shown": "items 1-1; this page had 4", "rest": "the other items cannot be paged to"},
+    }
+    shown = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data=cut,
+        args={"action": "list", "response_format": "detailed"},
+    )
+    assert kinds(class_findings(shown), "k") == []
+    # ...but fewer records without that note, or one of the other array's, are not the records.
+    quiet = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data={"items": records[:1], "has_more": False},
+        args={"action": "list", "response_format": "detailed"},
+    )
+    mixed = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data={**cut, "items": big.response["included"][:1]},
+        args={"action": "list", "response_format": "detailed"},
+    )
+    assert (
+        kinds(class_findings(quiet), "k") == kinds(class_findings(mixed), "k") == ["items-from-wrong-array"]
+    )
+
+
+def test_a_page_cut_to_the_budget_announces_the_rest_in_its_truncated_note() -> None:
+    ex = exchange("GET", "/payments", {"kind": "link"}, {"payments": [PAYMENT, PAYMENT]})
+    cut = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        ex,
+        args={"action": "list", "response_format": "detailed"},
+        data={
+            "items": [PAYMENT],
+            "has_more": None,
+            "truncated": {
+                "shown": "items 1-1; this page had 2",
+                "rest": "the other items cannot be paged to",
+            },
+        },
+    )
+    assert kinds(class_findings(cut), "k") == []
+    unsaid = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        ex,
+        args={"action": "list", "response_format": "detailed"},
+        data={"items": [PAYMENT], "has_more": None, "truncated": {"shown": "items 1-1"}},
+    )
+    assert kinds(class_findings(unsaid), "k") == ["has-more-missed"]
 
 
 # ---- 6: the API's own error text dropped ------------------------------------------------------------

@@ -328,7 +328,11 @@ def test_paging_is_read_from_each_answer_by_meaning() -> None:
     found = {
         name.split(".")[1]: (a.paging.style, a.paging.next_cursor, a.paging.total, a.paging.total_header)
         for name, a in actions.items()
+        if a.paging is not None
     }
+    # azure.com/storage.json: no page or cursor parameter, no next link in the schema; the server reads
+    # the nextLink Azure sends anyway from the answer (tests/e2e/test_real_paging.py).
+    assert actions["paging_records_find.storage_operations"].paging is None
     assert found == {
         "transactions": ("offset", None, "total_transactions", None),
         "transaction_updates": ("cursor", "next_cursor", None, None),
