@@ -71,10 +71,37 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
                 for v in action.variants
             )
             needs += f" Its body takes one of these forms: {forms}."
+        said = _sentence(action.description) if _says_more(rule, action) else ""
+        rest = f"{needs}{_defaults_note(action, properties)}"
         lines.append(
-            f"- {signature}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
+            f"- {signature}: {said}{rest}" if said else f"- {signature}" + (f":{rest}" if rest else "")
         )
     return "\n".join(lines)
+
+
+_STOP_WORDS = frozenset("a an the for of to in on by with and or its it from this that".split())
+
+
+def _says_more(rule: ToolRule, action: ActionSpec) -> bool:
+    """False for a summary from the spec whose every word the tool's and the action's names already
+    say ('Get an issue' for issues_find's get, 'List workflow runs for a repository' for
+    list_workflow_runs_for_repo): the agent reads nothing new in it (T3). The mapping's own words stay."""
+    own = next((a.description for a in rule.actions if a.name == action.name), None)
+    if own:
+        return True
+    named = _name_words(f"{rule.name} {action.name}")
+    said = _name_words(_first_sentence(action.description).rstrip("."))
+    return not said or any(
+        not any(w == n or (len(w) >= 4 and len(n) >= 4 and n.startswith(w[:4])) for n in named) for w in said
+    )
+
+
+def _name_words(text: str) -> set[str]:
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")):
+        if word not in _STOP_WORDS:
+            found |= {word, word[:-1]} if len(word) > 3 and word.endswith("s") else {word}
+    return found
 
 
 def _actions_heading(actions: list[ActionSpec], shared: list[str]) -> str:
