@@ -39,13 +39,17 @@ VARIANT_STEPS = ("concise", "paged", "paged-next", "vendor-error", "fail200", "e
 EXACT_VALUE = 0.1 + 0.2  # dollars: 30 cents, whatever the float says
 META = {"has_more", "next_page", "next_cursor", "total_count", "truncated", "note", "rest", "next_call"}
 ID_KEYS = ("id", "uuid")
-_SECRET_NAME = re.compile(r"(secret|apikey|accesstoken|refreshtoken|authtoken|secretkey|privatekey|apitoken|"
-                          r"bearertoken|sessiontoken|clientsecret)$")  # fmt: skip
-_SECRET_WORDS = re.compile(r"\b(api[ _-]?key|client[ _-]?secret|access[ _-]?token|refresh[ _-]?token|"
-                           r"secret[ _-]?key|private[ _-]?key|api[ _-]?token)\b", re.I)  # fmt: skip
-_NOT_SECRET = re.compile(
-    r"(id|ids|name|type|count|expires?(_?at|_?in)?|url|uri|length|enabled|scopes?)$", re.I
+# (n) The caller's own credential to this API, by name: whatever prefix it has (`ev-api-key`).
+_SECRET_NAME = re.compile(r"(apikey|apisecret|accesstoken|refreshtoken|authtoken|apitoken|bearertoken|sessiontoken|"
+                          r"clientsecret|secretkey|oauthtoken)$")  # fmt: skip
+# A bare name is the caller's only when its description says it is "your" credential; qualified
+# (`certificatePrivateKey`, `webhookSecret`) it is the secret of what the request creates: its data.
+_SECRET_BARE = frozenset(
+    ("secret", "password", "passwd", "key", "token", "privatekey", "auth", "credentials")
 )
+_SECRET_YOURS = re.compile(r"\byour\b[^.]{0,40}?\b(api[ _-]?(key|secret|token)|client[ _-]?secret|access[ _-]?token|"
+                           r"refresh[ _-]?token|secret[ _-]?key|private[ _-]?key|password|secret|credentials?)\b",
+                           re.I)  # fmt: skip
 
 
 def class_findings(call: Any) -> list[Any]:
@@ -347,13 +351,29 @@ def _secrets(
     for p in action.params:
         if p.at != "body" or p.arg not in properties:
             continue
-        spec = doc.resolve(fields.get(p.wire)) or {}
-        words = str(spec.get("description") or "") if isinstance(spec, dict) else ""
-        named = bool(_SECRET_NAME.search(_norm(p.wire)))
-        described = bool(_SECRET_WORDS.search(words)) and not _NOT_SECRET.search(p.wire)
-        if (named or described) and not (isinstance(spec, dict) and spec.get("readOnly")):
-            why = f"named {p.wire!r}" if named else f"described as {_SECRET_WORDS.search(words).group(0)!r}"  # type: ignore[union-attr]
+        why = _caller_credential(p.wire, doc.resolve(fields.get(p.wire)))
+        if why is not None:
             out.append(finding("n", "credential-argument", tool.name, action.name, op.key, op.pointer("requestBody"),
                                f"body field {p.wire} ({why}) is the agent argument {p.arg}",
                                "a credential in the request body is asked of the model instead of set by the user"))  # fmt: skip
     return out
+
+
+def _caller_credential(wire: str, schema: Any) -> str | None:
+    """Why a body field is the caller's own credential to this API, or None: a text (no flag, number, object,
+    choice of an enum or file: API Gateway's `apiKeyRequired`, `apiKeySource`, Drive's `appProperties`) named
+    as one (`client_secret`, `api_key`), or a bare `secret`/`password`/`key`/`token` the description says is
+    "your" credential. The secret of what the request creates or uploads (a webhook's `secret`, a domain's
+    `certificatePrivateKey`, an imported key file) is the request's data, the agent's to pass."""
+    schema = schema if isinstance(schema, dict) else {}
+    if schema.get("readOnly") or schema.get("enum") or schema.get("type") not in (None, "string"):
+        return None
+    if schema.get("format") in ("binary", "byte"):
+        return None
+    name = _norm(wire)
+    yours = _SECRET_YOURS.search(str(schema.get("description") or ""))
+    if _SECRET_NAME.search(name):
+        return f"named {wire!r}"
+    if yours is not None and name in _SECRET_BARE:
+        return f"described as {yours.group(0)!r}"
+    return None

@@ -212,6 +212,12 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
             out.append(call.finding("x", "spec-requires-undeclared", detail, "the spec's body schema requires a "
                                     "field it does not declare (the spec contradicts itself)"))  # fmt: skip
             continue
+        if location[-1:] == ["body"] and "must be object" in message and _binary_with_object_schema(call):
+            # googleapis.com/drive.json POST /files: `application/octet-stream` with the `File` object schema
+            # (the upload's metadata); the server sends the file's bytes, which no object schema fits.
+            out.append(call.finding("x", "spec-binary-object-body", detail, "the spec gives a binary body "
+                                    "(application/octet-stream) an object schema (the spec contradicts itself)"))  # fmt: skip
+            continue
         if (wire or "").lower() in ("content-type", "authorization") and location[-1:] != ["body"]:
             # OpenAPI: a header parameter named Content-Type or Authorization SHALL be ignored.
             out.append(call.finding("x", "ignored-header-parameter", detail, "Prism checks a header parameter "
@@ -223,6 +229,21 @@ def _request_findings(call: Call, exchange: Exchange) -> list[Finding]:
         out.append(call.finding("x", "prism-failed", f"{where}: Prism {kind}",
                                 "Prism could not make an answer from the spec"))  # fmt: skip
     return out
+
+
+def _binary_with_object_schema(call: Call) -> bool:
+    """The operation's only request body is application/octet-stream, and its schema is an object's."""
+    body = call.doc.resolve(call.op.raw.get("requestBody"))
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, dict) or [str(m).split(";")[0].strip() for m in content] != [
+        "application/octet-stream"
+    ]:
+        return False
+    entry = call.doc.resolve(next(iter(content.values())))
+    schema = call.doc.resolve(entry.get("schema")) if isinstance(entry, dict) else None
+    return isinstance(schema, dict) and (
+        schema.get("type") == "object" or isinstance(schema.get("properties"), dict)
+    )
 
 
 def _one_form_value(exchange: Exchange, wire: str | None) -> bool:
@@ -515,6 +536,13 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
         # P5: the server reads a bounded answer and says so; Prism's --dynamic bodies can be any size.
         return [call.finding("x", "answer-past-size-bound", f"HTTP {last.status}: {first}",
                              "the answer Prism made is past the server's documented size bound")]  # fmt: skip
+    if 200 <= last.status < 300 and "reported a failure" in first:
+        failed = _failure_in(last.response)
+        if failed is not None:
+            # mashape.com/geodb.json (--dynamic) /components/schemas/BaseResponse: every 200 schema declares `errors`,
+            # and Prism's made-up answer fills it; a non-empty `errors` is the API saying the call failed.
+            return [call.finding("x", "prism-answer-reports-failure", f"HTTP {last.status}: {failed}: {first}",
+                                 "Prism's made-up answer reports a failure in a field the spec declares for it")]  # fmt: skip
     if 200 <= last.status < 300:
         return [call.finding("c", "failed-on-valid-answer", f"HTTP {last.status}: {first}",
                              "the server could not use a valid answer of the API")]  # fmt: skip
@@ -532,6 +560,20 @@ def _error_findings(call: Call, last: Exchange | None, violated: bool) -> list[F
         ]
     return [call.finding("c", "error-without-violation", f"HTTP {last.status}: {first}",
                          "the API refused a request Prism found valid")]  # fmt: skip
+
+
+def _failure_in(body: Any) -> str | None:
+    """What at the top of a 2xx answer says the call failed (a non-empty `errors`, a false `success` or `ok`, an
+    error code set and not zero), or None."""
+    for key, value in body.items() if isinstance(body, dict) else ():
+        word = re.sub(r"[^a-z]", "", str(key).lower())
+        if word == "errors" and isinstance(value, list) and value:
+            return f"{key} is not empty"
+        if word in ("success", "ok") and value is False:
+            return f"{key} is false"
+        if word in ("errorcode", "errcode") and value not in (None, 0, "0", "", "None", "OK"):
+            return f"{key} is {json.dumps(value)[:40]}"
+    return None
 
 
 def _all_wires(call: Call) -> list[str]:

@@ -119,6 +119,9 @@ def run_spec(
             env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(out), upstream.base_url_env: rec.base_url}
             for auth in (upstream.auth, *getattr(upstream, "extra_auth", ())) if upstream.auth else ():
                 env[auth.env] = BASIC_CREDENTIAL if auth.kind == "basic" else CREDENTIAL
+            token_env = getattr(getattr(upstream, "tokens", None), "token_env", None)
+            if token_env:  # oauth2_user: a call with no user (stdio) takes the token in this variable
+                env[token_env] = CREDENTIAL
             env.update(_value_envs(doc, tools))  # params: {x: {env: NAME}}, set as a user sets them
             stderr = work / "server.log"
             command = [sys.executable, "-m", package, "--log-level", "INFO", "--contract-poll-s", "0"]
@@ -287,7 +290,7 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
     notes: list[Finding] = []
     if op is None:
         return args, unsure, notes
-    media, body_schema = op.body_schema(action.body)
+    media, body_schema = _body_schema(op, action.body)
     body_example = op.body_example(action.body)
     # A oneOf/anyOf body: the arguments of one form (the first), as an agent reading which form needs
     # each property would pass them; every argument at once fits no form (nexmo.com/voice.json POST /).
@@ -328,6 +331,12 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
                 notes.append(Finding("x", "spec-example-undeclared-field", tool.name, action.name, op.key,
                                      op.pointer(), f"{param.arg}={json.dumps(agent)[:80]} (the spec's example)",
                                      "the spec's example has a field its schema does not declare"))  # fmt: skip
+            elif spec_ok and value.source == "example" and agent == "":
+                # ticketmaster.com/discovery.json /paths/~1discovery~1v2~1attractions/get/parameters (page):
+                # `example: ''` beside `default: '0'` and `minimum: 0` is a placeholder, not a page number.
+                notes.append(Finding("x", "spec-example-empty", tool.name, action.name, op.key, op.pointer(),
+                                     f"{param.arg}=\"\" (the spec's example) fails the tool's inputSchema",
+                                     "the spec's example is empty text, a placeholder rather than a value"))  # fmt: skip
             elif spec_ok and value.source == "example":
                 notes.append(Finding("c", "input-schema-refuses-spec-value", tool.name, action.name, op.key,
                                      op.pointer(), f"{param.arg}={json.dumps(agent)[:80]} (the spec's example) "
@@ -375,6 +384,21 @@ def _spec_value(doc: SpecDoc, op: Any, param: Any, body_schema: Any, body_exampl
     if isinstance(body_example, dict) and body_example.get(param.wire) is not None:
         return schema, Value(body_example[param.wire], "example")
     return schema, schema_value(doc, schema, full=full) if schema is not None else None
+
+
+def _body_schema(op: Any, encoding: str | None) -> tuple[str | None, Any]:
+    """The request body's media type and schema, a multipart one too (i-cue.solutions.json
+    /paths/~1forecast~1file-to-forecast/post: `Method`'s enum is in the multipart/form-data schema only)."""
+    media, schema = op.body_schema(encoding)
+    if media is not None or encoding != "multipart":
+        return media, schema
+    body = op.doc.resolve(op.raw.get("requestBody"))
+    content = body.get("content") if isinstance(body, dict) else None
+    for media, entry in content.items() if isinstance(content, dict) else ():
+        if str(media).split(";")[0].strip().lower() == "multipart/form-data":
+            entry = op.doc.resolve(entry)
+            return media, op.doc.resolve(entry.get("schema")) if isinstance(entry, dict) else None
+    return None, None
 
 
 def _first_form_properties(doc: SpecDoc, schema: dict[str, Any]) -> dict[str, Any]:

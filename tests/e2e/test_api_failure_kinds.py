@@ -371,6 +371,15 @@ CASES: dict[str, tuple[str, Reply, str, dict[str, Any], list[str], str]] = {
         ["The API said: Not found: No article has the id 1."],
         "fix the input",
     ),
+    # mashape.com/geodb.json (1.3.17) GET /geo/cities/{cityId}: the spec declares its own `errors` list,
+    # and the API answers with an `ok` flag beside it that the spec does not show.
+    "ok: false the spec does not describe, beside the spec's own errors list, in a 200 to a read": (
+        "/articles/1", Reply(200, {"data": None, "ok": False, "error": "the account is locked"}),
+        "kinds_blog", {"action": "article", "id": "1"},
+        ["(HTTP 200, ok is false).", "The API said: the account is locked",
+         "The spec does not describe 'ok' in this answer"],
+        "fix the input",
+    ),
 }  # fmt: skip
 
 

@@ -279,6 +279,49 @@ def test_a_failure_inside_a_200_must_be_an_error(kind: str) -> None:
     assert judge(error) == []
 
 
+def test_a_made_up_answer_that_reports_a_failure_is_rightly_an_error() -> None:
+    """mashape.com/geodb.json under --dynamic: every 200 schema declares an `errors` list
+    (/components/schemas/BaseResponse), and Prism fills it; the server reading that as the API's failure is
+    right (x), while an error on an answer that reports none is the server's (c)."""
+    failing = {
+        "data": PAYMENT,
+        "errors": [{"code": "INCOMPATIBLE", "message": "velit nostrud aute in irure"}],
+    }
+    text = ("Error: the API reported a failure in its answer to 'get' (HTTP 200, errors is not empty). The API "
+            "said: velit nostrud aute in irure.")  # fmt: skip
+    made_up = call("shop_payments_find", GET, "full", exchange("GET", "/payments/pay_1", None, failing),
+                   is_error=True, text=text)  # fmt: skip
+    assert [(f.category, f.kind) for f in judge(made_up)] == [("x", "prism-answer-reports-failure")]
+    clean = call("shop_payments_find", GET, "full", exchange("GET", "/payments/pay_1", None, {**failing, "errors": []}),
+                 is_error=True, text=text)  # fmt: skip
+    assert kinds(judge(clean), "c") == ["failed-on-valid-answer"]
+
+
+def test_a_binary_body_the_spec_gives_an_object_schema_is_the_specs_contradiction() -> None:
+    """googleapis.com/drive.json POST /files: application/octet-stream with the File object schema; Prism
+    wants an object where the server sends the file's bytes (x, not a)."""
+    spec = {"openapi": "3.0.3", "info": {"title": "d", "version": "1"}, "paths": {"/files": {"post": {
+        "requestBody": {"content": {"application/octet-stream": {"schema": {
+            "type": "object", "properties": {"name": {"type": "string"}}}}}},
+        "responses": {"200": {"description": "ok"}}}}}}  # fmt: skip
+    doc = SpecDoc(spec)
+    op = doc.operation("POST", "/files")
+    assert op is not None
+    upload = action("create", "POST", "/files", read=False)
+    violation = {
+        "location": ["request", "body"],
+        "severity": "Error",
+        "message": "Request body must be object",
+    }
+    ex = Exchange("POST", "/files", [], {"content-type": "application/octet-stream"}, "oracle", status=422,
+                  response_headers={"sl-violations": json.dumps([violation])}, response={})  # fmt: skip
+    made = Call(doc=doc, op=op, tool="d_files_change", action=upload, step="full", args={"action": "create"},
+                unsure=set(), input_properties={}, exchanges=[ex], data={"id": "1"}, text="{}")  # fmt: skip
+    assert [(f.category, f.kind) for f in judge(made) if f.category in "ax"] == [
+        ("x", "spec-binary-object-body")
+    ]
+
+
 # ---- (e): credentials offered as agent arguments ----------------------------------------------------
 
 
@@ -293,6 +336,60 @@ def test_credential_looking_body_fields_offered_to_the_agent_are_caught() -> Non
         "body field client_secret", "body field token"]  # fmt: skip
     hidden = {"shop_payment_change": {"inputSchema": {"properties": {"amount": {}, "description": {}}}}}
     assert kinds(static_class_findings(DOC, [tool], hidden, Finding), "n") == []
+
+
+def test_secrets_that_are_the_requests_data_are_not_credentials() -> None:
+    """The shapes of amazonaws.com/apigateway.json (POST /domainnames `certificatePrivateKey`, PUT .../methods/
+    {http_method} `apiKeyRequired`, POST /restapis `apiKeySource`, POST /apikeys `description` "The description
+    of the ApiKey."), launchdarkly.com.json POST /webhooks `secret` and googleapis.com/drive.json POST
+    /files/{fileId}/copy `appProperties`: flags, choices, objects and the secrets of what the request creates
+    are the agent's; a bare `password` described as the caller's own is not."""
+    fields = {
+        "certificatePrivateKey": {
+            "type": "string",
+            "description": "[Deprecated] Your edge-optimized endpoint's "
+            "domain name certificate's private key.",
+        },
+        "apiKeyRequired": {
+            "type": "boolean",
+            "description": "Specifies whether the method requires a valid ApiKey.",
+        },
+        "apiKeySource": {
+            "type": "string",
+            "enum": ["HEADER", "AUTHORIZER"],
+            "description": "The source of the API key",
+        },
+        "description": {"type": "string", "description": "The description of the ApiKey."},
+        "secret": {
+            "type": "string",
+            "description": "If sign is true, and the secret attribute is omitted, "
+            "LaunchDarkly will automatically generate a secret for you.",
+        },
+        "appProperties": {"type": "object", "description": "An authenticated request uses an access token."},
+        "password": {"type": "string", "description": "Your account password."},
+        "x-api-key": {"type": "string"},
+    }
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/things": {
+                "post": {
+                    "requestBody": {
+                        "content": {"application/json": {"schema": {"type": "object", "properties": fields}}}
+                    },
+                    "responses": {"201": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    params = tuple(SimpleNamespace(arg=w, wire=w, at="body", unit=None) for w in fields)
+    create = action("create", "POST", "/things", read=False, params=params)
+    tool = SimpleNamespace(name="t_thing_change", actions=(create,))
+    contract = {"t_thing_change": {"inputSchema": {"properties": {p.arg: {} for p in params}}}}
+    found = static_class_findings(SpecDoc(spec), [tool], contract, Finding)
+    assert [f.detail.split(" (")[0] for f in found if f.category == "n"] == [
+        "body field password", "body field x-api-key"]  # fmt: skip
 
 
 # ---- (a): the derived mapping -----------------------------------------------------------------------

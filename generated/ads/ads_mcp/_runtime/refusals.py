@@ -433,20 +433,16 @@ _UNCHANGED = re.compile(
 def reported_failure(
     answer: Answer, action: Action, table: Mapping[str, str]
 ) -> ToolError | None:
-    """The failure a 2xx answer reports in a field the action's `failures` name (or, where it names
-    none, in a top-level flag the spec does not show), as a tool error with the API's own words; None
-    when the answer reports none."""
-    if not action.failures:
-        return (
-            undescribed_failure(answer, action, table)
-            if action.undescribed_failures
-            else None
-        )
+    """The failure a 2xx answer reports in a field the action's `failures` name, else in a top-level flag
+    the spec does not show, as a tool error with the API's own words; None when the answer reports none."""
     for failure in action.failures:
         found, value = _at(answer.data, failure.at)
         if found and _fails(value, failure):
             return _failed(answer, action, table, failure, value)
-    return None
+    if not action.undescribed_failures:
+        return None
+    named = frozenset(f.at for f in action.failures)
+    return undescribed_failure(answer, action, table, named)
 
 
 # Failure flags at the top of a 2xx answer whose spec does not describe them (build/failures.py reads
@@ -460,16 +456,22 @@ _NO_ERROR = (0, "0", "", "ok", "none", "success")
 
 
 def undescribed_failure(
-    answer: Answer, action: Action, table: Mapping[str, str]
+    answer: Answer,
+    action: Action,
+    table: Mapping[str, str],
+    named: frozenset[str] = frozenset(),
 ) -> ToolError | None:
     """The failure a 2xx answer reports in a top-level flag the spec does not show, as a tool error with
-    the API's own words; None when it reports none."""
+    the API's own words; None when it reports none. `named`: the pointers the action's own `failures`
+    read, which keep their own rule (an `errors` list the spec declares beside an undeclared `ok`)."""
     data = answer.data
     if not isinstance(data, dict):
         return None
     for key, value in data.items():
         word = re.sub(r"[^a-z]", "", str(key).lower())
         pointer = "/" + str(key).replace("~", "~0").replace("/", "~1")
+        if pointer in named:
+            continue
         if word in _SUCCESS_WORDS:
             failure = Failure(at=pointer, equals=(False,))
         elif word in _ERROR_CODE_WORDS:
