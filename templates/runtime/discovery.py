@@ -119,17 +119,9 @@ class Discovery:
         """The actions (and action-less tools) matching the query, among the tools the caller may
         see (P3 credentials), grouped by tool in the order of their best match."""
         query, limit = _query_and_limit(arguments)
-        wanted = _words(query) - _STOP or _words(query)
-        scored = []
-        for position, entry in enumerate(self._entries):
-            if not visible(entry.tool["name"]):
-                continue
-            score = entry.score(wanted, self._prose[entry.tool["name"]][1])
-            if score:
-                scored.append((-score, position, entry))
-        scored.sort(key=lambda item: (item[0], item[1]))
+        scored = self.ranked(query, visible)
         shown: dict[str, dict[str, Any]] = {}
-        for _, _, entry in scored[:limit]:
+        for entry in scored[:limit]:
             name = entry.tool["name"]
             if entry.action is None:
                 shown[name] = {k: v for k, v in entry.tool.items() if k != "_meta"}
@@ -157,6 +149,19 @@ class Discovery:
                 + ("." if len(self.catalog) <= 15 else ", ...")
             )
         return result
+
+    def ranked(
+        self, query: str, visible: Callable[[str], bool] = lambda name: True
+    ) -> list[_Entry]:
+        """Every action (or action-less tool) the query's words match, best first."""
+        wanted = _words(query) - _STOP or _words(query)
+        scored = []
+        for position, entry in enumerate(self._entries):
+            if visible(entry.tool["name"]):
+                score = entry.score(wanted, self._prose[entry.tool["name"]][1])
+                if score:
+                    scored.append((-score, position, entry))
+        return [entry for _, _, entry in sorted(scored, key=lambda item: item[:2])]
 
     def unwrap(self, arguments: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
         """The catalog tool and the arguments a `call` names; raises ToolError when it names none."""
