@@ -91,8 +91,10 @@ def _says_more(rule: ToolRule, action: ActionSpec) -> bool:
         return True
     named = _name_words(f"{rule.name} {action.name}")
     said = _name_words(_first_sentence(action.description).rstrip("."))
+    # A word is said by a name whole or shortened ('repo' says 'repository'), as the search tool
+    # matches it (templates/runtime/discovery.py `named`): the action is found by it all the same.
     return not said or any(
-        not any(w == n or (len(w) >= 4 and len(n) >= 4 and n.startswith(w[:4])) for n in named) for w in said
+        not (w in named or any(len(n) >= 3 and w.startswith(n) for n in named)) for w in said
     )
 
 

@@ -25,7 +25,24 @@ LIMIT_MAX = 10
 _WORD = re.compile(r"[a-z0-9]+")
 # Words of a query that say nothing about which action it wants.
 _STOP = frozenset(
-    ("an", "the", "for", "of", "to", "in", "on", "by", "with", "and", "or", "its", "it")
+    (
+        "an",
+        "the",
+        "for",
+        "of",
+        "to",
+        "in",
+        "on",
+        "by",
+        "with",
+        "and",
+        "or",
+        "its",
+        "it",
+        "from",
+        "this",
+        "that",
+    )
 )
 # What a tool's parameter says about every action's values; an action's own entry shows its own.
 _BY_ACTION = re.compile(r"\s*Values by action: .*$", re.DOTALL)
@@ -40,6 +57,17 @@ def _words(text: str) -> set[str]:
             if len(word) > 3 and word.endswith("s"):
                 found.add(word[:-1])
     return found
+
+
+# What may follow an action's summary on its line.
+_NOTES = ("Defaults:", "With any body argument", "Its body takes")
+
+
+def named(word: str, names: set[str]) -> bool:
+    """A word the names say, whole or shortened ('repo' says 'repository'). The generator leaves an
+    action's summary out when its names say every word of it this way (descriptions.py), so a search
+    finds the action by those words all the same."""
+    return word in names or any(len(n) >= 3 and word.startswith(n) for n in names)
 
 
 def _action_lines(description: str) -> tuple[str, dict[str, str]]:
@@ -63,12 +91,17 @@ class _Entry:
         self.tool, self.action, self.text = tool, action, text
         name = tool["name"] + " " + (action.name if action else "")
         # Name words weigh most, then what the action does, then the tool's title and prose.
-        self.words = (_words(name), _words(text), _words(tool.get("title") or ""))
+        # A line that starts with a note has no summary: its names said all of it (descriptions.py).
+        said = "" if text.startswith(_NOTES) else text
+        self.words = (_words(name), _words(said), _words(tool.get("title") or ""))
 
     def score(self, wanted: set[str], prose: set[str]) -> int:
         name, text, title = self.words
         return sum(
-            3 * (w in name) + 2 * (w in text) + (w in title or w in prose)
+            3 * named(w, name)
+            # A summary left out said only what the names say: they count for it too.
+            + 2 * (w in text if text else named(w, name))
+            + (w in title or w in prose)
             for w in wanted
         )
 
