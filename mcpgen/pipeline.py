@@ -140,10 +140,16 @@ class LockResult:
     mapping: Mapping | None = None
 
 
-def generate_lock(spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Path] = ()) -> LockResult:
+def generate_lock(
+    spec_path: Path | str,
+    mapping_path: Path,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
+) -> LockResult:
     """`generate` up to the lock file: loaded, built and served, but no module rendered or compiled
     (a diff reads the contract only; the render is half of generate's time on a large spec)."""
-    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots)
+    spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots, remote=remote)
     if spec is None or mapping is None:
         return LockResult(None, tuple(diagnostics), spec)
     try:
@@ -159,7 +165,8 @@ def generate_lock(spec_path: Path, mapping_path: Path, *, ref_roots: Sequence[Pa
     if built.server is None or has_errors(diagnostics):
         return LockResult(None, tuple(diagnostics), spec)
     # Through its canonical JSON: the very document `generate` writes and a lock operand reads.
-    lock = json.loads(lock_json(built.server, contract(built.server)))
+    server = _with_source(built.server, spec)
+    lock = json.loads(lock_json(server, contract(server)))
     return LockResult(lock, tuple(diagnostics), spec, mapping)
 
 

@@ -6,7 +6,9 @@ operations into task tools by tag, or by resource path when the spec has no tags
 say so (S4, `tools.py`); names actions after what they do (list/get/create/update/delete, or the verb of
 the operationId, `actions.py`); renames parameters whose unit the spec states (T5) and settles the clashes
 the build would reject (M205-M207, `params.py`); and picks the credentials the server sends (`auth.py`).
-Operations the generated server cannot call (multipart bodies, M211) stay unmapped, each with its reason.
+Operations the generated server cannot call (a multipart body that names no parts, M211) stay unmapped,
+each with its reason. Where a mapped body carries files, the draft names a directory the server may read
+them from (`server.files.read`, FILES_DIR).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from mcpgen.names import TOOL_NAME_COMFORT_LENGTH
 
 # Past this many tools the draft turns on on-demand discovery (T3).
 DISCOVERY_THRESHOLD = 10
+# The directory a drafted server reads upload files from: one of its own, holding only what the user puts
+# there for the agent to send (P3: never an arbitrary path).
+FILES_DIR = "uploads"
 
 
 Progress = Callable[[int, int], None]
@@ -109,6 +114,7 @@ def draft_mapping(
         discovery=len(tools) > DISCOVERY_THRESHOLD,
         tools=tuple(tools),
         unmapped=tuple(unmapped),
+        files_read=FILES_DIR if any(i.sends_files for i in infos) else None,
     )
 
 

@@ -87,12 +87,30 @@ def _server(draft: Draft) -> list[str]:
         lines.append(f"  # auth: {_c(draft.auth_note)}, e.g.")
         lines.append(f"  #   auth: {{type: bearer, env: {env_stem}_TOKEN}}")
     lines.append("  timeout_s: 30")
+    if draft.files_read:
+        lines += _files(draft.files_read)
     if draft.discovery:
         lines.append(
             f"  discovery: search_tools  # {len(draft.tools)} tools is past ~10: agents look tools up by query "
             f"instead of reading every definition ({rule_name('T3')})"
         )
     return lines
+
+
+def _files(directory: str) -> list[str]:
+    return [
+        *_comment_block(
+            "Uploads: the agent passes a file as its path inside this directory, or as its content "
+            "(data:<media type>;base64,<data>). The server reads no other path: symlinks are followed and "
+            "anything that ends outside is refused. Put here only files the agent may send (each at most "
+            "max_body_bytes). A relative "
+            "directory is taken from the server's working directory, which the MCP client chooses: an "
+            "absolute one is surer. Remove `files` to take content only.",
+            "  ",
+        ),
+        "  files:",
+        f"    read: {_scalar(directory)}",
+    ]
 
 
 def _auth_keys(auth: DraftAuth, indent: str) -> list[str]:

@@ -32,6 +32,7 @@ class DraftAction:
     items: str | None = None
     body_paging: tuple[tuple[str, str], ...] = ()
     reads_by_post: bool = False  # a read of an RPC-style API: drafted read-only (rpc_reads.py)
+    file_answer: str | None = None  # it answers a file, not JSON (build/answers.py file_answer)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +85,7 @@ class Draft:
     # Every security scheme of the spec, one line each, and which was chosen and why.
     schemes: tuple[str, ...] = ()
     base_url_why: str = "from the spec's servers"
+    files_read: str | None = None  # a mapped body carries files: the directory the server reads them from
 
     @property
     def action_count(self) -> int:

@@ -15,9 +15,8 @@ from typing import Any
 from mcpgen.authoring.model import Unmapped
 from mcpgen.authoring.rpc_reads import reads_by_post
 from mcpgen.authoring.words import CHANGE_VERBS, looks_random, name_words
-from mcpgen.build.answers import declares_link_header
+from mcpgen.build.answers import declares_link_header, stream_answers
 from mcpgen.build.parameters import operation_params
-from mcpgen.build.request_parts import non_json_answers
 from mcpgen.diagnostics import DiagnosticError, Level
 from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, snake_case
@@ -38,6 +37,7 @@ class OpInfo:
     params: list[Any]  # build's operation parameters
     units: dict[tuple[str, str], str] = field(default_factory=dict)  # (wire, location) -> x-unit
     link_paged: bool = False  # a read whose answer has a Link header: the build may page by it
+    sends_files: bool = False  # a multipart or octet-stream body: the agent passes files
 
     reads_by_post: bool = False  # a read of an RPC-style API, sent by POST (rpc_reads.py)
 
@@ -60,7 +60,7 @@ def analyse(
     printable_id = op.operation_id if op.operation_id and op.operation_id.isprintable() else None
     reference = printable_id if printable_id and id_counts[printable_id] == 1 else op.key
     try:
-        params, _, problems = operation_params(spec, op)
+        params, encoding, problems = operation_params(spec, op)
         problems += [d for d in problems_for(spec, [op]) if d.level >= Level.ERROR]  # invalid parts it uses
         units = _x_units(spec, op)
         link_paged = op.method in READ_METHODS and declares_link_header(spec, op)
@@ -68,11 +68,12 @@ def analyse(
         return None, Unmapped(operation=shown(op), reason=exc.diagnostics[0].message)
     if problems:
         return None, Unmapped(operation=shown(op), reason=f"{problems[0].message} ({problems[0].code})")
-    unreadable = non_json_answers(spec, op)
+    unreadable = stream_answers(spec, op)
     if unreadable:
         return None, Unmapped(
             operation=shown(op),
-            reason=f"{op.key} answers {', '.join(unreadable[:3])} only; generated servers read JSON answers (M218)",
+            reason=f"{op.key} answers {', '.join(unreadable[:3])} only, a stream that does not end; generated "
+            "servers read each answer to its end (M218)",
         )
     segments = path_segments(op.path)
     tag = first_tag(op) if grouping.by_tags else None
@@ -93,6 +94,7 @@ def analyse(
             params=params,
             units=units,
             link_paged=link_paged,
+            sends_files=encoding in ("multipart", "binary"),
             reads_by_post=reads_by_post(spec, op, _verb(op, group)),
         ),
         None,

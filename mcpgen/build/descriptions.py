@@ -71,6 +71,8 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
                 for v in action.variants
             )
             needs += f" Its body takes one of these forms: {forms}."
+        if action.file_answer:  # T7: what it returns, when it is no JSON
+            needs += f" Returns a file ({_file_kind(action.file_answer)}) as content, with its name, type and size."
         said = _sentence(action.description) if _says_more(rule, action) else ""
         rest = f"{needs}{_defaults_note(action, properties)}"
         lines.append(
@@ -111,6 +113,10 @@ def _actions_heading(actions: list[ActionSpec], shared: list[str]) -> str:
     if any(arg not in shared for action in actions for arg in action.required_args):
         return f"Actions ({every + ', and ' if every else 'each needs '}what is in its parentheses):"
     return f"Actions ({every}):" if every else "Actions:"
+
+
+def _file_kind(media: str) -> str:
+    return "its type as the API says" if media == "application/octet-stream" else media
 
 
 def _needed_by_all(actions: list[ActionSpec]) -> list[str]:

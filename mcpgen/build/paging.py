@@ -23,6 +23,7 @@ from mcpgen.build.answers import (
     is_list,
     items_are_records,
     json_types,
+    list_items,
     properties,
     response_headers,
 )
@@ -211,7 +212,7 @@ def _answer(
     if next_cursor is None and next_page is not None and _is_token(at(spec, body, next_page)):
         next_cursor = next_page  # Stripe's search: a string next_page is a cursor
     answer = _Answer(
-        total=w.total or _find(spec, body, beside, _is_total),
+        total=w.total or _records_total(spec, body, beside) or _find(spec, body, beside, _is_total),
         total_header=_total_header(spec, operation),
         next_cursor=next_cursor,
         has_more=w.has_more or _find(spec, body, beside, named(_MORE_FIELDS)),
@@ -243,6 +244,27 @@ def _find(
             if inner is not None:
                 return f"{name}.{inner}"
     return None
+
+
+def _records_total(spec: Spec, body: Located | None, beside: str | None) -> str | None:
+    """Of several totals beside the list, the one that names its records: unicourt.com.json's
+    /components/schemas/CaseCountAnalyticsByNormPartyResponse counts `totalCaseCount` and
+    `totalNormPartyCount` beside `results` of CaseCountAnalyticsByNormParty, and the parties are the
+    records. None when at most one total is there, or none names the records better than another."""
+    fields = properties(spec, body)
+    totals = [n for n, f in fields.items() if n != beside and _is_total(n, f)]
+    listed = fields.get(beside) if beside else None
+    if len(totals) < 2 or listed is None:
+        return None
+    records = list_items(spec, listed)
+    named = set(_FIELDS.words(beside or ""))
+    if records is not None:
+        named |= set(_FIELDS.words(records.pointer.rsplit("/", 1)[-1]))
+    named -= {"total", "count", "array", "list", "results", "items", "data"}
+    scores = [(len(named & set(_FIELDS.words(n))), n) for n in totals]
+    best = max(score for score, _ in scores)
+    winners = [n for score, n in scores if score == best]
+    return winners[0] if best and len(winners) == 1 else None
 
 
 def _is_total(name: str, field: Located) -> bool:

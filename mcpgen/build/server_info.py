@@ -49,8 +49,13 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                     "env": {"type": "string"},
                     "kind": {"type": "string"},
                     "configured": {"type": "boolean"},
+                    "linked": {
+                        "type": "boolean",
+                        "description": "oauth2_user: whether the caller has linked their account at the API.",
+                    },
                 },
                 "required": ["env", "kind", "configured"],
+                "additionalProperties": False,
             },
         },
         "upstream": {
@@ -69,15 +74,24 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 def server_info_tool(server: ServerSpec) -> dict[str, Any]:
     name = server_info_name(server.name)
+    per_user = server.auth is not None and server.auth.kind == "oauth2_user"
+    # A per-user sign-in also names the token a call with no user takes, and says whether the caller
+    # has linked their account.
+    envs = (
+        (*server.auth.envs, *([server.auth.env] if per_user and server.auth.env else []))
+        if server.auth
+        else ()
+    )
     credential = (
         (
-            f"whether {server.auth.envs[0]} is set (never its value)"
-            if len(server.auth.envs) == 1
-            else f"whether {' and '.join(server.auth.envs)} are set (never their values)"
+            f"whether {envs[0]} is set (never its value)"
+            if len(envs) == 1
+            else f"whether {' and '.join(envs)} are set (never their values)"
         )
-        if server.auth
+        if envs
         else "that it sends no credentials"
     )
+    linked = ", linked" if per_user else ""
     return {
         "name": name,
         "title": "Server diagnostics",
@@ -86,7 +100,7 @@ def server_info_tool(server: ServerSpec) -> dict[str, Any]:
             "and whether the API answers. Use it when other tools report that the API cannot be reached or "
             "refuses the credentials, before asking the user to change the configuration. It does not call "
             "any API operation nor return API data. Returns server, version, base_url, base_url_from, "
-            "credentials (env, kind, configured) and upstream (reachable, status or problem)."
+            f"credentials (env, kind, configured{linked}) and upstream (reachable, status or problem)."
         ),
         "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
         "outputSchema": OUTPUT_SCHEMA,

@@ -10,13 +10,14 @@ import re
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mcpgen.check.judge import Context, judge
 from mcpgen.check.model import Call, Finding
+from mcpgen.check.served_spec import served_spec
 from mcpgen.check.session import Drive, UpstreamKind, drive
 from mcpgen.check.spec_facts import AnswerFacts, answer_facts
 from mcpgen.check.upstream import (
@@ -26,8 +27,9 @@ from mcpgen.check.upstream import (
     node_problem,
     prism_mock,
 )
-from mcpgen.diagnostics import Diagnostic
-from mcpgen.ir import RenderedFile, ServerSpec
+from mcpgen.diagnostics import Diagnostic, DiagnosticError
+from mcpgen.ir import AuthSpec, RenderedFile, ServerSpec
+from mcpgen.load.remote import RemoteOptions
 from mcpgen.pipeline import generate
 
 PLACEHOLDER_CREDENTIAL = "mcpgen-check-credential"  # what Prism gets: it checks a credential is there
@@ -53,9 +55,18 @@ class Checked:
 
 
 def run_check(
-    spec: Path, mapping: Path, upstream: str | None, environ: Mapping[str, str] = os.environ
+    spec: Path | str,
+    mapping: Path,
+    upstream: str | None,
+    environ: Mapping[str, str] = os.environ,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> Checked | Unusable:
-    result = generate(spec, mapping)
+    """`spec` may be an https URL (a str): generated from it as `generate` does (its `$ref`s read
+    under `ref_roots` too, and fetched from the hosts `remote` allows), and Prism serves the copy kept
+    in the cache."""
+    result = generate(spec, mapping, ref_roots=ref_roots, remote=remote)
     if not result.ok or result.server is None or result.spec is None or result.mapping is None:
         return Unusable(
             "the spec and mapping do not generate a server (fix what is listed above)", result.diagnostics
@@ -81,8 +92,12 @@ def run_check(
         out = work / "package"
         write_files(out, result.files)
         try:
+            served = served_spec(spec, result.spec, work / "spec") if prism is not None else None
+        except DiagnosticError as exc:
+            return Unusable("Prism cannot be given the documents the spec's $refs name", exc.diagnostics)
+        try:
             with (
-                _target(prism, spec, upstream, work) as target,
+                _target(prism, served, upstream, work) as target,
                 Recorder(target, server.timeout_s) as recorder,
             ):
                 env = {
@@ -122,8 +137,8 @@ def _run_drive(
 
 
 @contextlib.contextmanager
-def _target(prism: Path | None, spec: Path, upstream: str | None, work: Path) -> Iterator[str]:
-    if prism is None:
+def _target(prism: Path | None, spec: Path | None, upstream: str | None, work: Path) -> Iterator[str]:
+    if prism is None or spec is None:
         assert upstream is not None
         yield upstream
         return
@@ -142,21 +157,48 @@ def credentials_for(
     server: ServerSpec, kind: UpstreamKind, environ: Mapping[str, str]
 ) -> tuple[dict[str, str], str | None]:
     """The credential variables the server reads: placeholders for Prism (it checks one is sent),
-    the environment's values for a sandbox; the message naming those that are not set."""
+    the environment's values for a sandbox; the message naming those that are not set, or saying why
+    an OAuth 2.0 credential cannot be had in this check and what to set instead."""
     auths = (server.auth, *server.extra_auth) if server.auth else ()
+    oauth = next((a for a in auths if a.kind.startswith("oauth2")), None)
+    problem = _oauth_problem(oauth, kind) if oauth else None
+    if problem:
+        return {}, problem
+    envs = [env for a in auths for env in _check_envs(a)]
     if kind == "prism":
-        return {
-            env: PLACEHOLDER_BASIC if a.kind == "basic" else PLACEHOLDER_CREDENTIAL
-            for a in auths
-            for env in a.envs
-        }, None
-    unset = [env for a in auths for env in a.envs if not environ.get(env)]
+        basic = {env for a in auths if a.kind == "basic" for env in a.envs}
+        return {env: PLACEHOLDER_BASIC if env in basic else PLACEHOLDER_CREDENTIAL for env in envs}, None
+    unset = [env for env in envs if not environ.get(env)]
     if unset:
         return {}, (
             f"set {' and '.join(unset)} to the sandbox's credential (the mapping's server.auth names "
             f"{'them' if len(unset) > 1 else 'it'}); check sends it only to --upstream"
         )
-    return {env: environ[env] for a in auths for env in a.envs}, None
+    return {env: environ[env] for env in envs}, None
+
+
+def _check_envs(auth: AuthSpec) -> tuple[str, ...]:
+    """What the server reads in a check: over stdio a call has no user, so a per-user sign-in sends the
+    token of `env` (as a bearer token would); every other kind reads its own variables."""
+    if auth.kind == "oauth2_user":
+        return (auth.env,) if auth.env else ()
+    return auth.envs
+
+
+def _oauth_problem(auth: AuthSpec, kind: UpstreamKind) -> str | None:
+    if auth.kind == "oauth2_user" and not auth.env:
+        return (
+            "check calls the server over stdio, where a call has no user to sign in at the API (server.auth "
+            "is oauth2_user): add `env: <NAME>_TOKEN` to server.auth (the token a call with no user sends), "
+            "regenerate, and for --upstream set that variable to a token of the sandbox"
+        )
+    if auth.kind == "oauth2_client_credentials" and kind == "prism":
+        return (
+            f"Prism mocks the API, not its token endpoint ({auth.token_url}), so the server cannot obtain "
+            "its token: run check with --upstream <the sandbox's base URL> and set "
+            f"{' and '.join(auth.envs)} to a client of the sandbox's authorization server"
+        )
+    return None
 
 
 def _upstream_problem(url: str) -> str | None:

@@ -30,7 +30,14 @@ from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
 from mcpgen.cli.operands import file_places, load_operand
 from mcpgen.cli.output import say
-from mcpgen.cli.spec_source import AllowHttpOpt, RefHostsOpt, SpecArg, remote_options, spec_input
+from mcpgen.cli.spec_source import (
+    AllowHttpOpt,
+    RefHostsOpt,
+    RefRootsOpt,
+    SpecArg,
+    remote_options,
+    spec_input,
+)
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.diff.kinds import Impact
 from mcpgen.contract.diff.model import ContractDiff
@@ -103,16 +110,6 @@ MappingOpt = Annotated[
     Path,
     typer.Option(
         "--mapping", "-m", help="Workflow mapping file (YAML); see `mcpgen schema`.", show_default=False
-    ),
-]
-RefRootsOpt = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--allow-ref-root",
-        metavar="DIR",
-        help="Let the spec's $refs read files under DIR as well (repeatable). Without it they reach "
-        "only files in the spec's own directory tree.",
-        show_default=False,
     ),
 ]
 
@@ -347,10 +344,10 @@ def _profile(name: str | None) -> Profile | None:
 )
 def lint_command(
     target: Annotated[
-        Path,
+        str,  # a str, not a Path: a Path would fold a spec URL's '//' into one slash
         typer.Argument(
             help="A generated package directory, a tools.json (any MCP tool list, a peer's too), "
-            "or an OpenAPI spec together with --mapping.",
+            "or an OpenAPI spec (its path or https:// URL) together with --mapping.",
             show_default=False,
         ),
     ],
@@ -377,6 +374,8 @@ def lint_command(
         int, typer.Option("--budget", help=f"Token budget of all definitions ({rule_name('T3')}).")
     ] = 10_000,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
     if output not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
@@ -386,7 +385,7 @@ def lint_command(
         raise typer.BadParameter("use info, warning or error", param_hint="--show")
     raise typer.Exit(
         run_lint(
-            target,
+            spec_input(target),
             mapping,
             _profile(profile),
             output=output,
@@ -394,6 +393,7 @@ def lint_command(
             show=show,
             budget=budget,
             ref_roots=allow_ref_root or (),
+            remote=remote_options(allow_http, allow_ref_host),
         )
     )
 
@@ -438,7 +438,8 @@ def validate_command(
     "diff",
     help=f"Explain how the tool contract changed between OLD and NEW, and why ({rule_name('C1')}).\n\n"
     "OPERANDS: a tools.lock.json; a generated package directory; SPEC::MAPPING (generated in memory, "
-    "nothing written; with both sides in this form the specs are compared value by value); or REV:PATH, "
+    "nothing written; SPEC a path or an https:// URL; with both sides in this form the specs are compared "
+    "value by value); or REV:PATH, "
     "a lock file or generated directory at a git revision (e.g. HEAD~1:generated/petstore).\n\n"
     "Each change is breaking, behaviour-affecting, a deprecation or additive (most severe first) and names the spec or mapping change it "
     "comes from. Exit codes: 0 done, 1 --fail-on matched, 2 an operand cannot be read or built.",
@@ -496,21 +497,19 @@ def diff_command(
         ),
     ] = Unmapped.listed,
     allow_ref_root: RefRootsOpt = None,
+    allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
-    roots = tuple(allow_ref_root or ())
+    roots, remote = tuple(allow_ref_root or ()), remote_options(allow_http, allow_ref_host)
     try:
-        before = load_operand(old, Path.cwd(), ref_roots=roots)
-        after = load_operand(new, Path.cwd(), ref_roots=roots)
+        before = load_operand(old, Path.cwd(), ref_roots=roots, remote=remote)
+        after = load_operand(new, Path.cwd(), ref_roots=roots, remote=remote)
         ignore_list = load_ignore_list(ignore) if ignore is not None else None
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet=True)
         raise typer.Exit(2) from None
     diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
-    ignored: dict[str, str] = {}
-    if ignore_list is not None:
-        applied = apply_ignore_list(ignore_list, diff, today=datetime.date.today())
-        _report(applied.diagnostics, quiet=True)
-        ignored = dict(applied.changes)
+    ignored = _ignored(diff, ignore_list)
     if fmt in (DiffFormat.github, DiffFormat.sarif):
         places = file_places(after)
         formatted = (
@@ -541,6 +540,15 @@ def diff_command(
             say(plain, nl=False)
     if fail_on is not None and _fails(diff, fail_on, ignored, ignore_list):
         raise typer.Exit(1)
+
+
+def _ignored(diff: ContractDiff, ignore_list: IgnoreList | None) -> dict[str, str]:
+    """The changes the ignore list covers, by id, with its reason; what it says of itself reported."""
+    if ignore_list is None:
+        return {}
+    applied = apply_ignore_list(ignore_list, diff, today=datetime.date.today())
+    _report(applied.diagnostics, quiet=True)
+    return dict(applied.changes)
 
 
 def _fails(

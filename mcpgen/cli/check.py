@@ -12,9 +12,15 @@ from mcpgen.check.report import as_json, github, text
 from mcpgen.check.run import CHECK_EXTRA, Checked, run_check
 from mcpgen.check.upstream import PRISM_ENV, PRISM_INSTALL, PRISM_VERSION
 from mcpgen.cli.output import say
-from mcpgen.cli.spec_source import AllowHttpOpt, SpecArg, remote_options, spec_input
-from mcpgen.diagnostics import DiagnosticError, format_diagnostic, sort_key
-from mcpgen.load.remote import fetch
+from mcpgen.cli.spec_source import (
+    AllowHttpOpt,
+    RefHostsOpt,
+    RefRootsOpt,
+    SpecArg,
+    remote_options,
+    spec_input,
+)
+from mcpgen.diagnostics import format_diagnostic, sort_key
 
 
 class CheckFormat(enum.StrEnum):
@@ -90,14 +96,17 @@ def check_command(
             "annotations: ::error file=...,line=...::message).",
         ),
     ] = CheckFormat.text,
+    allow_ref_root: RefRootsOpt = None,
     allow_http: AllowHttpOpt = False,
+    allow_ref_host: RefHostsOpt = None,
 ) -> None:
-    spec_file = _spec_file(spec, allow_http)
-    for given in (spec_file, mapping):
-        if not given.is_file():
+    source = spec_input(spec)
+    for given in (source, mapping):
+        if isinstance(given, Path) and not given.is_file():
             say(f"{given}: no such file", err=True)
             raise typer.Exit(2)
-    outcome = run_check(spec_file, mapping, upstream)
+    remote = remote_options(allow_http, allow_ref_host)
+    outcome = run_check(source, mapping, upstream, ref_roots=allow_ref_root or (), remote=remote)
     if not isinstance(outcome, Checked):
         for diagnostic in sorted(outcome.diagnostics, key=sort_key):
             say(format_diagnostic(diagnostic), err=True)
@@ -110,16 +119,3 @@ def check_command(
     else:
         say(text(outcome, str(spec)), nl=False)
     raise typer.Exit(1 if any(f.level == "error" for f in outcome.findings) else 0)
-
-
-def _spec_file(spec: str, allow_http: bool) -> Path:
-    """The spec's file: a URL is fetched first (kept in the user's cache), and Prism serves that copy."""
-    given = spec_input(spec)
-    if isinstance(given, Path):
-        return given
-    try:
-        return fetch(given, remote_options(allow_http, None)).path
-    except DiagnosticError as exc:
-        for diagnostic in exc.diagnostics:
-            say(format_diagnostic(diagnostic), err=True)
-        raise typer.Exit(2) from None

@@ -17,6 +17,7 @@ from mcpgen.diagnostics import (
     Diagnostic,
     Level,
     SourceRef,
+    error,
     format_diagnostic,
     rule_name,
     sort_key,
@@ -25,6 +26,7 @@ from mcpgen.ir import ServerSpec
 from mcpgen.lint.rules import LintReport, lint_tools
 from mcpgen.lint.schema_walk import Finding
 from mcpgen.lint.tokens import load_counter
+from mcpgen.load.remote import RemoteOptions, is_url
 from mcpgen.pipeline import generate
 from mcpgen.profiles import Profile, apply_profile
 
@@ -41,7 +43,7 @@ class LintInput:
 
 
 def run_lint(
-    target: Path,
+    target: Path | str,
     mapping: Path | None,
     profile: Profile | None,
     *,
@@ -51,8 +53,10 @@ def run_lint(
     budget: int,
     ref_roots: Sequence[Path] = (),
     server_name: str | None = None,
+    remote: RemoteOptions | None = None,
 ) -> int:
-    loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots)
+    """`target`: a path, or a spec's https URL (a str) to lint with `mapping`."""
+    loaded, problems = read_target(target, mapping, profile, ref_roots=ref_roots, remote=remote)
     for diagnostic in sorted(problems, key=sort_key):
         if diagnostic.level >= Level.WARNING:
             say(format_diagnostic(diagnostic), err=True)
@@ -77,11 +81,22 @@ def run_lint(
 
 
 def read_target(
-    target: Path, mapping: Path | None, profile: Profile | None, *, ref_roots: Sequence[Path] = ()
+    target: Path | str,
+    mapping: Path | None,
+    profile: Profile | None,
+    *,
+    ref_roots: Sequence[Path] = (),
+    remote: RemoteOptions | None = None,
 ) -> tuple[LintInput | None, list[Diagnostic]]:
-    """The tool list to lint, from a spec + mapping, a package directory, or a JSON tool list."""
+    """The tool list to lint, from a spec (a path or a URL) + mapping, a package directory, or a JSON
+    tool list."""
+    if isinstance(target, str) and is_url(target) and mapping is None:
+        where = SourceRef(file=target)
+        hint = "a spec by URL is linted with its mapping: add --mapping FILE; a tool list is read from a file"
+        message = f"{target} is read only as a spec"
+        return None, [error(codes.L005, message, where, hint=hint)]
     if mapping is not None:
-        result = generate(target, mapping, profile, ref_roots=ref_roots)
+        result = generate(target, mapping, profile, ref_roots=ref_roots, remote=remote)
         if not result.ok or result.server is None:
             return None, list(result.diagnostics)
         server = result.server
@@ -96,6 +111,7 @@ def read_target(
             ),
             list(result.diagnostics),
         )
+    target = Path(target)
     where = SourceRef(file=str(target))
     if target.is_dir():
         found = sorted(p for p in target.glob("*/tools.json")) or sorted(target.glob("tools.json"))

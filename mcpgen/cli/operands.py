@@ -1,8 +1,9 @@
 """Read one side of `mcpgen diff`: a lock file, a generated package, a spec and mapping, or a git revision.
 
 Operand syntax (first match wins):
-- `SPEC::MAPPING`  an OpenAPI spec and a mapping file, generated in memory (nothing is written);
-  with both sides in this form the diff compares the specs value by value and names exact pointers.
+- `SPEC::MAPPING`  an OpenAPI spec (a path, or an https URL fetched as `generate` fetches it) and a
+  mapping file, generated in memory (nothing is written); with both sides in this form the diff
+  compares the specs value by value and names exact pointers.
 - `PATH`           a tools.lock.json file, or a generated package directory holding one.
 - `REV:PATH`       the same at a git revision, read with `git show` (PATH relative to the current
   directory), e.g. `HEAD~1:generated/petstore` or `main:generated/petstore/tools.lock.json`.
@@ -23,6 +24,7 @@ from mcpgen.contract.diff.mapping_changes import data_at
 from mcpgen.contract.diff.model import ContractChange, Sources
 from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
+from mcpgen.load.remote import RemoteOptions, is_url
 from mcpgen.load.sources import Document, escape_pointer_token, join_pointer, load_document
 from mcpgen.pipeline import generate_lock
 from mcpgen.render.lockfile import LOCK_FILE, LOCK_VERSION
@@ -39,14 +41,20 @@ class Operand:
     mapping_file: Path | None = None  # SPEC::MAPPING: the mapping file
 
 
-def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Operand:
+def load_operand(
+    text: str, cwd: Path, *, ref_roots: Sequence[Path] = (), remote: RemoteOptions | None = None
+) -> Operand:
     """Raises DiagnosticError (with the operand as the place) when it cannot be read. A SPEC::MAPPING
-    operand's `$ref`s may read files under the spec's directory and `ref_roots` only."""
+    operand's `$ref`s may read files under the spec's directory and `ref_roots` only, and fetch from
+    the hosts `remote` allows; its SPEC may be a URL."""
     if PAIR_SEPARATOR in text:
-        spec, _, mapping = text.partition(PAIR_SEPARATOR)
+        # The last `::`: an IPv6 address in a spec URL holds one too (https://[::1]/openapi.json).
+        spec, _, mapping = text.rpartition(PAIR_SEPARATOR)
         # Named as the user wrote them (relative to the current directory): messages quote the path.
-        spec_path, mapping_path = Path(_shown(cwd / spec)), Path(_shown(cwd / mapping))
-        return replace(_from_inputs(text, spec_path, mapping_path, ref_roots), mapping_file=Path(mapping))
+        spec_source = spec if is_url(spec) else Path(_shown(cwd / spec))
+        mapping_path = Path(_shown(cwd / mapping))
+        operand = _from_inputs(text, spec_source, mapping_path, ref_roots, remote)
+        return replace(operand, mapping_file=Path(mapping))
     path = cwd / text
     if path.exists():
         lock_file = _lock_path(path)
@@ -64,8 +72,14 @@ def load_operand(text: str, cwd: Path, *, ref_roots: Sequence[Path] = ()) -> Ope
     )
 
 
-def _from_inputs(text: str, spec_path: Path, mapping_path: Path, ref_roots: Sequence[Path]) -> Operand:
-    result = generate_lock(spec_path, mapping_path, ref_roots=ref_roots)
+def _from_inputs(
+    text: str,
+    spec: Path | str,
+    mapping_path: Path,
+    ref_roots: Sequence[Path],
+    remote: RemoteOptions | None,
+) -> Operand:
+    result = generate_lock(spec, mapping_path, ref_roots=ref_roots, remote=remote)
     if result.lock is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
     # The lock exactly as `mcpgen generate` would write it for these inputs.

@@ -26,6 +26,16 @@ AllowHttpOpt = Annotated[
         "fetched, and a redirect away from https is refused either way.",
     ),
 ]
+RefRootsOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-ref-root",
+        metavar="DIR",
+        help="Let the spec's $refs read files under DIR as well (repeatable). Without it they reach "
+        "only files in the spec's own directory tree.",
+        show_default=False,
+    ),
+]
 RefHostsOpt = Annotated[
     list[str] | None,
     typer.Option(

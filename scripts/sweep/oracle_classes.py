@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from scripts.sweep.oracle_derive import record_schema
-from scripts.sweep.oracle_spec import SpecDoc
-from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, PAGING_KINDS, records_of
+from scripts.sweep.oracle_spec import SpecDoc, json_rank
+from scripts.sweep.oracle_variants import ERROR_KINDS, FAILURE_KINDS, MARK, PAGING_KINDS, records_of
 
 CLASS_CATEGORIES = {
     "g": "result units leaking or misapplied",
@@ -136,10 +136,12 @@ def _units(call: Any, body: Any) -> list[Any]:
                        and _norm(k[: -len(suffix)]) == _norm(unit.field)]  # fmt: skip
             if not renamed:
                 continue
-            seen.add(unit.field)
             key, value, before = renamed[0], shown[renamed[0]], raw[unit.field]
+            if before is None and value is None:
+                continue  # a null has no unit: shown under the unit's name, as the outputSchema promises
+            seen.add(unit.field)
             where = f"{unit.field}={json.dumps(before)[:40]} shown as {key}={json.dumps(value)[:40]}"
-            if not _declared(call, unit.field):
+            if not _declared(call, unit.field) and not _same_slot(call, unit):
                 out.append(call.finding("g", "unit-leak", f"{where}; the unit is declared on {unit.tool}.{unit.action}",
                                         "a unit declared on another action's parameter converts this result"))  # fmt: skip
             elif not _number(before):
@@ -153,6 +155,135 @@ def _units(call: Any, body: Any) -> list[Any]:
     return out
 
 
+# The design's scope of a result unit: the fields written at the converted parameter's schema slot (the
+# same property, by JSON pointer, after a `$ref` to a property; allOf parts merged, the last one winning),
+# wherever an answer holds that schema. The judge reads the slots from the spec itself.
+
+
+def _same_slot(call: Any, unit: Any) -> bool:
+    """The result field `unit.field` of this call's answer is written at the parameter's own slot."""
+    declaring = _operation(call.doc, str(getattr(unit, "operation", "")))
+    slot = _param_slot(call.doc, declaring, unit.field) if declaring is not None else None
+    return slot is not None and slot in _answer_slots(call.doc, call.op, unit.field)
+
+
+def _operation(doc: Any, named: str) -> Any:
+    """The operation a mapping names: 'METHOD /path' or its operationId."""
+    method, _, path = named.partition(" ")
+    if path.startswith("/"):
+        return doc.operation(method, path)
+    for path, item in (doc.raw.get("paths") or {}).items():
+        for method, op in item.items() if isinstance(item, dict) and named else ():
+            if isinstance(op, dict) and op.get("operationId") == named:
+                return doc.operation(method, path)
+    return None
+
+
+def _param_slot(doc: Any, op: Any, name: str) -> str | None:
+    """The slot of a query parameter's schema, or of a top-level field of the JSON request body."""
+    raw_item = (doc.raw.get("paths") or {}).get(op.path) or {}
+    for where, raws in ((op.path_pointer("parameters"), raw_item.get("parameters")),
+                        (op.pointer("parameters"), op.raw.get("parameters"))):  # fmt: skip
+        for index, raw in enumerate(raws if isinstance(raws, list) else []):
+            pointer, param = _deref(doc, f"{where}/{index}", raw)
+            if isinstance(param, dict) and param.get("in") == "query" and param.get("name") == name:
+                return _identity(doc, f"{pointer}/schema", param.get("schema"))
+    pointer, body = _deref(doc, op.pointer("requestBody"), op.raw.get("requestBody"))
+    schema = _json_schema(doc, pointer, body)
+    found = _slots(doc, *schema).get(name) if schema is not None else None
+    return _identity(doc, *found) if found is not None else None
+
+
+def _answer_slots(doc: Any, op: Any, name: str) -> set[str]:
+    """The slots of every field called `name` in the success answer (records in lists and envelopes)."""
+    for code, _ in sorted(op.responses().items()):
+        if code.startswith("2"):
+            pointer, entry = _deref(
+                doc, op.pointer("responses", code), (op.raw.get("responses") or {}).get(code)
+            )
+            schema = _json_schema(doc, pointer, entry)
+            return _named_slots(doc, schema, name, 0) if schema is not None else set()
+    return set()
+
+
+def _named_slots(doc: Any, schema: tuple[str, Any], name: str, depth: int) -> set[str]:
+    pointer, node = _deref(doc, *schema)
+    if depth > 4 or not isinstance(node, dict):
+        return set()
+    if isinstance(node.get("items"), dict):
+        return _named_slots(doc, (f"{pointer}/items", node["items"]), name, depth + 1)
+    found = set()
+    for key, slot in _slots(doc, pointer, node).items():
+        if key == name:
+            found.add(_identity(doc, *slot))
+        found |= _named_slots(doc, slot, name, depth + 1)
+    return found
+
+
+def _json_schema(doc: Any, pointer: str, entry: Any) -> tuple[str, Any] | None:
+    """(slot, schema) of a request body's or response's JSON content: application/json first."""
+    content = entry.get("content") if isinstance(entry, dict) else None
+    if not isinstance(content, dict):
+        return None
+    ranked = sorted((json_rank(str(m)), i, str(m)) for i, m in enumerate(content) if json_rank(str(m)) < 3)
+    if not ranked:
+        return None
+    media = ranked[0][2]
+    at, value = _deref(doc, f"{pointer}/content/{_escape(media)}", content[media])
+    return (f"{at}/schema", value.get("schema")) if isinstance(value, dict) and "schema" in value else None
+
+
+def _slots(doc: Any, pointer: str, node: Any, depth: int = 0) -> dict[str, tuple[str, Any]]:
+    pointer, node = _deref(doc, pointer, node)
+    if depth > 8 or not isinstance(node, dict):
+        return {}
+    found: dict[str, tuple[str, Any]] = {}
+    for index, part in enumerate(node.get("allOf") if isinstance(node.get("allOf"), list) else []):
+        found.update(_slots(doc, f"{pointer}/allOf/{index}", part, depth + 1))
+    properties = node.get("properties")
+    for key, prop in properties.items() if isinstance(properties, dict) else ():
+        found[key] = (f"{pointer}/properties/{_escape(key)}", prop)
+    return found
+
+
+def _identity(doc: Any, pointer: str, node: Any) -> str:
+    """A slot's own pointer, or that of the property its `$ref` names (a `$ref` to a whole schema leaves
+    the slot its own)."""
+    for _ in range(8):
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        target = unquote(ref[1:]) if isinstance(ref, str) and ref.startswith("#/") else ""
+        if target.split("/")[-2:-1] != ["properties"]:
+            break
+        pointer, node = target, _at(doc, target)
+    return pointer
+
+
+def _deref(doc: Any, pointer: str, node: Any) -> tuple[str, Any]:
+    for _ in range(32):
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if not (isinstance(ref, str) and ref.startswith("#/")):
+            break
+        pointer, node = unquote(ref[1:]), _at(doc, unquote(ref[1:]))
+    return pointer, node
+
+
+def _at(doc: Any, pointer: str) -> Any:
+    node = doc.raw
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -164,7 +295,9 @@ def _exact(call: Any) -> list[Any]:
     wire, at = call.extra["wire"], call.extra["at"]
     first = call.text.splitlines()[0] if call.text else ""
     if not call.exchanges:
-        if call.is_error:
+        # A refusal of the value names its argument; any other (no user to call the API for, a missing
+        # setting) stopped the call before its value was weighed: no verdict on exactness.
+        if call.is_error and call.extra["arg"] in call.text:
             return [call.finding("h", "exact-value-refused", f"{call.extra['arg']}={EXACT_VALUE!r}: {first[:160]}",
                                  "a value of whole cents was refused as finer than the upstream unit")]  # fmt: skip
         return []
@@ -217,6 +350,17 @@ def _has_id(raw: dict[str, Any], shown: Any) -> bool:
     return isinstance(shown, dict) and any(k in shown or raw[k] in shown.values() for k in ids)
 
 
+def _id_left_out(call: Any) -> bool:
+    """The mapping names this action's concise fields, and no id among them: the record shows what the
+    mapping asked for (the default's id is what is judged)."""
+    concise = getattr(call.derived, "concise", None) or {}
+    for key, fields in concise.items():
+        tool, _, name = key.rpartition(".")
+        if name == call.action.name and call.tool.endswith(tool):
+            return not any(str(f).lower() in ID_KEYS for f in fields)
+    return False
+
+
 def _concise(call: Any, body: Any) -> list[Any]:
     kind, pairs = record_pairs(body, call.data)
     if not pairs or any("truncat" in str(k).lower() for k in call.data):
@@ -233,7 +377,7 @@ def _concise(call: Any, body: Any) -> list[Any]:
         out.append(call.finding("i", "concise-empty-items", f"{empty} of {len(pairs)} concise items are {{}}",
                                 "the concise fields are missing from the records, and nothing is shown instead"))  # fmt: skip
     dropped = [raw for raw, shown in pairs if not _has_id(raw, _meta_free(shown))]
-    if dropped and not empty:
+    if dropped and not empty and not _id_left_out(call):
         idk = next(k for k in dropped[0] if k.lower() in ID_KEYS)
         out.append(call.finding("i", "concise-dropped-id", f"the API's record has {idk}={json.dumps(dropped[0][idk])[:40]};"
                                 f" the concise result has no {idk}", "the concise default drops the record's id"))  # fmt: skip
@@ -262,8 +406,12 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
                                 "the next page's token or link did not reach the request"))  # fmt: skip
     # has_more null with a `rest` saying what is unknown is the result's announcement that more exists
     # that this action cannot reach (no page or cursor parameter in the spec): not whole, so not missed.
-    announced = data.get("has_more") is None and bool(data.get("rest"))
-    if note.get("more") is True and data.get("has_more") is not True and not announced:
+    # A page cut to the server's budget says so in its `truncated` note, with its own `rest`.
+    cut = data.get("truncated") if isinstance(data.get("truncated"), dict) else {}
+    announced = data.get("has_more") is None and bool(data.get("rest") or cut.get("rest"))
+    if _contradicted(call, note):
+        return out  # the answer's own total says otherwise than the layer's: no API answers so
+    if note.get("more") is True and data.get("has_more") is not True and not announced and _more(call, note):
         out.append(call.finding("k", "has-more-missed", f"{where}; result has_more={data.get('has_more')!r}",
                                 f"a partial list reads as whole: {note['kind']} paging is not read"))  # fmt: skip
     if note.get("more") is False and data.get("has_more") is True:
@@ -272,11 +420,55 @@ def _paging(call: Any, note: dict[str, Any]) -> list[Any]:
     if note.get("total") is not None and note.get("more") and "total_count" not in data:
         out.append(call.finding("k", "total-dropped", f"{where}; the result has no total_count",
                                 f"the API's total ({note['kind']}) is dropped"))  # fmt: skip
-    if note["kind"] == "extra-array" and len(data.get("items") or []) != note.get("shown"):
+    if note["kind"] == "extra-array" and _wrong_array(data, note):
         out.append(call.finding("k", "items-from-wrong-array", f"{note.get('shown')} records at "
                                 f"'{note.get('field')}', {len(data.get('items') or [])} items beside an 'included' array",
                                 "a list envelope with several arrays: the items are not the records"))  # fmt: skip
     return out
+
+
+_COUNT_WORDS = ("count", "total", "results", "items", "records", "entries", "hits", "rows", "elements")
+
+
+def _contradicted(call: Any, note: dict[str, Any]) -> bool:
+    """The layer's total (a header, a field it added) beside a count of the records that the answer
+    already had and the layer left as it was (unicourt's `totalCount: 1` beside `X-Total: 8`;
+    `totalNormPartyCount` beside an added `total`): the answer contradicts itself, and whichever total
+    the result follows, it is not the judge's to say which is true."""
+    body = call.exchanges[-1].response if call.exchanges else None
+    if note["kind"] not in ("x-total", "body-total", "last-page") or not isinstance(body, dict):
+        return False
+    fields = [*body.items(), *(kv for v in body.values() if isinstance(v, dict) for kv in v.items())]
+    for key, value in fields:
+        words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key).lower().replace("_", " ").split()
+        counts = (
+            "total" in words and "page" not in words and "pages" not in words and words[-1] in _COUNT_WORDS
+        )
+        if counts and _number(value) and value != note.get("total"):
+            return True
+    return False
+
+
+def _more(call: Any, note: dict[str, Any]) -> bool:
+    """Whether a total says more follows this page. The layer numbers only the pages its tokens and links
+    name; a call that asked for a later page by number (api.video's spec example `page: 2`) has the
+    records of the pages before it too: more only while those and this page's stay under the total."""
+    if note["kind"] not in ("x-total", "body-total"):
+        return True
+    page, limit = call.args.get("page"), call.args.get("limit")
+    if not isinstance(page, int) or page <= 1:
+        return True
+    return isinstance(limit, int) and (page - 1) * limit + int(note.get("shown") or 0) < int(note["total"])
+
+
+def _wrong_array(data: dict[str, Any], note: dict[str, Any]) -> bool:
+    """The items are not the answer's records: one of the added `included` array's, or another count
+    than the page's records (fewer only where the result says it cut the page to its budget)."""
+    items = data.get("items") if isinstance(data.get("items"), list) else []
+    if any(isinstance(i, dict) and str(i.get("id", "")).startswith(f"{MARK}-included-") for i in items):
+        return True
+    cut = isinstance(data.get("truncated"), dict) and "items" in str(data["truncated"].get("shown", ""))
+    return len(items) > note.get("shown", 0) or (len(items) < note.get("shown", 0) and not cut)
 
 
 # ---- l, m: what the API said ------------------------------------------------------------------------
@@ -318,12 +510,23 @@ def static_class_findings(
             if media and action.shape is not None:
                 _, record, own = record_schema(doc, action.method.lower(), action.path)
                 names = [n for n in (record or own) if len(n) > 2][:6]
-                if names and not any(f'"{n}"' in out_text for n in names):
+                if names and not _schema_read(action.shape, [*record, *own], out_text):
                     out.append(finding("j", "media-not-read", tool.name, action.name, op.key, op.pointer("responses"),
                                        f"the answer is {media} with fields {names[:4]}; the tool's outputSchema "
                                        "has none of them", f"a JSON schema under {media} is not read"))  # fmt: skip
             out += _secrets(doc, op, tool, action, properties, finding)
     return out
+
+
+def _schema_read(shape: Any, fields: list[str], out_text: str) -> bool:
+    """The package shows it read the answer's schema: it places the records (a list's path, the record
+    inside an envelope), which only the schema says, or its outputSchema names a field of the answer.
+    One outputSchema serves every action of a tool, and names the default format's fields only, with
+    records' fields under `items`, left open (`{}`) when two lists of the tool disagree: it alone is no
+    evidence that a list's schema went unread."""
+    if getattr(shape, "items", None) is not None or getattr(shape, "record", None) is not None:
+        return True
+    return any(f'"{n}"' in out_text for n in fields if len(n) > 2)
 
 
 def _jsonish_only(op: Any) -> str | None:

@@ -58,6 +58,7 @@ class Unit:
     kind: str  # money, time, size, other
     agent: str
     factor: float
+    operation: str = ""  # the action's 'METHOD /path' or operationId: where the parameter's slot is
 
 
 @dataclass
@@ -186,7 +187,9 @@ def _pick_units(doc: SpecDoc, mapping: dict[str, Any], ops: dict[str, tuple[str,
                                                       or params[wire].get("hidden")):  # fmt: skip
                 continue
             agent, _, factor, _ = UNIT_KINDS[kind]
-            seen.append(Unit(tool["name"], action["name"], wire, kind, agent, factor))
+            seen.append(
+                Unit(tool["name"], action["name"], wire, kind, agent, factor, f"{method.upper()} {path}")
+            )
     money = next((u for u in seen if u.kind == "money"), None)
     shared = next((u for u in seen if u.field in results and u is not money and u.field != (money and money.field)),
                   None)  # fmt: skip
@@ -404,5 +407,5 @@ def read_facts(work: Path) -> Derived:
                 unit = entry.get("unit") if isinstance(entry, dict) else None
                 if isinstance(unit, dict):
                     units.append(Unit(tool["name"], action["name"], wire, "mapping", str(unit.get("agent")),
-                                      float(unit.get("factor") or 0)))  # fmt: skip
+                                      float(unit.get("factor") or 0), str(action.get("operation") or "")))  # fmt: skip
     return Derived(units)

@@ -144,10 +144,12 @@ class Operation:
         if entry is None and status >= 400:
             entry = responses.get("default")
         content = (entry or {}).get("content") or {}
-        for media, value in content.items():
-            base = media.split(";")[0].strip().lower()
-            if base in JSON_TYPES or base.endswith("+json") or base == "*/*":
-                value = self.doc.resolve(value)
+        # application/json first, as a client asking for JSON is answered (va.gov's Facility, not its
+        # GeoJSON Feature listed before it); then JSON of another name; then */*.
+        ranked = sorted((json_rank(str(media)), index, media) for index, media in enumerate(content))
+        for rank, _, media in ranked:
+            if rank < 3:
+                value = self.doc.resolve(content[media])
                 return self.doc.resolve(value.get("schema")) if isinstance(value, dict) else None
         return None
 
@@ -166,6 +168,17 @@ class Operation:
                 if any(m.split(";")[0].strip().lower() in JSON_TYPES or m.endswith("+json") for m in content):
                     found.append(int(code))
         return sorted(found)
+
+
+def json_rank(media: str) -> int:
+    """How surely an answer of this media type is JSON: 0 application/json (parameters after `;` aside),
+    1 JSON of another name (`text/json`, vendor `+json`), 2 a wildcard (`*/*`, `application/*`), 3 not."""
+    base = media.split(";")[0].strip().lower()
+    if base == "application/json":
+        return 0
+    if base in JSON_TYPES or base.endswith("+json"):
+        return 1
+    return 2 if base in ("*/*", "application/*") else 3
 
 
 def media_example(doc: SpecDoc, entry: dict[str, Any]) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 from .currencies import MINOR_UNITS
 from .errors import Recovery, ToolError
+from .notes import with_note
 from .routing import Action, Param, ResultUnit, Unit
 
 # Float error, relative: 0.1 + 0.2 is 0.30000000000000004, a whole number of cents all the same.
@@ -62,14 +63,13 @@ def convert_results(action: Action, answer: dict[str, Any]) -> dict[str, Any]:
                 why = _convert_field(holder, result_unit)
                 if why:
                     left.setdefault(result_unit.field, why)
-    if left:
-        _announce(
-            answer,
-            " ".join(
-                f"{field} was not converted: {why}." for field, why in left.items()
-            ),
-        )
-    return answer
+    if not left:
+        return answer
+    # The server's own note, never written into an API field that happens to be named `note`.
+    return with_note(
+        answer,
+        " ".join(f"{field} was not converted: {why}." for field, why in left.items()),
+    )
 
 
 def current_in_agent_units(
@@ -189,12 +189,6 @@ def _convert_field(
     del holder[key]
     holder[result_unit.name] = shown
     return None
-
-
-def _announce(answer: dict[str, Any], text: str) -> None:
-    """The result's top-level `note`: what differs from what the API's answer would say."""
-    note = answer.get("note")
-    answer["note"] = f"{note} {text}" if isinstance(note, str) and note else text
 
 
 def _json_kind(value: Any) -> str:

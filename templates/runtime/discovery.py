@@ -60,7 +60,7 @@ def _words(text: str) -> set[str]:
 
 
 # What may follow an action's summary on its line.
-_NOTES = ("Defaults:", "With any body argument", "Its body takes")
+_NOTES = ("Defaults:", "With any body argument", "Its body takes", "Returns a file")
 
 
 def named(word: str, names: set[str]) -> bool:

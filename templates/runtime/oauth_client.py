@@ -98,6 +98,9 @@ class ClientCredentials:
         if token == self._token:
             self._token = None
 
+    def refused_env(self, subject: str = "") -> str:
+        return self.env
+
     def routes(self) -> list[Any]:
         return []  # nothing to serve: the server's own client needs no user
 

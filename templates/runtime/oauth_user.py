@@ -54,6 +54,12 @@ UNLINK_PATH = "/oauth/unlink"
 PENDING_S = 600.0  # a sign-in link works this long, once
 KEPT_S = 90 * 86400.0  # a link is kept this long after its last refresh
 KEPT_FOR_REDACTION = 16
+# One replica refreshes a user's token at a time: it holds a lease for as long as a token request may
+# take (the client's timeout) and REFRESH_SPARE_S more; the others read the store every REFRESH_POLL_S
+# until the new token is there, or the lease ran out and is theirs to take.
+REFRESH_SPARE_S = 5.0
+REFRESH_WAIT_S = 10.0
+REFRESH_POLL_S = 0.2
 
 
 class UserTokens:
@@ -94,45 +100,77 @@ class UserTokens:
     async def token(self, client: httpx.AsyncClient, subject: str) -> str:
         """The caller's upstream token, refreshed when it has expired; a URL-mode elicitation when
         the caller has not linked one (or the API no longer honours the link)."""
-        if (
-            not subject
-            and self.token_env
-            and os.environ.get(self.token_env, "").strip()
-        ):
-            return self._seen_token(os.environ[self.token_env].strip())
+        if not subject and self.token_env:
+            # A client config's placeholder is refused here, naming the variable.
+            fixed = credential(self.token_env, "token of the API")
+            if fixed and fixed.strip():
+                return self._seen_token(fixed.strip())
         name = _link_name(_required(subject, self.token_env))
         link = await self._read(name)
         if link is not None and self._fresh(link):
             return self._seen_token(link["access_token"])
         async with self._locks.setdefault(name, anyio.Lock()):
-            link = await self._read(
-                name
-            )  # another call may have refreshed it meanwhile
-            if link is not None and self._fresh(link):
+            return await self._renewed(client, name, subject)
+
+    async def _renewed(self, client: httpx.AsyncClient, name: str, subject: str) -> str:
+        """The link's token, refreshed by exactly one replica at a time: the one holding the store's
+        lease refreshes (with the refresh token it reads after taking the lease), the others wait and
+        read what it wrote. An API that rotates refresh tokens takes a rotated one used again as a
+        replay and revokes the whole grant, so two refreshes at once would unlink the user."""
+        owner = secrets.token_urlsafe(12)
+        lease_s = (client.timeout.read or 30.0) + REFRESH_SPARE_S
+        deadline = time.monotonic() + lease_s + REFRESH_WAIT_S
+        while True:
+            # Another call or replica may have refreshed it, or be refreshing it now.
+            link = await self._stored(name, subject)
+            if self._fresh(link):
                 return self._seen_token(link["access_token"])
-            if link is None or not link.get("refresh_token"):
-                raise await self._link_required(subject)
-            try:
-                answer = await self._grant(
-                    client,
-                    {
-                        "grant_type": "refresh_token",
-                        "refresh_token": link["refresh_token"],
-                    },
-                )
-            except TokenRefused as refused:
-                if refused.code != "invalid_grant":
-                    raise
-                await self._store_().delete_value(
-                    name
-                )  # revoked or expired at the API: link again
-                raise await self._link_required(subject) from None
-            link = self._link_of(answer, link.get("refresh_token"))
-            await self._write(name, link)
-            return self._seen_token(link["access_token"])
+            if await self._store_().lease(name, owner, lease_s):
+                break
+            if time.monotonic() > deadline:
+                raise _refresh_stuck()
+            await anyio.sleep(REFRESH_POLL_S)
+        try:
+            # What was written between the read above and the lease is what to refresh from.
+            link = await self._stored(name, subject)
+            if self._fresh(link):
+                return self._seen_token(link["access_token"])
+            return await self._refresh(client, name, subject, link)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._store_().release_lease(name, owner)
+
+    async def _stored(self, name: str, subject: str) -> dict[str, Any]:
+        """The caller's link as stored; a URL-mode elicitation when there is none that can be refreshed."""
+        link = await self._read(name)
+        if link is None or (not link.get("refresh_token") and not self._fresh(link)):
+            raise await self._link_required(subject)
+        return link
+
+    async def _refresh(
+        self, client: httpx.AsyncClient, name: str, subject: str, link: dict[str, Any]
+    ) -> str:
+        try:
+            answer = await self._grant(
+                client,
+                {"grant_type": "refresh_token", "refresh_token": link["refresh_token"]},
+            )
+        except TokenRefused as refused:
+            if refused.code != "invalid_grant":
+                raise
+            # Revoked or expired at the API: link again.
+            await self._store_().delete_value(name)
+            raise await self._link_required(subject) from None
+        renewed = self._link_of(answer, link.get("refresh_token"))
+        await self._write(name, renewed)
+        return self._seen_token(renewed["access_token"])
 
     def refused(self, token: str, subject: str) -> None:
         self._stale.add(token)
+
+    def refused_env(self, subject: str) -> str:
+        # A call with no user sent the environment's token; a user's, their link's (the client's).
+        return self.token_env if not subject and self.token_env else self.env
 
     def secret_forms(self) -> tuple[str, ...]:
         secret = (
@@ -142,7 +180,9 @@ class UserTokens:
 
     async def described(self, subject: str) -> list[dict[str, Any]]:
         linked = bool(subject) and await self._read(_link_name(subject)) is not None
-        envs = [e for e in (self.client_id_env, self.client_secret_env) if e]
+        envs = [
+            e for e in (self.client_id_env, self.client_secret_env, self.token_env) if e
+        ]
         return [
             {
                 "env": env,
@@ -364,6 +404,15 @@ def _required(subject: str, token_env: str | None) -> str:
             Recovery.NEEDS_HUMAN,
         )
     return subject
+
+
+def _refresh_stuck() -> ToolError:
+    return ToolError(
+        "this user's API token is being refreshed by another replica of this server, and the refresh "
+        "did not finish in time.",
+        "Wait a few seconds and call again.",
+        Recovery.RETRY_LATER,
+    )
 
 
 def _link_name(subject: str) -> str:

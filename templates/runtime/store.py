@@ -96,6 +96,10 @@ class PreviewStore(Protocol):
     async def get_value(self, name: str) -> str | None: ...
     async def take_value(self, name: str) -> str | None: ...
     async def delete_value(self, name: str) -> None: ...
+    # A lease on `name` for `seconds`, held by `owner`: True for exactly one owner at a time, across
+    # every replica, until it is released or runs out (one refresh of a user's token at once).
+    async def lease(self, name: str, owner: str, seconds: float) -> bool: ...
+    async def release_lease(self, name: str, owner: str) -> None: ...
 
 
 def open_store(package: str) -> PreviewStore:
@@ -188,6 +192,30 @@ class _SqliteValues:
     async def delete_value(self, name: str) -> None:
         await self._run(
             lambda db: db.execute("DELETE FROM kept WHERE name = ?", (name,))
+        )
+
+    async def lease(self, name: str, owner: str, seconds: float) -> bool:
+        # One statement: inserted when absent, taken over when expired, else left (rowcount 0).
+        def work(db: sqlite3.Connection) -> int:
+            now = time.time()
+            return int(
+                db.execute(
+                    "INSERT INTO kept (name, value, expires_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                    "expires_at = excluded.expires_at WHERE kept.expires_at < ?",
+                    (f"lease:{name}", owner, now + seconds, now),
+                ).rowcount
+            )
+
+        taken: int = await self._run(work)
+        return taken == 1
+
+    async def release_lease(self, name: str, owner: str) -> None:
+        await self._run(
+            lambda db: db.execute(
+                "DELETE FROM kept WHERE name = ? AND value = ?",
+                (f"lease:{name}", owner),
+            )
         )
 
 
@@ -422,6 +450,13 @@ return 1
 """
 
 
+# A lease is released only by its holder: one that ran out and was taken over is the new holder's.
+_RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
 # A task's record is replaced only while it is not terminal (as SqliteStore.update_task).
 _UPDATE_TASK_SCRIPT = """
 local current = redis.call('GET', KEYS[1])
@@ -455,6 +490,7 @@ class RedisStore:
         self._claim = self._redis.register_script(_CLAIM_SCRIPT)
         self._settle = self._redis.register_script(_SETTLE_SCRIPT)
         self._update_task = self._redis.register_script(_UPDATE_TASK_SCRIPT)
+        self._release = self._redis.register_script(_RELEASE_SCRIPT)
 
     def _key(self, preview_id: str) -> str:
         return f"{self._prefix}:{preview_id}"
@@ -579,3 +615,14 @@ class RedisStore:
 
     async def delete_value(self, name: str) -> None:
         await self._guarded(self._redis.delete(self._value_key(name)))
+
+    async def lease(self, name: str, owner: str, seconds: float) -> bool:
+        key = self._value_key(f"lease:{name}")
+        taken = await self._guarded(
+            self._redis.set(key, owner, nx=True, px=max(1, int(seconds * 1000)))
+        )
+        return bool(taken)
+
+    async def release_lease(self, name: str, owner: str) -> None:
+        key = self._value_key(f"lease:{name}")
+        await self._guarded(self._release(keys=[key], args=[owner]))

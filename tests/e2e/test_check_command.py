@@ -23,6 +23,7 @@ from tests.support import prism
 from tests.support.paths import ROOT, SPECS
 from tests.upstreams.catalog import CatalogUpstream
 from tests.upstreams.petstore import PetstoreUpstream
+from tests.upstreams.recording import LoopbackUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 
@@ -178,15 +179,13 @@ def test_a_list_with_paging_the_answers_do_not_carry(tmp_path: Path, prism_env: 
     ]
 
 
-def test_a_media_type_it_cannot_read(tmp_path: Path, prism_env: dict[str, str]) -> None:
+def test_a_csv_answer_is_a_file_the_tool_returns(tmp_path: Path, prism_env: dict[str, str]) -> None:
+    """A media type that is no JSON is a file the tool returns as content (files in answers): no K501."""
     prices = "      - name: prices\n        operation: getItemPrices\n"
     mapping = wrong_mapping(tmp_path, "      - name: get\n", f"{prices}      - name: get\n")
-    code, report, _ = check(CATALOG, mapping, env=prism_env)
-    assert code == 1
-    assert [(f["code"], f["action"], f["line"]) for f in errors(report)] == [
-        ("K501", "prices", line_of(mapping, "- name: prices"))
-    ]
-    assert "text/csv" in errors(report)[0]["message"]
+    code, report, stderr = check(CATALOG, mapping, env=prism_env)
+    assert [f for f in errors(report) if f["action"] == "prices"] == [], report
+    assert code == 0, stderr
 
 
 def test_an_error_text_the_server_does_not_find() -> None:
@@ -270,3 +269,92 @@ def test_a_sandbox_without_its_credential_is_a_usage_error() -> None:
     )
     assert code == 2
     assert "set CATALOG_TOKEN" in stderr
+
+
+def test_a_ref_outside_the_specs_directory_needs_allow_ref_root(
+    tmp_path: Path, prism_env: dict[str, str]
+) -> None:
+    """As generate: a `$ref` may read files under the spec's own directory only, unless --allow-ref-root
+    names another; then the generated server is checked, Prism resolving the same file."""
+    exports = (SPECS / "exports" / "exports.openapi.yaml").read_text(encoding="utf-8")
+    ref = '"#/components/schemas/ExportRequest"'
+    assert ref in exports
+    (tmp_path / "api").mkdir()
+    (tmp_path / "shared").mkdir()
+    spec = tmp_path / "api" / "exports.yaml"
+    spec.write_text(exports.replace(ref, '"../shared/schemas.yaml#/ExportRequest"'), encoding="utf-8")
+    schema = "ExportRequest:\n  type: object\n  properties:\n    dataset: {type: string}\n"
+    (tmp_path / "shared" / "schemas.yaml").write_text(schema, encoding="utf-8")
+    mapping = SPECS / "exports" / "mapping.yaml"
+    code, report, stderr = check(spec, mapping, env=prism_env)
+    assert code == 2 and "error[R005]" in stderr and "--allow-ref-root" in stderr
+    code, report, stderr = check(spec, mapping, "--allow-ref-root", str(tmp_path / "shared"), env=prism_env)
+    assert (code, errors(report)) == (0, []), stderr
+
+
+# ---- OAuth 2.0: what check can obtain, and what it says to set ---------------------------------------
+
+SANDBOX_TOKEN = "sandbox-token-2f9e4d71c0ab"
+
+
+def oauth_drafted(
+    tmp_path: Path, flow: str, api: str = "https://api.things.example.com/v1"
+) -> tuple[Path, Path]:
+    """A one-operation spec whose only scheme is OAuth 2.0 with this flow, and the mapping init drafts."""
+    urls = {"tokenUrl": "https://auth.things.example.com/token", "scopes": {"read": "r"}}
+    if flow == "authorizationCode":
+        urls["authorizationUrl"] = "https://auth.things.example.com/authorize"
+    record = {"type": "object", "properties": {"owner": {"type": "string"}}, "required": ["owner"]}
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": record}}}}
+    document = {
+        "openapi": "3.0.3", "info": {"title": "Things", "version": "1.0.0"}, "servers": [{"url": api}],
+        "components": {"securitySchemes": {"oauth": {"type": "oauth2", "flows": {flow: urls}}}},
+        "security": [{"oauth": ["read"]}],
+        "paths": {"/me/things": {"get": {"operationId": "myThings", "summary": "My things", "responses": ok}}},
+    }  # fmt: skip
+    spec, mapping = tmp_path / "things.json", tmp_path / "mapping.yaml"
+    spec.write_text(json.dumps(document), encoding="utf-8")
+    drafted = subprocess.run(
+        [sys.executable, "-m", "mcpgen", "init", str(spec), "-o", str(mapping), "--name", "things"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert drafted.returncode == 0, drafted.stderr
+    return spec, mapping
+
+
+def test_a_per_user_sign_in_is_checked_with_the_token_of_its_env(
+    tmp_path: Path, prism_env: dict[str, str]
+) -> None:
+    """Over stdio a call has no user to sign in: check sends the token of server.auth's env (THINGS_TOKEN,
+    drafted by init) as a bearer token, a placeholder to Prism, the sandbox's own to --upstream."""
+    spec, mapping = oauth_drafted(tmp_path, "authorizationCode")
+    code, report, stderr = check(spec, mapping, env=prism_env)
+    assert (code, errors(report)) == (0, []), stderr
+    assert [f["message"] for f in report["findings"] if "has no user" in f["message"]] == []
+
+    code, _, stderr = check(spec, mapping, "--upstream", "http://127.0.0.1:9", env={"PATH": "/usr/bin:/bin"})
+    assert code == 2 and "set THINGS_TOKEN" in stderr, stderr
+
+    class OneAccount(LoopbackUpstream):
+        def __init__(self) -> None:
+            super().__init__()
+            self.route("GET", "/me/things", lambda r, p: Reply(200, {"owner": "the deployment"}))
+
+    with OneAccount() as upstream:
+        env = {"PATH": "/usr/bin:/bin", "THINGS_TOKEN": SANDBOX_TOKEN}
+        code, report, stderr = check(spec, mapping, "--upstream", upstream.base_url, env=env)
+        sent = {r.headers.get("authorization") for r in upstream.requests if r.path == "/me/things"}
+    assert (code, errors(report)) == (0, []), stderr
+    assert sent == {f"Bearer {SANDBOX_TOKEN}"}
+
+
+def test_client_credentials_against_prism_say_to_check_a_sandbox(
+    tmp_path: Path, prism_env: dict[str, str]
+) -> None:
+    """Prism mocks the API, not its token endpoint: check says so, and what to set, instead of reporting
+    every call refused."""
+    spec, mapping = oauth_drafted(tmp_path, "clientCredentials")
+    code, _, stderr = check(spec, mapping, env=prism_env)
+    assert code == 2, stderr
+    assert "not its token endpoint (https://auth.things.example.com/token)" in stderr
+    assert "--upstream" in stderr and "THINGS_CLIENT_ID and THINGS_CLIENT_SECRET" in stderr

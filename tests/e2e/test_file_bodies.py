@@ -167,3 +167,35 @@ async def test_a_binary_body_is_the_file_itself_and_without_files_read_only_cont
     assert requests[0].headers["content-type"] == "application/octet-stream"
     assert by_path.is_error and "reads no files from disk" in result_text(by_path)
     assert bad.is_error and "valid base64" in result_text(bad)
+
+
+@pytest.mark.prism_expects(
+    "Request body must be array",
+    why="Qakka's octet-stream body is typed an array of byte strings (a conversion of a binary body): the "
+    "bytes on the wire are the file, which Prism reads as one value, never an array",
+)
+async def test_init_drafts_a_files_directory_and_the_drafted_upload_sends_a_file_from_it(
+    tmp_path: Path,
+) -> None:
+    """`init` on Qakka, whose sendMessageBinary takes an octet-stream body: the draft names a directory of
+    its own (relative, from the server's working directory) and says what it allows, and the drafted
+    mapping generates a server whose upload sends a file from there and nothing from outside it."""
+    drafted = run_mcpgen("init", QAKKA, "-o", tmp_path / "mapping.yaml")
+    assert drafted.returncode == 0, drafted.stderr
+    text = (tmp_path / "mapping.yaml").read_text(encoding="utf-8")
+    assert "  files:\n    read: uploads\n" in text and "The server reads no other path" in text
+    completed = run_mcpgen("generate", QAKKA, "-m", tmp_path / "mapping.yaml", "-o", tmp_path / "out")
+    assert completed.returncode == 0, completed.stderr
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "blob.bin").write_bytes(PNG)
+    (tmp_path / "secret.txt").write_text("not the agent's", encoding="utf-8")
+    call = {"action": "send_binary", "queue_name": "jobs", "content_type": "image/png"}
+    with QakkaQueues() as upstream:
+        env = {"PYTHONPATH": str(tmp_path / "out"), "QAKKA_BASE_URL": upstream.base_url}
+        async with stdio_client([sys.executable, "-m", "qakka_mcp"], env, cwd=tmp_path) as client:
+            sent = await client.call_tool("qakka_messages", {**call, "file": "blob.bin"})
+            outside = await client.call_tool("qakka_messages", {**call, "file": "../secret.txt"})
+        requests = list(upstream.requests)
+    assert not sent.is_error, result_text(sent)
+    assert len(requests) == 1 and requests[0].body == PNG
+    assert outside.is_error and str((tmp_path / "uploads").resolve()) in result_text(outside)

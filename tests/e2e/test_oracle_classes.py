@@ -6,8 +6,9 @@ its errors only as `default`, and takes a client_secret in a body. Two runs:
 
 - the derived mapping (init's draft plus a unit, concise fields and token paging, oracle_derive.py): every
   variant step reaches the server, and each verdict agrees with what the server returned (calls.jsonl);
-- a hand-written mapping that turns the list's paging off (`style: none`): the server then shows page one
-  of three as the whole list, whatever mcpgen's paging does, and the oracle must say so (class k).
+- a hand-written mapping that turns the list's paging off (`style: none`): the server cannot ask for page
+  two, yet page one of three must not read as whole: the answer's next_page_token is read by its name,
+  has_more is null with `rest` naming it, and the oracle agrees (class k).
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ def _found(row: dict[str, Any], category: str, kind: str | None = None) -> list[
     return [f for f in row["findings"] if f["category"] == category and (kind is None or f["kind"] == kind)]
 
 
-def test_paging_turned_off_shows_page_one_as_the_whole_list(prism_ready: None, tmp_path: Path) -> None:
+def test_paging_turned_off_never_shows_page_one_as_the_whole_list(prism_ready: None, tmp_path: Path) -> None:
     spec = _spec_dir(tmp_path, "paged", "token")
     mapping = tmp_path / "paging-off.yaml"
     mapping.write_text(PAGING_OFF, encoding="utf-8")
@@ -158,10 +159,10 @@ def test_paging_turned_off_shows_page_one_as_the_whole_list(prism_ready: None, t
                 "--budget", "60"], work)  # fmt: skip
     paged = [c for c in row["calls_kept"] if c["step"] == "paged"]
     assert len(paged) == 1 and paged[0]["variant"]["kind"] == "token" and paged[0]["variant"]["more"] is True
-    assert not paged[0]["data"].get("has_more"), "paging off: the server cannot know more follows"
-    missed = _found(row, "k", "has-more-missed")
-    assert [f["operation"] for f in missed] == ["GET /payments"], row["findings"]
-    assert "token paging is not read" in missed[0]["cause"]
+    data = paged[0]["data"]
+    assert data["has_more"] is None and "'next_page_token'" in data["rest"], data
+    assert "next_cursor" not in data  # paging off: no call is promised that the action cannot make
+    assert _found(row, "k") == [], row["findings"]
 
 
 def test_every_value_verdict_agrees_with_what_the_server_returned(prism_ready: None, tmp_path: Path) -> None:

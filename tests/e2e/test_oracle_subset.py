@@ -42,7 +42,7 @@ KNOWN = {
     "h": None,
     "i": "a concise record the API wraps in {'data': ...} comes back {} (result unwrapping)",
     "j": None,
-    "k": "next_page_token, a Link header and X-Total are not read as more pages; totals dropped",
+    "k": None,  # a next token, link or total the spec does not show still keeps a page from reading as whole
     "l": "error_message and problems[] error bodies: the API's text is not in the tool error",
     "m": "success: false, ok: false and a nonzero error_code inside a 200 read as success",
     "n": None,

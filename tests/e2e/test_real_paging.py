@@ -173,3 +173,21 @@ async def test_a_full_last_page_whose_next_page_is_null_ends_the_list(
     assert sum(len(r["items"]) for r in results) == WORKFLOW_COUNT
     assert [(r["has_more"], r.get("next_page")) for r in results] == [(True, 2), (False, None)]
     assert len(upstream.requests) == 2  # no third call for a page that is not there
+
+
+async def test_a_next_link_the_spec_does_not_show_keeps_the_list_from_looking_whole(
+    paging_package: Path, upstream: PagingUpstream
+) -> None:
+    """azure.com/storage.json /paths/~1providers~1Microsoft.Storage~1operations/get takes no page or
+    cursor, and its OperationListResult declares only `value`; Azure answers 5 of 7 with a nextLink.
+    That answer used to come back as has_more: false, a partial list looking whole."""
+    async with client_for(paging_package, upstream) as client:
+        [tool] = [t for t in tool_dicts(await client.list_tools()) if t["name"] == TOOL]
+        result = await client.call_tool(TOOL, {"action": "storage_operations", "api_version": "2019-04-01"})
+    assert not result.is_error, result_text(result)
+    data = result_json(result)
+    jsonschema.validate(data, tool["outputSchema"])
+    assert len(data["items"]) == 5
+    assert data["has_more"] is None and "'nextLink'" in data["rest"], data
+    assert "next_page" not in data and "next_cursor" not in data  # no call is promised that cannot be made
+    assert [r.param("$skiptoken") for r in upstream.requests] == [None]

@@ -277,3 +277,23 @@ async def test_a_number_the_api_sends_as_a_string_is_left_and_announced(
     assert shown["weight"] == "1200" and "weight_kg" not in shown
     assert shown["declared_value_usd"] == 50  # the number beside it is converted as ever
     assert shown["note"] == "weight was not converted: the API sent a string."
+
+
+async def test_the_server_s_note_never_writes_into_an_api_field_named_note(
+    ship_package: Path, shipping: ShippingUpstream
+) -> None:
+    """A record with a `note` of its own (Kubernetes' events, Square's payments) keeps it as the API
+    sent it; what the server has to say goes beside it, under `server_note` (R4: announced, never
+    written into the API's data)."""
+    shipping.fail_next(
+        200,
+        {"id": "shp_010", "recipient": "Kim", "weight": "900", "declared_value": 100, "note": "fragile"},
+    )
+    async with stdio_client(ship_command(), ship_env(ship_package, shipping)) as client:
+        result = await client.call_tool(
+            "ship_shipments_find", {"action": "get", "shipment_id": "shp_010", "response_format": "detailed"}
+        )
+    assert not result.is_error, result_text(result)
+    shown = result.structured_content  # the client checked it against the tool's outputSchema
+    assert shown["note"] == "fragile"
+    assert shown["server_note"] == "weight was not converted: the API sent a string."

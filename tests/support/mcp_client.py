@@ -16,10 +16,11 @@ from mcp.client.stdio import stdio_client as sdk_stdio_client
 
 @asynccontextmanager
 async def stdio_client(
-    command: list[str], env: dict[str, str], stderr_file: Path | None = None
+    command: list[str], env: dict[str, str], stderr_file: Path | None = None, cwd: Path | None = None
 ) -> AsyncIterator[Client]:
-    """A connected Client; the server's stderr goes to `stderr_file` when given (for log assertions)."""
-    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    """A connected Client; the server's stderr goes to `stderr_file` when given (for log assertions),
+    and it runs in `cwd` when given (as a client configured with a working directory starts it)."""
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
     errlog = stderr_file.open("a", encoding="utf-8") if stderr_file else sys.stderr
     try:
         async with Client(sdk_stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:

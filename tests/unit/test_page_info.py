@@ -93,3 +93,79 @@ def test_an_offset_in_the_body_goes_inside_its_object(pagination: ModuleType) ->
     first = {"options": {"count": 10}}
     pagination.place_offset(first, paging, {"limit": 10})
     assert first == {"options": {"count": 10}}  # page 1 sends no offset
+
+
+def test_an_answer_that_names_a_next_page_the_action_cannot_ask_for_is_not_whole(
+    pagination: ModuleType,
+) -> None:
+    # No page or cursor in the spec, yet the answer hands out the next page: a token (Google's
+    # nextPageToken), Azure's nextLink, OData's, a paging object's cursor, HAL's link, AWS's IsTruncated.
+    for body, where in (
+        ({"value": [{}], "next_page_token": "p2"}, "next_page_token"),
+        ({"value": [{}], "nextLink": "https://api.example/x?$skiptoken=2"}, "nextLink"),
+        ({"value": [{}], "@odata.nextLink": "https://api.example/x?$skip=1"}, "@odata.nextLink"),
+        ({"data": [{}], "meta": {"next_cursor": "c2"}}, "meta.next_cursor"),
+        ({"items": [{}], "_links": {"next": {"href": "/x?page=2"}}}, "_links.next"),
+        ({"Contents": [{}], "IsTruncated": True}, "IsTruncated"),
+    ):
+        found = info(pagination, None, body, 1, items=next(iter(body)))
+        assert found["has_more"] is None and f"'{where}'" in found["rest"], body
+    # The last page names none: an empty token, null links, a false flag; and `next_run_at` is no page.
+    for body in (
+        {"value": [{}], "next_page_token": "", "nextLink": None, "IsTruncated": False},
+        {"value": [{}], "next_run_at": "2026-01-01T00:00:00Z", "_links": {"next": {"href": None}}},
+    ):
+        assert info(pagination, None, body, 1, items="value") == {"has_more": False}, body
+
+
+def test_a_total_above_the_first_page_is_more_whatever_the_style(pagination: ModuleType) -> None:
+    # Azure's list with a nextLink in its schema, answered without one but with X-Total: 9 over 2 records.
+    link = pagination.Paging(style="link", next_link="nextLink")
+    first = info(pagination, link, {"value": [{}, {}]}, 2, headers={"X-Total": "9"}, items="value")
+    assert first["has_more"] is None and first["total_count"] == 9 and "counts 9 items" in first["rest"]
+    # A later page of a cursor or link style holds fewer than the total, as every page does.
+    later = info(pagination, link, {"value": [{}, {}]}, 2, headers={"X-Total": "9"}, items="value",
+                 values={"cursor": "b2Zmc2V0PTI"})  # fmt: skip
+    assert later == {"has_more": False, "total_count": 9}
+    # A cursor the style reads is not read twice: the same token again ends the list as before.
+    cursor = pagination.Paging(style="cursor", next_cursor="next_page_token")
+    again = info(pagination, cursor, {"next_page_token": "t"}, 3, values={"cursor": "t"})
+    assert again == {"has_more": False}
+
+
+def test_page_arithmetic_counts_the_records_the_api_sent(pagination: ModuleType) -> None:
+    offset = pagination.Paging(style="offset", limit="limit", offset="startIndex", total="totalItems")
+    # Asked for 1, the API sent all 3 of its 3: the list ends here.
+    whole = info(
+        pagination, offset, {"items": [{}] * 3, "totalItems": 3}, 3, values={"limit": 1}, items="items"
+    )
+    assert whole == {"has_more": False, "total_count": 3}
+    # Asked for 50, sent 2 of 9: more exists, and whether next_page reaches it is unknown.
+    page = pagination.Paging(style="page", limit="limit")
+    short = info(pagination, page, [{}, {}], 2, values={"limit": 50, "page": 1}, headers={"X-Total": "9"})
+    assert short["has_more"] is None and short["next_page"] == 2 and "2 of the 50 asked for" in short["rest"]
+    # No limit: a first page under the total has more, at the API's own page size.
+    bare = pagination.Paging(style="page", total="totalCount")
+    found = info(
+        pagination, bare, {"results": [{}] * 100, "totalCount": 251}, 100, values={"page": 1}, items="results"
+    )
+    assert found == {"has_more": True, "next_page": 2, "total_count": 251}
+
+
+def test_an_answer_contradicting_its_own_end_is_unknown_not_whole(pagination: ModuleType) -> None:
+    # The API's flag says the list ends, its total says 9 of which 2 are here: neither is taken alone.
+    page = pagination.Paging(style="page", limit="limit", has_more="has_more")
+    found = info(
+        pagination,
+        page,
+        {"data": [{}, {}], "has_more": False, "total": 9},
+        2,
+        values={"limit": 2},
+        items="data",
+    )
+    assert found["has_more"] is None and found["total_count"] == 9
+    assert "counts 9 items" in found["rest"] and "says the list ends here" in found["rest"]
+    # An empty first page under a total of 4: more exists, and whether page 2 holds it is unknown.
+    bare = pagination.Paging(style="page", total="totalCount")
+    empty = info(pagination, bare, {"results": [], "totalCount": 4}, 0, values={"page": 1}, items="results")
+    assert empty["has_more"] is None and "holds 0:" in empty["rest"]

@@ -21,7 +21,7 @@ CHECKED = ("mcpgen", "templates/runtime")
 # path -> lines, and "path:function" -> lines, as they were when the limits were set.
 MODULES_OVER: dict[str, int] = {}
 FUNCTIONS_OVER: dict[str, int] = {
-    "mcpgen/cli/app.py:diff_command": 98,  # a typer command: most of its lines are the options
+    "mcpgen/cli/app.py:diff_command": 96,  # a typer command: most of its lines are the options
     "mcpgen/load/mapping.py:_explain": 85,
     "mcpgen/render/package.py:render_server": 81,
 }

@@ -21,6 +21,8 @@ import pytest
 
 from mcpgen.diagnostics import DiagnosticError
 from mcpgen.load.remote import RemoteOptions, fetch
+from tests.conftest import skips_fail
+from tests.support import prism
 from tests.support.paths import ROOT, SPECS
 
 EXPORTS = (SPECS / "exports" / "exports.openapi.yaml").read_bytes()
@@ -211,3 +213,70 @@ def test_the_size_is_bounded(
     [problem] = raised.value.diagnostics
     assert problem.code == "F006"
     assert not (tmp_path / "specs").exists() or not any((tmp_path / "specs").glob("*.yaml"))
+
+
+def test_diff_reads_a_spec_url_in_a_spec_mapping_operand(
+    servers: type[_Handler], certificate: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The same spec on disk and by URL: the same contract. A `$ref` of the URL's document to another
+    one is refused as `generate` refuses it, unless its host is allowed."""
+    cert = certificate[0]
+    local = f"{SPECS / 'exports' / 'exports.openapi.yaml'}::{MAPPING}"
+    same = _mcpgen(
+        "diff", local, f"{_https(servers, '/exports.yaml')}::{MAPPING}", "--format", "json",
+        "--fail-on", "any", cert=cert, cache=tmp_path,
+    )  # fmt: skip
+    assert same.returncode == 0, same.stderr
+    assert json.loads(same.stdout)["changes"] == []
+    split = f"{_https(servers, '/api/split.yaml')}::{MAPPING}"
+    refused = _mcpgen("diff", local, split, cert=cert, cache=tmp_path)
+    assert refused.returncode == 2 and "error[R001]" in refused.stderr
+    allowed = _mcpgen(
+        "diff", local, split, "--allow-ref-host", "127.0.0.1", "--format", "json", cert=cert, cache=tmp_path
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    # The fetched schema has `dataset` only, not required: what the spec on disk has beside it is gone.
+    ids = {c["id"] for c in json.loads(allowed.stdout)["changes"]}
+    assert {"param-removed:exports_export#format", "param-optional:exports_export.start#dataset"} <= ids
+
+
+def test_lint_reads_a_spec_url_with_its_mapping(
+    servers: type[_Handler], certificate: tuple[Path, Path], tmp_path: Path
+) -> None:
+    url = _https(servers, "/exports.yaml")
+    linted = _mcpgen("lint", url, "-m", MAPPING, "--format", "json", cert=certificate[0], cache=tmp_path)
+    assert linted.returncode == 0, linted.stderr
+    assert url in json.loads(linted.stdout)["target"]
+    alone = _mcpgen("lint", url, cert=certificate[0], cache=tmp_path)
+    assert alone.returncode == 1 and "error[L005]" in alone.stderr and "--mapping" in alone.stderr
+    split = _https(servers, "/api/split.yaml")
+    refused = _mcpgen("lint", split, "-m", MAPPING, cert=certificate[0], cache=tmp_path)
+    assert refused.returncode == 1 and "error[R001]" in refused.stderr
+    allowed = _mcpgen(
+        "lint", split, "-m", MAPPING, "--allow-ref-host", "127.0.0.1", cert=certificate[0], cache=tmp_path
+    )
+    assert allowed.returncode == 0, allowed.stderr
+
+
+def test_check_runs_a_spec_url_whose_refs_name_another_document(
+    servers: type[_Handler], certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generated from the URL (its `$ref` fetched from the allowed host), and Prism serves the kept copies
+    laid out as on the server, so it resolves the `$ref` as mcpgen did."""
+    try:
+        modules, node = prism.prism_modules(), prism.node_binary()
+    except prism.PrismUnavailable as missing:
+        if skips_fail():
+            pytest.fail(f"mcpgen check needs Prism: {missing}")
+        pytest.skip(f"Prism is not installed: {missing}")
+    monkeypatch.setenv("MCPGEN_PRISM", str(modules / ".bin" / "prism"))
+    monkeypatch.setenv("PATH", f"{Path(node).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
+    url = _https(servers, "/api/split.yaml")
+    refused = _mcpgen("check", url, "-m", MAPPING, cert=certificate[0], cache=tmp_path)
+    assert refused.returncode == 2 and "error[R001]" in refused.stderr
+    checked = _mcpgen(
+        "check", url, "-m", MAPPING, "--allow-ref-host", "127.0.0.1", "--format", "json",
+        cert=certificate[0], cache=tmp_path,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+    assert json.loads(checked.stdout)["upstream"]["kind"] == "prism"

@@ -9,6 +9,7 @@ from pathlib import Path
 from mcpgen.ir import TaskSpec
 from mcpgen.pipeline import generate
 from tests.support.paths import SPECS
+from tests.support.venvs import run_mcpgen
 
 SPEC = SPECS / "exports" / "exports.openapi.yaml"
 MAPPING = (SPECS / "exports" / "mapping.yaml").read_text(encoding="utf-8")
@@ -62,3 +63,16 @@ def test_task_on_an_operation_that_answers_200_only_is_an_error_at_the_task(tmp_
     assert problem.source is not None and problem.source.pointer.endswith("/task")
     line = mapping.splitlines()[problem.source.line - 1]
     assert line.strip() == "task: {}"
+
+
+def test_validate_refuses_task_on_an_operation_that_answers_200_only(tmp_path: Path) -> None:
+    """The command a user runs: exit 1, the error at the mapping's `task:` line."""
+    mapping = MAPPING.replace(DECLARED, "").replace(
+        "      - name: get\n        operation: getExport\n",
+        "      - name: get\n        operation: getExport\n        task: {}\n",
+    )
+    (tmp_path / "mapping.yaml").write_text(mapping, encoding="utf-8")
+    completed = run_mcpgen("validate", SPEC, "-m", tmp_path / "mapping.yaml")
+    line = mapping.splitlines().index("        task: {}") + 1
+    assert completed.returncode == 1
+    assert f"mapping.yaml:{line}:" in completed.stderr and "error[M251]" in completed.stderr

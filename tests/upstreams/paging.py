@@ -33,6 +33,7 @@ LINODE_COUNT = 60
 VIDEO_COUNT = 12
 COMMIT_COUNT = 9
 WORKFLOW_COUNT = 20  # two full pages of 10: the second is the last, with next_page null
+OPERATION_COUNT, OPERATION_PAGE = 7, 5  # Azure: the first answer holds 5 and a nextLink
 
 
 def transaction(n: int) -> dict[str, Any]:
@@ -67,6 +68,7 @@ class PagingUpstream(LoopbackUpstream):
         self.route("GET", "/videos", self.videos)
         self.route("GET", "/repos/{owner}/{repo}/commits", self.commits)
         self.route("GET", "/workflows", self.workflows)
+        self.route("GET", "/providers/Microsoft.Storage/operations", self.storage_operations)
 
     def transactions_get(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         """Plaid: options.count (1-500, default 100) and options.offset (default 0)."""
@@ -244,6 +246,24 @@ class PagingUpstream(LoopbackUpstream):
         return Reply(
             200, {"data": shown, "pagination": {"next_page": following, "page": page, "page_length": size}}
         )
+
+    def storage_operations(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
+        """Azure Resource Manager: a partial list carries the next page's URL in `nextLink` (with a
+        $skiptoken), whatever the operation's schema declares."""
+        skip = int_param(request, "$skiptoken", 0, 0, OPERATION_COUNT)
+        shown = [
+            {"name": f"Microsoft.Storage/storageAccounts/op{n}/action", "origin": "user,system"}
+            for n in range(skip + 1, min(skip + OPERATION_PAGE, OPERATION_COUNT) + 1)
+        ]
+        body: dict[str, Any] = {"value": shown}
+        if skip + OPERATION_PAGE < OPERATION_COUNT:
+            host = request.headers.get("host", "127.0.0.1")
+            version = request.param("api-version")
+            body["nextLink"] = (
+                f"http://{host}/providers/Microsoft.Storage/operations?api-version={version}"
+                f"&$skiptoken={skip + OPERATION_PAGE}"
+            )
+        return Reply(200, body)
 
 
 def _position(token: str | None, prefix: str) -> int:

@@ -1,10 +1,12 @@
 """What a field or header of a list's answer means for paging, read from its name (R3 pagination).
 
 APIs name the total of a list `total`, `total_records`, `total_transactions`, `itemsTotal`,
-`results` or `X-Total-Count`: a fixed list of names always misses the next one, so a name is read for
-its meaning instead. The generator reads the answer's schema with these same functions (it loads this
-file: mcpgen/runtime_source.py), and the server reads the answer itself when the spec did not show
-where the total is: both decide alike. Standard library only, for that reason.
+`results` or `X-Total-Count`, and hand out the next page as `next_page_token`, `nextLink`,
+`@odata.nextLink` or `meta.next_cursor`: a fixed list of names always misses the next one, so a name
+is read for its meaning instead. The generator reads the answer's schema with these same functions
+(it loads this file: mcpgen/runtime_source.py), and the server reads the answer itself when the spec
+did not show where the total or the next page is: both decide alike. Standard library only, for
+that reason.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ _PAGING_OBJECTS = frozenset(
     "responsemetadata pagemeta".split()
 )
 _MORE_HEADERS = frozenset(("hasmore", "hasnext", "hasnextpage", "more"))
+# A body flag saying more follows: `has_more`, `hasNextPage`, `moreResults`, AWS's `IsTruncated`.
+_MORE_FLAGS = _MORE_HEADERS | frozenset(
+    ("hasmoreitems", "hasmoreresults", "moreresults", "moreitems", "istruncated")
+)
+# What names the next page after a `next` or `continuation`: `next_page_token`, `nextLink`,
+# `@odata.nextLink`, `NextMarker`, `continuationToken`, `links.next`; never `next_run_at`.
+_NEXT_WORDS = frozenset(("next", "continuation"))
+_HANDLE_WORDS = frozenset(
+    "page token cursor link marker key url uri href start odata number".split()
+)
 _MAX_DEPTH = (
     2  # `meta.pagination.total_entries` (Hetzner Cloud): no API nests paging deeper
 )
@@ -64,6 +76,22 @@ def is_more_header(name: str) -> bool:
     """`X-HasMore`, `X-Has-More`, `Has-More`: the API's own "more to come" flag."""
     found = [w for w in words(name) if w != "x"]
     return "".join(found) in _MORE_HEADERS
+
+
+def is_next_field(name: str) -> bool:
+    """`next_page_token`, `nextLink`, `@odata.nextLink`, `NextMarker`, `continuation_token`, `next`:
+    a field whose value names the list's next page (null or empty on the last)."""
+    found = words(name)
+    return (
+        bool(found)
+        and bool(set(found) & _NEXT_WORDS)
+        and set(found) <= _NEXT_WORDS | _HANDLE_WORDS
+    )
+
+
+def is_more_flag(name: str) -> bool:
+    """`has_more`, `hasNextPage`, `moreResults`, `IsTruncated`: the answer's own "more to come"."""
+    return "".join(words(name)) in _MORE_FLAGS
 
 
 def is_paging_object(name: str) -> bool:
@@ -115,6 +143,55 @@ def _total_field(node: dict[str, Any], beside: str | None, depth: int) -> int | 
             if found is not None:
                 return found
     return None
+
+
+def next_in(body: Any, skip: frozenset[str] = frozenset()) -> str | None:
+    """Where this answer names a next page, whatever the spec said: a non-empty next token or link
+    (`next_page_token`, `nextLink`), a next page number, or a true "more" flag, beside the list or in a
+    paging object (two levels at most); its dotted path, or None when it names none. `skip` holds the
+    paths the action already reads (its configured cursor or link)."""
+    return _next_field(body, "", skip, _MAX_DEPTH) if isinstance(body, dict) else None
+
+
+def _next_field(
+    node: dict[str, Any], prefix: str, skip: frozenset[str], depth: int
+) -> str | None:
+    for key, value in node.items():
+        path = f"{prefix}{key}"
+        if path in skip or isinstance(value, list):
+            continue
+        if isinstance(value, dict):
+            # HAL's `_links.next: {"href": ...}`: the next page's link one object down.
+            if is_next_field(key) and any(
+                _names_a_page(v)
+                for k, v in value.items()
+                if set(words(k)) <= _HANDLE_WORDS
+            ):
+                return path
+            continue
+        if is_more_flag(key) and (
+            value is True or str(value).strip().lower() == "true"
+        ):
+            return path
+        if is_next_field(key) and _names_a_page(value):
+            return path
+    if depth == 0:
+        return None
+    for key, value in node.items():
+        if isinstance(value, dict) and (is_paging_object(key) or is_next_field(key)):
+            found = _next_field(value, f"{prefix}{key}.", skip, depth - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _names_a_page(value: Any) -> bool:
+    """A next token, link or page number; null, "", false and 0 name none (the last page)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return value > 0
+    return isinstance(value, str) and value.strip() not in ("", "null")
 
 
 def more_in(headers: Mapping[str, str]) -> bool | None:

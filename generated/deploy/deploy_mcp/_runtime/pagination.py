@@ -17,7 +17,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .errors import Recovery, ToolError, quoted
-from .paging_fields import more_in, total_in, whole
+from .paging_fields import more_in, next_in, total_in, whole
 from .shaping import lookup
 
 PAGE_ARG = "page"
@@ -261,9 +261,46 @@ def page_info(
         info = _paged(
             paging, body, values, count, next_link, sent_query, headers, total
         )
+    if info.get("has_more") is False:
+        # Whatever the spec showed, an answer that itself names more never reads as whole.
+        shown = _more_shown(paging, body, values, count, total, next_link)
+        if shown is not None:
+            reach = (
+                "and this action has no page or cursor that reaches the rest"
+                if paging is None or paging.style == "limit"
+                else "though the paging this action reads says the list ends here"
+            )
+            info = _unreachable(f"{shown}, {reach}")
     if total is not None:
         info["total_count"] = total
     return info
+
+
+def _more_shown(
+    paging: Paging | None,
+    body: Any,
+    values: Mapping[str, Any],
+    count: int,
+    total: int | None,
+    next_link: str | None,
+) -> str | None:
+    """What in this answer says more follows beyond what the action's paging read: a next token,
+    link, page number or "more" flag found by its name (paging_fields.py), a next Link header, or on
+    a first page a total above the records shown. None when the answer says nothing more."""
+    read = (
+        (paging.next_cursor, paging.next_link, paging.next_page, paging.has_more)
+        if paging is not None
+        else ()
+    )
+    found = next_in(body, frozenset(p for p in read if p))
+    if found is not None:
+        return f"the API names a next page at '{found}'"
+    if next_link is not None and (paging is None or paging.style != "link"):
+        return "the API says more items follow (a next link)"
+    first = not values.get(CURSOR_ARG) and values.get(PAGE_ARG, 1) in (1, "1")
+    if first and total is not None and total > count:
+        return f"the API counts {total} items and this answer holds {count}"
+    return None
 
 
 def _total(
@@ -343,14 +380,18 @@ def _by_page(
     meta.pagination.next_page), a next Link, the total, and last a full page."""
     page = whole_number(PAGE_ARG, values.get(PAGE_ARG, 1))
     following = _next_page(body, paging.next_page)
+    unknown = (
+        "the API does not say whether more items follow: call again with next_page to see "
+        "(an empty page is the end)"
+    )
     if flag is not None:
         more: bool | None = flag
     elif following is not None:
         more = following
     elif next_link is not None:
         more = True
-    elif total is not None and limit is not None:
-        more = page * limit < total
+    elif total is not None and (limit is not None or page == 1):
+        more, unknown = _by_total(page, limit, count, total)
     elif limit is not None:
         more = count >= limit > 0
     else:
@@ -359,11 +400,26 @@ def _by_page(
     if more is not False:
         info["next_page"] = page + 1
     if more is None:
-        info["rest"] = (
-            "the API does not say whether more items follow: call again with next_page to see "
-            "(an empty page is the end)"
-        )
+        info["rest"] = unknown
     return info
+
+
+def _by_total(
+    page: int, limit: int | None, count: int, total: int
+) -> tuple[bool | None, str]:
+    """More follows while the records of the pages so far stay under the total. A short page under the
+    total (fewer than the limit asked: the API's own smaller page, or a list that changed) says more
+    exists, but not whether next_page reaches it."""
+    before = (page - 1) * limit if limit is not None else 0
+    if before + count >= total:
+        return False, ""
+    if count > 0 and (limit is None or count >= limit):
+        return True, ""
+    asked = f" of the {limit} asked for" if limit is not None else ""
+    return None, (
+        f"the API counts {total} items and this page holds {count}{asked}: call again with "
+        "next_page to see whether it reaches the others (an empty page is the end)"
+    )
 
 
 def _next_page(body: Any, path: str | None) -> bool | None:

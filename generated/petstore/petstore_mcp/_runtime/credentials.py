@@ -31,6 +31,10 @@ class TokenSource(Protocol):
 
     def secret_forms(self) -> tuple[str, ...]: ...
 
+    def refused_env(self, subject: str) -> str:
+        """The variable to name when the API refuses the token this caller's call sent."""
+        ...
+
     async def described(self, subject: str) -> list[dict[str, Any]]:
         """The credential variables, whether each is set, and for a user's token whether the caller
         has linked one; never a value (for the server_info tool)."""
