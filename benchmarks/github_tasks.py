@@ -50,9 +50,10 @@ FASTMCP_ALL = Catalog()
 
 
 def tool_names(data: Any) -> list[str]:
-    """The names of the tool definitions in a search result, whatever its envelope."""
+    """The names of the tools in a search result, whatever its envelope: whole definitions (FastMCP's,
+    and mcpgen's tools without actions) or a tool with the matching actions' own schemas (mcpgen's)."""
     if isinstance(data, dict):
-        if "name" in data and "inputSchema" in data:
+        if "name" in data and ("inputSchema" in data or "actions" in data):
             return [str(data["name"])]
         return [n for v in data.values() for n in tool_names(v)]
     if isinstance(data, list):

@@ -73,7 +73,8 @@ def _tool_entries(tool: ToolSpec, output_schemas: bool = True) -> list[dict[str,
 def _tool_entry(
     name: str, title: str, description: str, input_schema: dict[str, Any], hints: ToolHints
 ) -> dict[str, Any]:
-    annotations: dict[str, Any] = {"title": title, "readOnlyHint": hints.read_only}
+    # The title is the tool's own `title` (MCP prefers it to annotations.title): not said twice.
+    annotations: dict[str, Any] = {"readOnlyHint": hints.read_only}
     if not hints.read_only:
         annotations["destructiveHint"] = hints.destructive
         annotations["idempotentHint"] = hints.idempotent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -54,12 +55,14 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
     text = " ".join([rule.description.strip(), *_sections(rule), *filter(None, [asking_note(actions)])])
     if not rule.list_actions:
         return text
-    # What every action needs is said once, above the list, not once per action.
+    # What every action needs is said once, above the list, not once per action; what one action
+    # needs besides is in parentheses after its name, as a call's signature would show it.
     shared = _needed_by_all(actions)
-    lines = [text, "", f"Actions (each needs {', '.join(shared)}):" if shared else "Actions:"]
+    lines = [text, "", _actions_heading(actions, shared)]
     for action in actions:
         own = [arg for arg in action.required_args if arg not in shared]
-        needs = f" Needs: {', '.join(own)}." if own else ""
+        signature = f"{action.name}({', '.join(own)})" if own else action.name
+        needs = ""
         if action.body_requires:
             needs += f" With any body argument, also needs: {', '.join(action.body_requires)}."
         if action.variants:
@@ -70,10 +73,46 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
             needs += f" Its body takes one of these forms: {forms}."
         if action.file_answer:  # T7: what it returns, when it is no JSON
             needs += f" Returns a file ({_file_kind(action.file_answer)}) as content, with its name, type and size."
+        said = _sentence(action.description) if _says_more(rule, action) else ""
+        rest = f"{needs}{_defaults_note(action, properties)}"
         lines.append(
-            f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
+            f"- {signature}: {said}{rest}" if said else f"- {signature}" + (f":{rest}" if rest else "")
         )
     return "\n".join(lines)
+
+
+_STOP_WORDS = frozenset("a an the for of to in on by with and or its it from this that".split())
+
+
+def _says_more(rule: ToolRule, action: ActionSpec) -> bool:
+    """False for a summary from the spec whose every word the tool's and the action's names already
+    say ('Get an issue' for issues_find's get, 'List workflow runs for a repository' for
+    list_workflow_runs_for_repo): the agent reads nothing new in it (T3). The mapping's own words stay."""
+    own = next((a.description for a in rule.actions if a.name == action.name), None)
+    if own:
+        return True
+    named = _name_words(f"{rule.name} {action.name}")
+    said = _name_words(_first_sentence(action.description).rstrip("."))
+    # A word is said by a name whole or shortened ('repo' says 'repository'), as the search tool
+    # matches it (templates/runtime/discovery.py `named`): the action is found by it all the same.
+    return not said or any(
+        not (w in named or any(len(n) >= 3 and w.startswith(n) for n in named)) for w in said
+    )
+
+
+def _name_words(text: str) -> set[str]:
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")):
+        if word not in _STOP_WORDS:
+            found |= {word, word[:-1]} if len(word) > 3 and word.endswith("s") else {word}
+    return found
+
+
+def _actions_heading(actions: list[ActionSpec], shared: list[str]) -> str:
+    every = f"each needs {', '.join(shared)}" if shared else ""
+    if any(arg not in shared for action in actions for arg in action.required_args):
+        return f"Actions ({every + ', and ' if every else 'each needs '}what is in its parentheses):"
+    return f"Actions ({every}):" if every else "Actions:"
 
 
 def _file_kind(media: str) -> str:
@@ -128,7 +167,11 @@ def with_values_by_action(schema: JsonSchema, actions: list[ActionSpec], arg_nam
     ]
     if not listed:
         return schema
-    by_action = "; ".join(f"{name}: {', '.join(_show(v) for v in values)}" for name, values in listed)
+    # Actions that take the same values are named together, so each set of values is said once.
+    grouped: dict[str, list[str]] = {}
+    for name, values in listed:
+        grouped.setdefault(", ".join(_show(v) for v in values), []).append(name)
+    by_action = "; ".join(f"{', '.join(names)}: {values}" for values, names in grouped.items())
     description = str(schema.get("description", "")).rstrip()
     return {**schema, "description": f"{description} Values by action: {by_action}.".lstrip()}
 
@@ -211,27 +254,29 @@ def param_description(
         and _example_helps(param.schema, param.example, default)
     ):
         text += f" Example: {_show(param.example)}."
-    if default is not UNSET and "efault" not in text:
-        text += f" Default: {_show(default)}."
+    # The default is stated once, by the schema's `default` (T6); a provider profile that cannot take
+    # the keyword moves it into the description (profiles/transform.py), so it is never lost.
     return text
 
 
 def _example_helps(schema: JsonSchema, example: Any, default: Any) -> bool:
     """An example only where it tells the agent something the definition does not already say: not
-    for a choice the enum lists, a boolean, a date-time (its note shows two), or the default."""
+    for a choice the enum lists, a boolean, a date-time (its note shows one), a date's example that is
+    no plain date (the corpus gives date-times), or the default."""
     return not (
         "enum" in schema
         or schema.get("type") == "boolean"
         or schema.get("format") == "date-time"
+        or (schema.get("format") == "date" and not _PLAIN_DATE.fullmatch(str(example)))
         or (default is not UNSET and example == default)
     )
 
 
+_PLAIN_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 # T5: absolute times with an offset only; the server refuses anything else (validation.py).
-DATE_TIME_NOTE = (
-    "An ISO 8601 date-time with a UTC offset, such as 2026-11-01T09:00:00+09:00 or 2026-11-01T00:00:00Z; "
-    "relative values such as 'tomorrow' are refused."
-)
+DATE_TIME_NOTE = "ISO 8601 with a UTC offset, e.g. 2026-11-01T09:00:00+09:00; relative times are refused."
 
 
 def _show(value: Any) -> str:

@@ -1,7 +1,7 @@
 """On-demand discovery (T3): the two meta-tools a server with `discovery: search_tools` lists instead
 of its whole catalog. Pure: a ServerSpec in, tool definitions out.
 
-`<name>_search_tools` returns the full definitions of the tools that match a query; `<name>_call_tool`
+`<name>_search_tools` returns the actions that match a query, each with its own arguments; `<name>_call_tool`
 runs one of them by name. tools/list stays stateless and the same for every caller (P1, P2): the
 catalog lives in tools.json next to the meta-tools, and the runtime lists only the entries marked
 with META_KEY. A client that loads everything still can: the catalog tools remain callable by name.
@@ -50,11 +50,12 @@ def discovery_tools(server: ServerSpec) -> list[dict[str, Any]]:
             "name": search,
             "title": "Find tools",
             "description": (
-                f"Find the {server.title} tools for a task and get their full definitions. This server lists "
-                f"only this tool and {call}; its {len(names)} tools ({actions} actions) are found here. Give a "
-                "few words about the task, for example 'list open issues of a repository'. It does not run "
-                f"anything; run what it finds with {call}. Returns up to `limit` definitions (name, "
-                "description, input schema), best match first, and how many tools matched."
+                f"Find the {server.title} tool and action for a task. This server lists only this tool and "
+                f"{call}; its {len(names)} tools ({actions} actions) are found here. Give a few words about the "
+                "task, for example 'list open issues of a repository'. It does not run anything; run what it "
+                f"finds with {call}. Returns up to `limit` matching actions, best first, grouped by tool: each "
+                "with what it does and the input schema of its own arguments (not every action's), and how many "
+                "matched."
             ),
             "inputSchema": {
                 "type": "object",
@@ -68,7 +69,7 @@ def discovery_tools(server: ServerSpec) -> list[dict[str, Any]]:
                         "minimum": 1,
                         "maximum": SEARCH_LIMIT_MAX,
                         "default": SEARCH_LIMIT_DEFAULT,
-                        "description": f"How many definitions to return, e.g. 3. Default: {SEARCH_LIMIT_DEFAULT}.",
+                        "description": "How many actions to return, e.g. 3.",
                     },
                 },
                 "required": ["query"],
@@ -89,9 +90,10 @@ def discovery_tools(server: ServerSpec) -> list[dict[str, Any]]:
             "inputSchema": {
                 "type": "object",
                 "properties": {
+                    # No enum of every tool's name: it would be paid in every tools/list, and a name the
+                    # catalog lacks is refused with the closest ones (T3 few tools).
                     "tool": {
                         "type": "string",
-                        "enum": names,
                         "description": f"The tool's name as {search} returned it, e.g. '{names[0] if names else ''}'.",
                     },
                     "arguments": {

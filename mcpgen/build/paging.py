@@ -521,7 +521,8 @@ def _limit_param(
         "minimum": max(int(param.schema.get("minimum", 1)), 1),
         "maximum": most,
         "default": default,
-        "description": f"Most items one call returns, 1 to {most}. Default: {default}.",
+        # The bounds and the default are the schema's keywords; a profile that drops them says them (T6).
+        "description": "Most items one call returns.",
     }
     if param.wire_name in named and param.arg_name != LIMIT_ARG:
         return replace(param, schema=schema), default
@@ -533,8 +534,7 @@ def _page_schema(schema: dict[str, Any]) -> dict[str, Any]:
         "type": schema.get("type", "integer"),  # some APIs take the number as a string
         "minimum": 1,
         "default": 1,
-        "description": "Which page to return, starting at 1: pass next_page from the previous result. "
-        "Default: 1.",
+        "description": "The page to return: next_page of the previous result.",
     }
 
 

@@ -58,8 +58,7 @@ _FORMAT_PARAM_SCHEMA = {
     "type": "string",
     "enum": ["concise", "detailed"],
     "default": "concise",
-    "description": "concise (the default) returns the fields most tasks need, ids included; detailed "
-    "returns every field.",
+    "description": "concise: the fields most tasks need, ids included; detailed: every field.",
 }
 
 
@@ -360,15 +359,9 @@ def _shape(
 # must not make a client reject a good result. Nothing is required (a cut result may lack any
 # field), and other properties are allowed (response_format=detailed shows every field).
 
-_TRUNCATED_OUTPUT: JsonSchema = {
-    "type": "object",
-    "properties": {
-        "reason": {"type": "string"},
-        "shown": {"type": "string"},
-        "rest": {"type": "string"},
-        "next_call": {"type": "object"},
-    },
-}
+# The truncation note is an object that explains itself (reason, shown, rest, next_call): a cut result
+# says all that in its own words (R4), so the schema, paid in every definition, only names it.
+_TRUNCATED_OUTPUT: JsonSchema = {"type": "object"}
 _PAGING_OUTPUT: dict[str, JsonSchema] = {
     "has_more": {"type": ["boolean", "null"]},  # null: more may follow, and `rest` says why it cannot be had
     "next_page": {"type": "integer"},

@@ -98,7 +98,7 @@ def _tool_properties(actions: list[ActionSpec]) -> dict[str, JsonSchema]:
             "enum": action_names,
             # The tool description already says what each action does and needs; saying it again here
             # doubled the definition tokens of big servers (T3) without telling the agent anything new.
-            "description": "What to do: one of the actions the tool description lists.",
+            "description": "One of the actions the tool description lists.",
         }
     }
     needed: set[str] = set()

@@ -32,7 +32,7 @@ for entry in (ROOT, ROOT / "templates"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
-from runtime.discovery import Discovery, _words  # noqa: E402
+from runtime.discovery import Discovery  # noqa: E402
 
 from mcpgen.authoring.draft import init_mapping  # noqa: E402
 from mcpgen.build.contract import contract  # noqa: E402
@@ -102,13 +102,7 @@ def rank_of(discovery: Discovery, query: str, tool: str) -> int | None:
 
 def _all_ranked(discovery: Discovery, query: str) -> list[str]:
     """Every catalog tool the query matches, best first, as search_tools scores them (no limit)."""
-    wanted = _words(query)
-    scored = []
-    for position, (tool, name, title, description) in enumerate(discovery._index):
-        score = sum(3 * (w in name) + 2 * (w in title) + (w in description) for w in wanted)
-        if score:
-            scored.append((-score, position, tool["name"]))
-    return [name for _, _, name in sorted(scored)]
+    return list(dict.fromkeys(entry.tool["name"] for entry in discovery.ranked(query)))
 
 
 def measure(label: str, path: Path, phrase: str, operation: str) -> Measured:

@@ -7,7 +7,7 @@ in here. Each Protocol below says what the core needs of one of them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -125,7 +125,9 @@ class DiscoveryFlow(Protocol):
 
     meta: dict[str, str]  # meta-tool name -> 'search' or 'call'
 
-    def __init__(self, contract: list[dict[str, Any]]) -> None: ...
+    def __init__(
+        self, contract: list[dict[str, Any]], tools: Sequence[Tool] = ()
+    ) -> None: ...
 
     def listed(self, contract: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
 

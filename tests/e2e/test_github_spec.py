@@ -117,10 +117,19 @@ async def test_discovery_lists_finds_and_runs_a_tool(github: Drafted, tmp_path: 
                 "github_search_tools", {"query": "list repository issues", "limit": 3}
             )
             assert not found.is_error
+            # Sent once, as text (the search tool declares no outputSchema); at most 3 actions, grouped
+            # by tool, each with the input schema of its own arguments, not the tool's whole definition.
+            assert found.structured_content is None
             data = json.loads(found.content[0].text)
             names = [t["name"] for t in data["tools"]]
-            assert "github_issues_find" in names and len(names) <= 3
-            assert all("inputSchema" in t and "_meta" not in t for t in data["tools"])
+            assert "github_issues_find" in names and data["shown"] <= 3
+            assert all("_meta" not in t for t in data["tools"])
+            issues = next(t for t in data["tools"] if t["name"] == "github_issues_find")
+            by_action = {a["action"]: a["inputSchema"] for a in issues["actions"]}
+            listing_schema = by_action["list_for_repo"]
+            assert listing_schema["required"] == ["action", "owner", "repo"]
+            assert "issue_number" not in listing_schema["properties"]  # the get action's, not this one's
+            assert listing_schema["properties"]["state"]["enum"] == ["open", "closed", "all"]
             ran = await client.call_tool(
                 "github_call_tool",
                 {

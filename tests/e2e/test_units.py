@@ -87,16 +87,19 @@ async def test_the_contract_speaks_the_agents_units(ship_package: Path, shipping
     assert weight["description"].startswith(
         "Weight in kilograms. The server converts it to grams for the API"
     )
-    assert tools["ship_shipments_find"]["description"] == (
-        "List shipments or get one by id. Use it when you need a shipment's id or status, for example before "
-        "cancelling it. Not for booking or cancelling; use ship_shipment_change for that. Returns shipment "
-        "records in the units the arguments take: weight_kg in kilograms, declared_value_usd in USD. Does not "
-        "return tracking "
-        "events or the courier's name.\n\nActions:\n- list: List shipments.\n- get: Get one shipment. "
-        "Needs: shipment_id."
+    assert (
+        tools["ship_shipments_find"]["description"]
+        == (
+            "List shipments or get one by id. Use it when you need a shipment's id or status, for example before "
+            "cancelling it. Not for booking or cancelling; use ship_shipment_change for that. Returns shipment "
+            "records in the units the arguments take: weight_kg in kilograms, declared_value_usd in USD. Does not "
+            "return tracking "
+            "events or the courier's name.\n\nActions (each needs what is in its parentheses):\n- list\n"
+            "- get(shipment_id): Get one shipment."  # "List shipments." said nothing list and shipments_find do not
+        )
     )  # T7: the mapping's sections, then the generated action list
     pickup = change["pickup_at"]["description"]
-    assert "ISO 8601 date-time with a UTC offset" in pickup and "'tomorrow' are refused" in pickup
+    assert "ISO 8601 with a UTC offset" in pickup and "relative times are refused" in pickup
 
 
 async def test_values_finer_than_the_upstream_unit_are_refused(

@@ -188,7 +188,8 @@ async def test_every_result_kind_keeps_the_mappings_budget(
             call,
             {
                 "tool": "ads_budget_change_apply",
-                "arguments": {"preview_id": preview.structured_content["preview_id"]},
+                # Through the call tool a result is sent once, as text (the meta-tools declare no outputSchema).
+                "arguments": {"preview_id": result_json(preview)["preview_id"]},
             },
         )
     _cut_to_the_small_budget(found)

@@ -56,7 +56,7 @@ def test_the_deploy_rollback_asks_the_user_for_its_reason() -> None:
     listed = _contract(result)["deploy_rollback"]
     assert "reason" not in listed["inputSchema"]["properties"]
     assert "a client that cannot ask the user gets an error for that action" in listed["description"]
-    assert "Needs: deployment_id, confirm." in listed["description"]
+    assert "- start(deployment_id, confirm): " in listed["description"]
     rendered = next(f.content for f in result.files if f.path == "deploy_mcp/tools/rollback.py")
     assert 'required=("deployment_id", "confirm", "reason")' in rendered and "ask_user={" in rendered
     assert {"elicitation", "store"}.isdisjoint(result.server.runtime_left_out)

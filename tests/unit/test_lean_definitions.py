@@ -1,7 +1,10 @@
 """Definitions say each thing once (T3): what every action does and needs is in the tool description,
-not repeated in the action enum or in every parameter; link targets and pointer sentences are dropped."""
+not repeated in the action enum or in every parameter, and a spec's summary that only repeats the
+action's name is left out; link targets and pointer sentences are dropped."""
 
 from __future__ import annotations
+
+import re
 
 from mcpgen.build.contract import contract
 from mcpgen.build.schemas import lean_text
@@ -29,16 +32,14 @@ def test_each_action_is_described_once_in_its_tool() -> None:
         properties = tool["inputSchema"]["properties"]
         description = tool["description"]
         for action in properties["action"]["enum"]:
-            assert f"\n- {action}: " in description  # its line: what it does, what it needs
-        assert (
-            properties["action"]["description"]
-            == "What to do: one of the actions the tool description lists."
-        )
+            # its line: what it needs (in parentheses), what it does unless its name says it all
+            assert re.search(rf"\n- {action}(\(|:|\n|$)", description), action
+        assert properties["action"]["description"] == "One of the actions the tool description lists."
         for name, schema in properties.items():
             assert "Used by" not in schema.get("description", ""), name
             assert "Required for" not in schema.get("description", ""), name
     orders = next(t for t in contract(result.server) if t["name"] == "petstore_orders")
-    assert "- cancel: Cancel an order by its id. Needs: order_id." in orders["description"]
+    assert "- cancel(order_id): Cancel an order by its id." in orders["description"]
 
 
 def test_a_description_that_is_only_a_pointer_is_kept() -> None:
@@ -111,9 +112,9 @@ def test_what_every_action_needs_and_examples_that_say_nothing_new_are_not_repea
     assert result.ok and result.server is not None, result.diagnostics
     (tool,) = contract(result.server)
     description = tool["description"]
-    assert "Actions (each needs owner):" in description
-    assert "- list: List issues.\n" in description  # no "Needs: owner." of its own
-    assert "- get: Get an issue. Needs: number." in description
+    assert "Actions (each needs owner, and what is in its parentheses):" in description
+    # No "(owner)" of its own, and no "List issues." / "Get an issue.": the names say it.
+    assert "- list\n- get(number)" in description
     properties = tool["inputSchema"]["properties"]
     assert "Example" not in properties["state"]["description"]  # the enum lists the values
     assert "Example" not in properties["locked"]["description"]  # a boolean

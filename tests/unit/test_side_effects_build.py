@@ -45,8 +45,8 @@ def test_a_previewed_tool_is_served_as_preview_and_apply() -> None:
     assert "more than 50% above the current value is refused" in shown["description"]
     apply = tools["ads_budget_change_apply"]
     assert apply["inputSchema"]["properties"].keys() == {"preview_id"}
+    assert apply["title"] == "Change a daily budget: apply"  # once: not again in the annotations
     assert apply["annotations"] == {
-        "title": "Change a daily budget: apply",
         "readOnlyHint": False,
         "destructiveHint": True,  # it overwrites the budget (issue 12 defect 7)
         "idempotentHint": True,

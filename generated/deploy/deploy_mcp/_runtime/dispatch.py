@@ -43,7 +43,7 @@ class Dispatcher:
     ):
         self.config = config
         self.enforce_access = enforce_access
-        self.discovery = config.discovery(contract) if config.discovery else None
+        self.discovery = config.discovery(contract, tools) if config.discovery else None
         listed = self.discovery.listed(contract) if self.discovery else contract
         self.listing = types.ListToolsResult(
             tools=[types.Tool.model_validate(t) for t in listed]
@@ -147,6 +147,11 @@ class Dispatcher:
             )
             outcome = f"unexpected {type(exc).__name__} at {origin(exc)}"
         _log_call(name, action, outcome, started)
+        if self.discovery is not None and name in self.discovery.meta:
+            # The meta-tools declare no outputSchema, so their answer (a search's, or the result of
+            # the tool a call ran) is sent once, as its text (T3 few tools; R5 structured and text
+            # is for a tool that declares the structure).
+            result = _text_only(result)
         return result
 
     async def _dispatch(
@@ -511,3 +516,14 @@ def _responses(params: types.CallToolRequestParams) -> dict[str, Any]:
         else value
         for key, value in responses.items()
     }
+
+
+def _text_only(
+    result: types.CallToolResult | dict[str, Any],
+) -> types.CallToolResult | dict[str, Any]:
+    if (
+        isinstance(result, types.CallToolResult)
+        and result.structured_content is not None
+    ):
+        return result.model_copy(update={"structured_content": None})
+    return result
