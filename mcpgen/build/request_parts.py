@@ -116,7 +116,11 @@ def accept_for(spec: Spec, operation: Operation) -> str | None:
     own_json = [t for t in specific if _is_json(t)]
     if own_json:
         return own_json[0]
-    return str(declared[0]) if declared and declared[0] else ", ".join(specific)
+    # An Accept parameter's default is the spec's word only where it names what the operation answers:
+    # vtex.local/Orders-API.json defaults it to application/json on an answer of text/plain only (406).
+    if declared and isinstance(declared[0], str) and declared[0].split(";")[0].strip() in specific:
+        return declared[0]
+    return ", ".join(specific)
 
 
 def non_json_answers(spec: Spec, operation: Operation) -> list[str]:

@@ -170,6 +170,27 @@ ANSWERS = {
                 "responses": {"200": _answers({"*/*": {"schema": {"type": "string", "format": "binary"}}})},
             }
         },
+        "/api/orders/expressions/jsonata": {
+            "post": {
+                "summary": "Evaluate a JSONata expression",
+                "parameters": [
+                    {
+                        "in": "header",
+                        "name": "Accept",
+                        "required": True,
+                        "schema": {"type": "string", "default": "application/json"},
+                    }
+                ],
+                "requestBody": {
+                    "content": {
+                        "application/json": {
+                            "schema": {"type": "object", "properties": {"expression": {"type": "string"}}}
+                        }
+                    }
+                },
+                "responses": {"200": _answers({"text/plain": {"examples": {"response": {"value": "True"}}}})},
+            }
+        },
         "/crx/packmgr/service/script.html": {
             "get": {
                 "summary": "Get the package manager servlet state",
@@ -201,6 +222,9 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     assert by_path["/connectors/{id}/docs"].file_answer == "text/markdown"
     assert by_path["/files/{id}/download"].file_answer == "application/octet-stream"  # a binary `*/*`
     assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
+    # vtex.local/Orders-API.json: an Accept parameter defaulting to JSON on an answer of text/plain only
+    # is not sent as is (Prism: 406); the operation's own media type is.
+    assert by_path["/api/orders/expressions/jsonata"].accept == "text/plain"
 
 
 def _mapped(doc: dict[str, Any], mapping: str, tmp_path: Path) -> Any:
