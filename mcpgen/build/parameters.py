@@ -39,6 +39,7 @@ _FILE_TEXT = (
     "A file: its path inside the directory this server reads files from (the mapping's server.files.read), "
     "or its content as data:<media type>;base64,<data>."
 )
+_FILES_TEXT = "Files, in this order, each as a path under server.files.read or a data: URL (one part each)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,8 +194,14 @@ def _body_params(
                     **_form_style(encoding, field_encoding, name),
                     credential=name in secrets,
                 )
-                if not (encoding == "multipart" and _is_file(prop))
-                else _file_param(name, "body", name in required and body_required, schema_located.source)
+                if not (encoding == "multipart" and (_is_file(prop) or _is_files(prop)))
+                else _file_param(
+                    name,
+                    "body",
+                    name in required and body_required,
+                    schema_located.source,
+                    many=_is_files(prop),
+                )
                 for name, prop in properties.items()
             ],
             encoding,
@@ -353,13 +360,22 @@ def _is_file(schema: JsonSchema) -> bool:
     return schema.get("format") == "binary" or "contentMediaType" in schema or schema.get("type") == "file"
 
 
-def _file_param(name: str, location: ParamLocation, required: bool, source: SourceRef) -> OperationParam:
+def _is_files(schema: JsonSchema) -> bool:
+    """A multipart field that carries several files, one part each (pdfblocks.com's merge_documents)."""
+    items = schema.get("items")
+    return schema.get("type") == "array" and isinstance(items, dict) and _is_file(items)
+
+
+def _file_param(
+    name: str, location: ParamLocation, required: bool, source: SourceRef, *, many: bool = False
+) -> OperationParam:
+    one = {"type": "string", "description": _FILE_TEXT}
     return OperationParam(
         wire_name=name,
         location=location,
         required=required,
-        schema={"type": "string", "description": _FILE_TEXT},
-        description=_FILE_TEXT,
+        schema={"type": "array", "items": one, "description": _FILES_TEXT} if many else one,
+        description=_FILES_TEXT if many else _FILE_TEXT,
         example=None,
         source=source,
         style="file",

@@ -44,7 +44,12 @@ class FileReader:
         """A multipart body of the fields and the files, or a binary one of the one file: (content,
         content type); None when there is nothing to send. `files`: (wire name, argument, value);
         `json`: the fields whose part is JSON text."""
-        opened = [(wire, self.open(arg, value)) for wire, arg, value in files]
+        # A list of files goes as one part each, under the same name (pdfblocks' merge_documents).
+        opened = [
+            (wire, self.open(arg, one))
+            for wire, arg, value in files
+            for one in (value if isinstance(value, list) else [value])
+        ]
         if kind == "binary":
             return (opened[0][1][1], "application/octet-stream") if opened else None
         if not (opened or form):

@@ -151,6 +151,10 @@ tools:
     description: Add a text watermark to a PDF document.
     actions:
       - {name: add_text, operation: addTextWatermarkV1}
+  - name: documents
+    description: Merge PDF documents into one, in the order given.
+    actions:
+      - {name: merge, operation: mergeDocumentsV1}
 """
 
 
@@ -162,6 +166,7 @@ class PdfBlocks(LoopbackUpstream):
         super().__init__()
         self.answer = answer
         self.route("POST", "/v1/add_watermark/text", self.watermark)
+        self.route("POST", "/v1/merge_documents", self.watermark)
 
     def watermark(self, request: RecordedRequest, path: dict[str, str]) -> Reply:
         disposition = "attachment; filename=\"contract.pdf\"; filename*=UTF-8''contrat%C3%A9.pdf"
@@ -169,7 +174,11 @@ class PdfBlocks(LoopbackUpstream):
         return Reply(200, self.answer, headers)
 
 
-PRISM_SPECS = {PdfBlocks: lambda: request_fragment(PDFBLOCKS, [("/v1/add_watermark/text", "post")])}
+PRISM_SPECS = {
+    PdfBlocks: lambda: request_fragment(
+        PDFBLOCKS, [("/v1/add_watermark/text", "post"), ("/v1/merge_documents", "post")]
+    )
+}
 
 
 async def test_a_pdf_goes_up_and_the_watermarked_pdf_comes_back_named_as_the_api_names_it(
@@ -196,6 +205,33 @@ async def test_a_pdf_goes_up_and_the_watermarked_pdf_comes_back_named_as_the_api
     assert result.structured_content == {
         "file": {"name": "contraté.pdf", "media_type": "application/pdf", "size_bytes": len(pdf)}
     }
+
+
+@pytest.mark.prism_expects(
+    "Request body property file must be array",
+    why="Prism reads a multipart body into one value per name, the last part winning "
+    "(prism-http validator/validators/body.js parseMultipartFormDataParams: result[name] = data), so it "
+    "never sees an array; RFC 7578 section 4.3 sends several files of one field as parts of the same name",
+)
+async def test_an_array_of_files_goes_up_as_one_part_each_in_order(tmp_path: Path) -> None:
+    """merge_documents takes `file: array of binary strings`: each file its own part under the same name,
+    in the agent's order (never one part of JSON text)."""
+    package = generate(tmp_path, PDFBLOCKS, PDFBLOCKS_MAPPING.replace("MAX", "1048576"))
+    uploads = [
+        "data:application/pdf;base64," + base64.b64encode(pdf_bytes(t)).decode() for t in ("One", "Two")
+    ]
+    with PdfBlocks(pdf_bytes()) as upstream:
+        env = {
+            "PYTHONPATH": str(package),
+            "PDFBLOCKS_BASE_URL": upstream.base_url,
+            "PDFBLOCKS_API_KEY": "k-1",
+        }
+        async with stdio_client([sys.executable, "-m", "pdfblocks_mcp"], env) as client:
+            result = await client.call_tool("pdfblocks_documents", {"action": "merge", "file": uploads})
+        [sent] = upstream.requests
+    assert not result.is_error, result_text(result)
+    assert sent.body.count(b'name="file"; filename=') == 2
+    assert sent.body.index(b"(One)") < sent.body.index(b"(Two)")
 
 
 async def test_a_file_past_max_body_bytes_is_an_error_naming_its_size_and_the_cap(tmp_path: Path) -> None:
