@@ -294,6 +294,9 @@ class ActionSpec:
     failures: tuple[FailureSpec, ...] = ()  # where a 2xx answer reports a failure (build/failures.py)
     # whether a 2xx answer's top-level failure flags the spec does not show fail the call (off: failure: false)
     undescribed_failures: bool = True
+    # The operation answers a file, not JSON (build/answers.py file_answer): the media type the spec
+    # declares for it, or application/octet-stream; the result carries the file as MCP content.
+    file_answer: str | None = None
 
     @property
     def required_args(self) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from mcpgen.authoring.words import (
     singular,
     summary_name,
 )
-from mcpgen.build.answers import response_schema
+from mcpgen.build.answers import file_answer, response_schema
 from mcpgen.build.paging import body_paging, counted_list
 from mcpgen.build.parameters import body_schema
 from mcpgen.build.results import derived_list, undecided_lists
@@ -76,6 +76,7 @@ def draft_actions(side: Side, path_naming: bool, spec: Spec, api_words: set[str]
                 single_record=info.op.method in READ_METHODS and undecided_lists(spec, info.op),
                 confirm=confirm if _irreversible(info, name) else None,
                 reads_by_post=info.reads_by_post,
+                file_answer=file_answer(spec, info.op),
                 **_search(spec, info.op, name),
             )
         )

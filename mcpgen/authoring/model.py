@@ -32,6 +32,7 @@ class DraftAction:
     items: str | None = None
     body_paging: tuple[tuple[str, str], ...] = ()
     reads_by_post: bool = False  # a read of an RPC-style API: drafted read-only (rpc_reads.py)
+    file_answer: str | None = None  # it answers a file, not JSON (build/answers.py file_answer)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,9 +15,8 @@ from typing import Any
 from mcpgen.authoring.model import Unmapped
 from mcpgen.authoring.rpc_reads import reads_by_post
 from mcpgen.authoring.words import CHANGE_VERBS, looks_random, name_words
-from mcpgen.build.answers import declares_link_header
+from mcpgen.build.answers import declares_link_header, stream_answers
 from mcpgen.build.parameters import operation_params
-from mcpgen.build.request_parts import non_json_answers
 from mcpgen.diagnostics import DiagnosticError, Level
 from mcpgen.load.openapi import Operation, Spec, problems_for
 from mcpgen.names import READ_METHODS, snake_case
@@ -69,11 +68,12 @@ def analyse(
         return None, Unmapped(operation=shown(op), reason=exc.diagnostics[0].message)
     if problems:
         return None, Unmapped(operation=shown(op), reason=f"{problems[0].message} ({problems[0].code})")
-    unreadable = non_json_answers(spec, op)
+    unreadable = stream_answers(spec, op)
     if unreadable:
         return None, Unmapped(
             operation=shown(op),
-            reason=f"{op.key} answers {', '.join(unreadable[:3])} only; generated servers read JSON answers (M218)",
+            reason=f"{op.key} answers {', '.join(unreadable[:3])} only, a stream that does not end; generated "
+            "servers read each answer to its end (M218)",
         )
     segments = path_segments(op.path)
     tag = first_tag(op) if grouping.by_tags else None

@@ -82,7 +82,7 @@ def _tool_description(
             if sibling
             else f"It changes nothing; do not use it to change {things}."
         )
-        sentences.append("Returns the API's JSON; long lists come a page at a time.")
+        sentences.append(_returns(actions, "Returns the API's JSON; long lists come a page at a time."))
     else:
         verbs = _change_verbs(actions)
         if side.kind == "change":
@@ -102,8 +102,17 @@ def _tool_description(
             sentences.append(f"Do not use it for other parts of {api}.")
         if has_delete:
             sentences.append("Deleting cannot be undone.")
-        sentences.append("Returns the API's JSON response, usually the record changed.")
+        sentences.append(_returns(actions, "Returns the API's JSON response, usually the record changed."))
     return " ".join(sentences)
+
+
+def _returns(actions: list[DraftAction], json_answer: str) -> str:
+    """What the tool returns (T7): the API's JSON, or the file its actions answer."""
+    files = {a.file_answer for a in actions}
+    if None in files:
+        return json_answer + (" Some actions return a file instead, as content." if len(files) > 1 else "")
+    kinds = ", ".join(sorted(f for f in files if f and f != "application/octet-stream")) or "a file"
+    return f"Returns the file the API answers ({kinds}) as content, with its name, type and size."
 
 
 def _change_verbs(actions: list[DraftAction]) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.build.answers import file_answer, stream_answers
 from mcpgen.build.asking import asked_param
 from mcpgen.build.checks import check_arg_names, check_confirm_name, unknown_operation
 from mcpgen.build.descriptions import action_description, described_variants
@@ -23,7 +24,7 @@ from mcpgen.build.parameters import (
     variant_specs,
     with_lifted,
 )
-from mcpgen.build.request_parts import accept_for, non_json_answers
+from mcpgen.build.request_parts import accept_for
 from mcpgen.build.results import ResultPlan, plan_results
 from mcpgen.build.tasks import task_spec
 from mcpgen.build.times import allows_local, with_local_arguments
@@ -133,16 +134,18 @@ def _inputs(
 
 
 def _unreadable_answers(spec: Spec, operation: Operation, rule: ActionRule) -> list[Diagnostic]:
-    unreadable = non_json_answers(spec, operation)
+    """A stream of events is the one answer a server cannot read: it reads each answer to its end (a
+    file it returns as one: file_answer)."""
+    unreadable = stream_answers(spec, operation)
     if not unreadable:
         return []
     return [
         warning(
             codes.M218,
-            f"{operation.key} answers {', '.join(unreadable[:3])} only; the server reads JSON answers, so "
-            f"action '{rule.name}' will report every success as an answer it cannot read",
+            f"{operation.key} answers {', '.join(unreadable[:3])} only, a stream that does not end; the server "
+            f"reads each answer to its end, so action '{rule.name}' will report every call as timed out",
             rule.operation_source,
-            hint="leave this operation to a client that handles files, or map another one",
+            hint="leave this operation to a client that follows event streams, or map another one",
         )
     ]
 
@@ -270,4 +273,5 @@ def _action_spec(
         variants=variants,
         result_fields=results.result_fields,
         task=task,
+        file_answer=file_answer(spec, operation),
     )

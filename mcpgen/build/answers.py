@@ -7,6 +7,7 @@ returned is `Located`, so each decision taken from it can name its JSON pointer.
 
 from __future__ import annotations
 
+from mcpgen.build.request_parts import non_json_answers
 from mcpgen.load.openapi import Operation, Spec
 from mcpgen.load.refs import Located
 
@@ -26,6 +27,30 @@ def json_rank(media: str) -> int | None:
     if base in _JSON_BASES or base.endswith(("+json", "/json", "-json")):
         return 1
     return 2 if base in _ANY_MEDIA else None
+
+
+# Answers that do not end: a server reads an answer to its end, so a stream of events would only time out.
+_STREAMS = frozenset({"text/event-stream", "multipart/x-mixed-replace"})
+_ANY_FILE = "application/octet-stream"
+
+
+def stream_answers(spec: Spec, operation: Operation) -> list[str]:
+    """The media types of the operation's success answers when every one is a stream (server-sent
+    events): the one kind of answer a generated server cannot read. [] otherwise."""
+    types = non_json_answers(spec, operation)
+    return types if types and all(t in _STREAMS for t in types) else []
+
+
+def file_answer(spec: Spec, operation: Operation) -> str | None:
+    """The media type of the file the operation answers instead of JSON (a PDF, a PNG, a CSV export):
+    the one concrete type it declares, else application/octet-stream (several types, `image/*`, a
+    binary `*/*`: the answer's own Content-Type says which). None when it answers JSON or a stream.
+    apisetu.gov.in/cisce.json POST /hscer/certificate: application/pdf."""
+    types = [t for t in non_json_answers(spec, operation) if t not in _STREAMS]
+    if not types:
+        return None
+    concrete = len(types) == 1 and "*" not in types[0]
+    return types[0] if concrete else _ANY_FILE
 
 
 def response_schema(spec: Spec, operation: Operation) -> Located | None:

@@ -68,10 +68,16 @@ def tool_description(rule: ToolRule, actions: list[ActionSpec], properties: dict
                 for v in action.variants
             )
             needs += f" Its body takes one of these forms: {forms}."
+        if action.file_answer:  # T7: what it returns, when it is no JSON
+            needs += f" Returns a file ({_file_kind(action.file_answer)}) as content, with its name, type and size."
         lines.append(
             f"- {action.name}: {_sentence(action.description)}{needs}{_defaults_note(action, properties)}"
         )
     return "\n".join(lines)
+
+
+def _file_kind(media: str) -> str:
+    return "its type as the API says" if media == "application/octet-stream" else media
 
 
 def _needed_by_all(actions: list[ActionSpec]) -> list[str]:

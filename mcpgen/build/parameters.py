@@ -290,14 +290,26 @@ def _untyped(schema: JsonSchema) -> bool:
 
 
 def _form_style(encoding: BodyEncoding, field_encoding: Any, name: str) -> dict[str, Any]:
-    """A form field's `encoding` entry (style/explode); JSON bodies carry structure as it is."""
-    if encoding != "form" or not isinstance(field_encoding, dict):
+    """A form or multipart field's `encoding` entry: a JSON `contentType` sends the field as JSON text
+    (seldon.local/wrapper.json's `json`, pdfbroker.io's `options` part); a form field's style/explode
+    otherwise (OpenAPI ignores them in multipart). JSON bodies carry structure as it is."""
+    if encoding not in ("form", "multipart") or not isinstance(field_encoding, dict):
         return {}
     entry = field_encoding.get(name)
     if not isinstance(entry, dict):
         return {}
+    types = entry.get("contentType")
+    if isinstance(types, str) and any(_is_json_type(t) for t in types.split(",")):
+        return {"style": "json", "explode": None}
+    if encoding != "form":
+        return {}
     style, explode = _wire_style(entry)
     return {"style": style, "explode": explode}
+
+
+def _is_json_type(media: str) -> bool:
+    base = media.split(";")[0].strip().lower()
+    return base == "application/json" or base.endswith("+json")
 
 
 def _unsent_or_binary(

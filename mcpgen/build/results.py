@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpgen import codes
-from mcpgen.build.answers import at, is_list, items_are_records, list_items, properties, response_schema
+from mcpgen.build.answers import (
+    at,
+    file_answer,
+    is_list,
+    items_are_records,
+    list_items,
+    properties,
+    response_schema,
+)
 from mcpgen.build.paging import plan_paging
 from mcpgen.build.records import bare_field, derived_concise, key_field_checks, unreadable_response
 from mcpgen.diagnostics import Diagnostic, error, warning
@@ -73,6 +81,10 @@ def plan_results(
     params: list[ParamSpec],
     defaults: list[tuple[str, Any]],
 ) -> ResultPlan:
+    media = file_answer(spec, operation)
+    if media is not None:  # a file is returned as it came: no records, formats or pages
+        problems = tuple(_not_json(operation, rule, media))
+        return ResultPlan(tuple(params), tuple(defaults), None, None, (), problems)
     body = response_schema(spec, operation)
     if not reads(operation.method, rule):
         fields = tuple(properties(spec, body))
@@ -145,6 +157,20 @@ def _not_a_read(operation: Operation, rule: ActionRule) -> list[Diagnostic]:
         )
         for key, setting in (("response", rule.response), ("pagination", rule.pagination))
         if setting is not None and not (isinstance(setting, ResponseRule) and setting.only_units)
+    ]
+
+
+def _not_json(operation: Operation, rule: ActionRule, media: str) -> list[Diagnostic]:
+    return [
+        error(
+            codes.M214,
+            f"'{key}' of action '{rule.name}' applies to answers in JSON; {operation.key} answers a file "
+            f"({media}), which the tool returns whole with its name, type and size",
+            setting.source,
+            hint=f"remove '{key}' from action '{rule.name}'",
+        )
+        for key, setting in (("response", rule.response), ("pagination", rule.pagination))
+        if setting is not None
     ]
 
 
@@ -353,6 +379,17 @@ _PAGING_OUTPUT: dict[str, JsonSchema] = {
 # Where a result says how the answer differs from what the tool promises (templates/runtime/notes.py):
 # every tool with an outputSchema declares it, so any result may carry one (R4, R5).
 _NOTE_OUTPUT: JsonSchema = {"type": "string"}
+# What the result of an action answering a file says of it (templates/runtime/file_answers.py); the
+# file itself is the result's image, audio or resource content, never a field of this JSON.
+_FILE_OUTPUT: JsonSchema = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "media_type": {"type": "string"},
+        "size_bytes": {"type": "integer"},
+    },
+    "required": ["name", "media_type", "size_bytes"],
+}
 # The top-level fields the runtime itself writes: a record field of the same name is the API's.
 SERVER_FIELDS = frozenset({"items", "truncated", "note", *_PAGING_OUTPUT})
 # What a preview returns (templates/runtime/preview.py): the server's own shape, every type known.
@@ -389,7 +426,7 @@ PREVIEW_OUTPUT: JsonSchema = {
 def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
     """The outputSchema of a tool with these actions: every result any of them returns validates
     (records, pages, cut pages, the answers of its change actions); None when none of them reads."""
-    reading = [a for a in actions if a.shape is not None]
+    reading = [a for a in actions if a.shape is not None or a.file_answer is not None]
     if not reading:
         return None
     properties: dict[str, JsonSchema] = {}
@@ -399,9 +436,10 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
             properties[name] = schema if properties.get(name, schema) == schema else {}
     # A field of a record or of a change's answer that shares a name with one the server writes is
     # the API's, whatever its type: it stays open.
+    written = SERVER_FIELDS | ({"file"} if "file" in properties else set())
     for action in actions:
-        if action.shape is None or action.shape.items is None:
-            for name in SERVER_FIELDS.intersection(_shown_fields(action, every=True)):
+        if action.file_answer is None and (action.shape is None or action.shape.items is None):
+            for name in written.intersection(_shown_fields(action, every=True)):
                 properties[name] = {}
     properties.setdefault("truncated", _TRUNCATED_OUTPUT)
     # Any result may say how its answer differs from the tool's promise (templates/runtime/notes.py): a
@@ -411,8 +449,10 @@ def output_schema(actions: tuple[ActionSpec, ...]) -> JsonSchema | None:
 
 
 def _read_output(action: ActionSpec) -> dict[str, JsonSchema]:
-    """One read action's properties: its records' fields and the paging fields its results carry."""
-    assert action.shape is not None
+    """One read action's properties: its records' fields and the paging fields its results carry; an
+    action answering a file, what its result says of the file."""
+    if action.shape is None:
+        return {"file": _FILE_OUTPUT}
     fields: dict[str, JsonSchema] = {name: {} for name in _shown_fields(action)}
     if action.shape.items is None:
         paging = _paging_output(action.paging) if action.paging is not None else {}

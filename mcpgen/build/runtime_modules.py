@@ -35,6 +35,7 @@ OPTIONAL_RUNTIME = {
     "oauth_client": ("client_credentials", "user_oauth"),
     "oauth_user": ("user_oauth",),
     "files": ("files",),  # the files multipart and binary request bodies send
+    "file_answers": ("file_answers",),  # files the API answers with, returned as MCP content
 }
 
 
@@ -62,6 +63,7 @@ def runtime_left_out(
         "client_credentials": auth_kind == "oauth2_client_credentials",
         "user_oauth": auth_kind == "oauth2_user",
         "files": any(a.body_encoding in ("multipart", "binary") for a in actions),
+        "file_answers": any(a.file_answer for a in actions),
     }
     return frozenset(
         module for module, features in OPTIONAL_RUNTIME.items() if not any(used[f] for f in features)

@@ -139,7 +139,7 @@ def _media(tool: ToolSpec, action: ActionSpec, answer: Exchange, said: str) -> F
 
 def _declared_media(context: Context, tool: ToolSpec, action: ActionSpec) -> list[Finding]:
     types = context.facts.get((tool.name, action.name), AnswerFacts((), ())).success_types
-    if not types or any(json_readable(t) for t in types):
+    if not types or any(json_readable(t) for t in types) or action.file_answer:  # a file is returned as one
         return []
     return [
         _finding(

@@ -370,6 +370,8 @@ def _action_call(action: ActionSpec) -> Call:
         kwargs.append(("failures", tuple(_failure_call(f) for f in action.failures)))
     if not action.undescribed_failures:
         kwargs.append(("undescribed_failures", False))
+    if action.file_answer:
+        kwargs.append(("file", action.file_answer))
     if action.variants:
         kwargs.append(
             (
@@ -549,6 +551,7 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
             *([("units", Code("conversion"))] if _carries(server, "conversion") else []),
             *([("patterns", Code("python_pattern"))] if _carries(server, "patterns") else []),
             *([("local_times", Code("local_time_problems"))] if _carries(server, "times") else []),
+            *([("file_answers", Code("file_answers"))] if _carries(server, "file_answers") else []),
         ),
     )
     return {
@@ -561,7 +564,10 @@ def _server_module(server: ServerSpec) -> dict[str, Any]:
         "uses_elicitation": _carries(server, "elicitation"),
         "uses_tasks": _carries(server, "tasks"),
         "uses_discovery": _carries(server, "discovery"),
-        "uses_units": _carries(server, "conversion"),
+        # Modules handed over whole (`units=conversion`), imported on one line as isort would.
+        "runtime_modules": Emitted(
+            ", ".join(m for m in ("conversion", "file_answers") if _carries(server, m))
+        ),
         "uses_server_info": _carries(server, "info"),
         "uses_patterns": _carries(server, "patterns"),
         "uses_local_times": _carries(server, "times"),

@@ -39,9 +39,11 @@ class FileReader:
         kind: str,
         form: list[tuple[str, str]],
         files: list[tuple[str, str, object]],
+        json: frozenset[str] = frozenset(),
     ) -> tuple[bytes, str] | None:
         """A multipart body of the fields and the files, or a binary one of the one file: (content,
-        content type); None when there is nothing to send. `files`: (wire name, argument, value)."""
+        content type); None when there is nothing to send. `files`: (wire name, argument, value);
+        `json`: the fields whose part is JSON text."""
         opened = [(wire, self.open(arg, value)) for wire, arg, value in files]
         if kind == "binary":
             return (opened[0][1][1], "application/octet-stream") if opened else None
@@ -49,7 +51,7 @@ class FileReader:
             return None
         boundary = uuid.uuid4().hex
         return multipart(
-            boundary, form, opened
+            boundary, form, opened, json
         ), f"multipart/form-data; boundary={boundary}"
 
     def _decoded(self, arg: str, value: str) -> tuple[str, bytes, str]:
@@ -108,10 +110,16 @@ def multipart(
     boundary: str,
     form: list[tuple[str, str]],
     files: list[tuple[str, tuple[str, bytes, str]]],
+    json: frozenset[str] = frozenset(),
 ) -> bytes:
-    """A multipart/form-data body (RFC 7578): each field a part, each file a part with its name and type."""
+    """A multipart/form-data body (RFC 7578): each field a part (typed application/json when its
+    encoding says so), each file a part with its name and type."""
     parts: list[tuple[str, str | None, bytes]] = [
-        (f'form-data; name="{_quoted(name)}"', None, value.encode())
+        (
+            f'form-data; name="{_quoted(name)}"',
+            "application/json" if name in json else None,
+            value.encode(),
+        )
         for name, value in form
     ]
     parts += [

@@ -48,11 +48,15 @@ class Auth:
 
 
 class FileSource(Protocol):
-    """files.py: a multipart or binary body (content, content type) from its fields and its files,
-    each (wire name, argument, value); None when there is nothing to send."""
+    """files.py: a multipart or binary body (content, content type) from its fields, its files (wire
+    name, argument, value) and the fields whose part is JSON; None when there is nothing to send."""
 
     def body(
-        self, kind: str, form: list[tuple[str, str]], files: list[tuple[str, str, Any]]
+        self,
+        kind: str,
+        form: list[tuple[str, str]],
+        files: list[tuple[str, str, Any]],
+        json: frozenset[str] = frozenset(),
     ) -> tuple[bytes, str] | None: ...
 
 
@@ -361,7 +365,8 @@ def _file_content(
         return {}
     params = {p.wire: p.arg for p in action.params}
     named = [(wire, params.get(wire, wire), value) for wire, value in files]
-    sent = upstream.files.body(action.body, form, named)
+    typed = frozenset(p.wire for p in action.params if p.style == "json")
+    sent = upstream.files.body(action.body, form, named, typed)
     if sent is None:
         return {}
     headers["content-type"] = sent[1]
@@ -429,13 +434,13 @@ def form_pairs(
     if style == "json":
         return [(name, _scalar(value))]
     exploded = explode if explode is not None else style in (None, "form", "deepObject")
+    if style == "deepObject" and isinstance(value, dict | list):
+        return _deep_pairs(name, value)
     if isinstance(value, list):
         if exploded:
             return [(name, _scalar(item)) for item in value]
         return [(name, _DELIMITERS.get(style or "", ",").join(map(_scalar, value)))]
     if isinstance(value, dict):
-        if style == "deepObject":
-            return _deep_pairs(name, value)
         if exploded:
             return [(key, _scalar(item)) for key, item in value.items()]
         return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
@@ -443,15 +448,14 @@ def form_pairs(
 
 
 def _deep_pairs(name: str, value: Any, depth: int = 0) -> list[tuple[str, str]]:
-    """deepObject: `filter[status]=open`; nested objects nest the brackets (bounded, as the
-    arguments were checked to be)."""
-    if isinstance(value, dict) and depth < 8:
+    """deepObject: `filter[status]=open`; nested objects nest the brackets, list items are numbered
+    (Stripe's `line_items[0][price]`, as Prism reads them too; bounded, as the arguments were checked to be)."""
+    if isinstance(value, dict | list) and depth < 8:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
         pairs: list[tuple[str, str]] = []
-        for key, item in value.items():
+        for key, item in items:
             pairs += _deep_pairs(f"{name}[{key}]", item, depth + 1)
         return pairs
-    if isinstance(value, list):
-        return [(name, _scalar(item)) for item in value]
     return [(name, _scalar(value))]
 
 
@@ -542,7 +546,8 @@ async def send(
         raise refused
     if answer.status_code >= 300:
         raise redirect_error(answer, action, upstream.base_url_env)
-    if answer.problem:
+    # A file is no JSON, and one past the cap file_answers.py refuses with its size.
+    if answer.problem and not (action.file and (answer.content or answer.too_big)):
         raise unusable_error(answer, action, upstream.base_url_env)
     failed = reported_failure(answer, action, upstream.errors)
     if failed is not None:  # a 2xx that says the call failed is no success

@@ -179,15 +179,13 @@ def test_a_list_with_paging_the_answers_do_not_carry(tmp_path: Path, prism_env: 
     ]
 
 
-def test_a_media_type_it_cannot_read(tmp_path: Path, prism_env: dict[str, str]) -> None:
+def test_a_csv_answer_is_a_file_the_tool_returns(tmp_path: Path, prism_env: dict[str, str]) -> None:
+    """A media type that is no JSON is a file the tool returns as content (files in answers): no K501."""
     prices = "      - name: prices\n        operation: getItemPrices\n"
     mapping = wrong_mapping(tmp_path, "      - name: get\n", f"{prices}      - name: get\n")
-    code, report, _ = check(CATALOG, mapping, env=prism_env)
-    assert code == 1
-    assert [(f["code"], f["action"], f["line"]) for f in errors(report)] == [
-        ("K501", "prices", line_of(mapping, "- name: prices"))
-    ]
-    assert "text/csv" in errors(report)[0]["message"]
+    code, report, stderr = check(CATALOG, mapping, env=prism_env)
+    assert [f for f in errors(report) if f["action"] == "prices"] == [], report
+    assert code == 0, stderr
 
 
 def test_an_error_text_the_server_does_not_find() -> None:

@@ -12,6 +12,7 @@ from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import BodyEncoding
 from mcpgen.load.openapi import find_operation, load_spec
 from tests.support.paths import ROOT
+from tests.support.runtime import runtime_module
 
 CORPUS = ROOT / ".cache" / "corpus" / "package" / "api"
 
@@ -60,3 +61,56 @@ def test_a_multipart_body_whose_parts_are_unnamed_is_still_refused(tmp_path: Pat
     (tmp_path / "uploads.json").write_text(json.dumps(spec), encoding="utf-8")
     params, _, found = _params(tmp_path / "uploads.json", "upload")
     assert params == [] and [d.code for d in found] == [codes.M211]
+
+
+def test_a_form_or_multipart_field_whose_content_type_is_json_goes_as_json_text(tmp_path: Path) -> None:
+    # seldon.local/wrapper.json POST /predict: `encoding: {json: {contentType: application/json}}`.
+    params, encoding, _ = _params(CORPUS / "seldon.local" / "wrapper.json", "TransformInput3")
+    assert encoding == "form" and [(p.wire_name, p.style) for p in params] == [("json", "json")]
+    # A list typed JSON goes as one JSON text, not as one field per item.
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "Tags", "version": "1"},
+        "paths": {"/tags": {"post": {
+            "operationId": "tag",
+            "requestBody": {"content": {"application/x-www-form-urlencoded": {
+                "schema": {"type": "object", "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "labels": {"type": "array", "items": {"type": "string"}},
+                }},
+                "encoding": {"tags": {"contentType": "application/json; charset=utf-8"}, "labels": {"style": "form"}},
+            }}},
+            "responses": {"204": {"description": "tagged"}},
+        }}, "/pages": {"post": {
+            # pdfbroker.io.json's multipart `options` part, beside a file part that keeps its own kind.
+            "operationId": "render",
+            "requestBody": {"content": {"multipart/form-data": {
+                "schema": {"type": "object", "properties": {
+                    "options": {"type": "object", "properties": {"pageNumber": {"type": "integer"}}},
+                    "pdfdocument": {"type": "string", "format": "binary"},
+                }},
+                "encoding": {"options": {"contentType": "application/json"},
+                             "pdfdocument": {"contentType": "application/octet-stream"}},
+            }}},
+            "responses": {"200": {"description": "rendered"}},
+        }}},
+    }  # fmt: skip
+    (tmp_path / "tags.json").write_text(json.dumps(spec), encoding="utf-8")
+    params, _, _ = _params(tmp_path / "tags.json", "tag")
+    assert {p.wire_name: p.style for p in params} == {"tags": "json", "labels": "form"}
+    params, encoding, _ = _params(tmp_path / "tags.json", "render")
+    assert encoding == "multipart" and {p.wire_name: p.style for p in params} == {
+        "options": "json",
+        "pdfdocument": "file",
+    }
+
+
+def test_a_multipart_part_the_encoding_types_json_says_so() -> None:
+    """templates/runtime/files.py: the `options` part of pdfbroker.io's pdftoimage carries its JSON text
+    with `Content-Type: application/json`; a plain text field carries none (text/plain, RFC 7578)."""
+    files = runtime_module("files")
+    body = files.multipart(
+        "b0", [("options", '{"pageNumber":1}'), ("note", "x")], [], frozenset({"options"})
+    ).decode()
+    assert 'name="options"\r\nContent-Type: application/json\r\n\r\n{"pageNumber":1}\r\n' in body
+    assert 'name="note"\r\n\r\nx\r\n' in body

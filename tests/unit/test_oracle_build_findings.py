@@ -189,13 +189,16 @@ def test_accept_and_unreadable_answers_follow_what_the_operation_declares(tmp_pa
     spec = load_spec(spec_file)
     text, draft = init_mapping(spec)
 
-    assert sorted(u.operation.split(" (")[0] for u in draft.unmapped) == [
-        "GET /connectors/{id}/docs",
-        "GET /crx/packmgr/service/script.html",
-        "GET /files/{id}/download",
-    ]
-    assert all("M218" in u.reason for u in draft.unmapped)
-    (convert,) = _built(ANSWERS, tmp_path).values()
+    # Answers that are files (markdown, an HTML page, a binary download) are mapped: the result carries
+    # the file (templates/runtime/file_answers.py), its type the one declared or the answer's own.
+    assert draft.unmapped == ()
+    assert "GET /files/{id}/download" in text and "GET /connectors/{id}/docs" in text
+    by_path = {a.path: a for a in _built(ANSWERS, tmp_path).values()}
+    convert = by_path["/v1/wgs84ToOsgb36/{latitude}"]
+    assert convert.file_answer is None  # `*/*` with an object schema: JSON first
+    assert by_path["/connectors/{id}/docs"].file_answer == "text/markdown"
+    assert by_path["/crx/packmgr/service/script.html"].file_answer == "text/html"
+    assert by_path["/files/{id}/download"].file_answer == "application/octet-stream"  # a binary `*/*`
     assert convert.accept == "application/json, */*;q=0.8"  # JSON first, and anything the operation sends
 
 

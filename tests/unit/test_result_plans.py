@@ -481,7 +481,7 @@ def test_a_named_concise_set_without_an_id_or_name_is_warned_at_its_line(tmp_pat
     assert warned.hint == "add id and name:  concise: [id, name, status, daily_budget]"
 
 
-def test_concise_fields_of_an_answer_that_is_not_json_are_warned(tmp_path: Path) -> None:
+def test_response_settings_of_an_action_answering_a_file_are_refused(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         "openapi: 3.0.3\ninfo: {title: Reports, version: '1'}\npaths:\n  /report:\n    get:\n"
@@ -494,5 +494,7 @@ def test_concise_fields_of_an_answer_that_is_not_json_are_warned(tmp_path: Path)
         "      - name: report\n        operation: getReport\n        response:\n          concise: [id]\n"
     )
     result = generate(spec, mapping)
-    [warned] = [d for d in result.diagnostics if d.code == "M246"]
-    assert warned.source.line == 10 and "answers text/csv only" in warned.message
+    # A CSV file is returned whole as the result's content: no fields to choose from.
+    [refused] = [d for d in result.diagnostics if d.code == "M214"]
+    assert refused.level == Level.ERROR and refused.source.line == 9, refused
+    assert "answers a file (text/csv)" in refused.message

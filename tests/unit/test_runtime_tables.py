@@ -36,11 +36,14 @@ FIXTURES = ROOT / "tests" / "fixtures"
 # Runtime fields no table example renders, each rendered by the end-to-end test of its feature instead:
 # Auth.prefix and allow_insecure (tests/e2e/test_credential_safety.py), Shape.bare (a one-field record,
 # tests/e2e/test_honest_records.py), Upstream.tokens (OAuth, tests/e2e/test_oauth_client.py), Upstream.files
-# (file uploads, tests/e2e/test_file_bodies.py).
+# (file uploads, tests/e2e/test_file_bodies.py), Action.file and ServerConfig.file_answers (files in answers,
+# tests/e2e/test_file_answers.py).
 DEFAULTED_ON_PURPOSE: dict[str, set[str]] = {
     "Auth": {"prefix", "allow_insecure"},
     "Shape": {"bare"},
     "Upstream": {"tokens", "files"},
+    "Action": {"file"},
+    "ServerConfig": {"file_answers"},
 }
 
 # IR type -> (runtime class, {IR field: runtime field}, IR fields that stay in the generator and why).
@@ -174,6 +177,7 @@ IR_TO_RUNTIME: dict[type, tuple[str, dict[str, str], dict[str, str]]] = {
             "errors": "errors",
             "failures": "failures",
             "undescribed_failures": "undescribed_failures",
+            "file_answer": "file",
         },
         {
             "description": "goes to tools.json",

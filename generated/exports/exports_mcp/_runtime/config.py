@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
+import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from .callers import HttpAccess
@@ -137,6 +138,23 @@ class DiscoveryFlow(Protocol):
     ) -> tuple[str, dict[str, Any]]: ...
 
 
+class FileAnswers(Protocol):
+    """file_answers.py, present only in a package with an action whose API answers a file (a PDF, an
+    image, a CSV export); the rendered server.py hands the module over as `ServerConfig.file_answers`."""
+
+    def described(
+        self, answer: httpx.Response, action: Action, max_bytes: int
+    ) -> dict[str, Any]: ...
+
+    def file_result(
+        self,
+        shown: dict[str, Any],
+        answer: httpx.Response,
+        max_tokens: int,
+        secrets: tuple[str, ...],
+    ) -> types.CallToolResult: ...
+
+
 # info.py's `server_info`: (name, version, upstream, client) -> what the diagnostic tool answers.
 ServerInfo = Callable[
     [str, str, Upstream, httpx.AsyncClient], Awaitable[dict[str, Any]]
@@ -172,3 +190,5 @@ class ServerConfig:
     patterns: PatternTranslation | None = None
     # A date-time that may be local beside its time zone: times.py's `local_time_problems`.
     local_times: LocalTimeCheck | None = None
+    # An action answers a file: file_answers.py returns it as the result's content.
+    file_answers: FileAnswers | None = None

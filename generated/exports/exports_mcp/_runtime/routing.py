@@ -171,6 +171,8 @@ class Action:
     failures: tuple[Failure, ...] = ()
     # Top-level failure flags the spec does not show (refusals.undescribed_failure); off with `failure: false`.
     undescribed_failures: bool = True
+    # The API answers a file, not JSON: the media type its spec declares (file_answers.py returns it).
+    file: str | None = None
 
     @property
     def arg_names(self) -> tuple[str, ...]:

@@ -214,6 +214,9 @@ class Dispatcher:
             # A client without the Tasks extension follows the job itself.
             step = self.tasks.next_step(self.tools[name], action, job)
             answer = {**answer, "next_step": step}
+        files = config.file_answers
+        if action.file is not None and files is not None and "file" in answer:
+            return files.file_result(answer, response, cap, self._secrets()), outcome
         return success_result(answer, budget), outcome
 
     async def _confirmed_call(
@@ -288,7 +291,13 @@ class Dispatcher:
         """One action against the API: the request, its answer shaped for the agent, the `after` hook."""
         request = self._request(action, values, idempotency_key)
         response = await self._send(request, action)
-        shown = interpret(response, action, values)
+        files = self.config.file_answers
+        if action.file is not None and files is not None:  # a file, never read as JSON
+            shown = files.described(
+                response, action, self.config.upstream.max_body_bytes
+            )
+        else:
+            shown = interpret(response, action, values)
         if self.config.units is not None:  # T5 parameter names
             shown = self.config.units.convert_results(action, shown)
         answer = await self.hooks.after(tool_name, action.name, shown)

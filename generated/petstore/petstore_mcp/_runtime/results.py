@@ -58,6 +58,8 @@ class Answer(httpx.Response):
     problem: str | None = None
     # Past the byte cap: `content` is empty, the body was never read whole.
     too_big: bool = False
+    # The body's size as its Content-Length declared it (the wire's; None when not declared).
+    declared_bytes: int | None = None
 
     @classmethod
     def of(
@@ -82,6 +84,8 @@ class Answer(httpx.Response):
             request=response.request,
         )
         answer.data, answer.problem, answer.too_big = data, problem, too_big
+        declared = response.headers.get("content-length", "")
+        answer.declared_bytes = int(declared) if declared.isdigit() else None
         return answer
 
 
