@@ -60,18 +60,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
-# Modules that take long, run first: with two workers (scripts/test), a long module that starts last keeps
-# one worker busy while the other idles. test_ads_server builds the examples' venv that several modules
-# share (tests/support/shared.py), so it starts at once too. Stale names here only cost speed.
+# Modules that take long, run first, longest first: with two workers (scripts/test), a long module that
+# starts last keeps one worker busy while the other idles. test_ads_server builds the examples' venv that
+# several modules share (tests/support/shared.py), so it starts at once too. test_check_command runs
+# `mcpgen check` (Prism, a server, the MCP client) twenty times; test_oauth_user waits out its access
+# tokens' lifetime four times. Stale names here only cost speed.
 RUN_FIRST = (
     "tests/e2e/test_ads_server.py",
+    "tests/e2e/test_check_command.py",
     "tests/e2e/test_demo_script.py",
+    "tests/e2e/test_oauth_user.py",
     "tests/e2e/test_python310.py",
     "tests/e2e/test_oracle_subset.py",
     "tests/hostile/test_fuzz.py",
     "tests/e2e/test_conformance.py",
     "tests/hostile/test_upstream_answers.py",
     "tests/e2e/test_github_spec.py",
+    "tests/hostile/test_store_loss.py",
+    "tests/e2e/test_swagger2_check.py",
+    "tests/e2e/test_scale_out.py",
 )
 
 
