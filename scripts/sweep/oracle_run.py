@@ -306,7 +306,9 @@ def build_args(doc: SpecDoc, tool: Any, action: Any, props: dict[str, Any], *, f
         if getattr(param, "style", None) == "file":
             # A file in a multipart or binary body: generated servers take a data URL (or a path under a
             # files directory, which the oracle's servers are not given).
-            args[param.arg] = "data:application/octet-stream;base64,b3JhY2xl"
+            one = "data:application/octet-stream;base64,b3JhY2xl"
+            # A field that is an array of files (pdfblocks' merge_documents) takes a list of them.
+            args[param.arg] = [one] if (props.get(param.arg) or {}).get("type") == "array" else one
             continue
         spec_schema, value = _spec_value(doc, op, param, body_schema, body_example, full)
         prop = props.get(param.arg) or {}
