@@ -255,8 +255,9 @@ def _query_and_limit(arguments: Mapping[str, Any] | None) -> tuple[str, int]:
 
 
 def _action_definition(entry: _Entry) -> dict[str, Any]:
-    """One action as the agent calls it: what it does, and an input schema of the arguments this
-    action takes (its own values where it accepts fewer than the tool, its own defaults) (T2)."""
+    """One action as the agent calls it (T2 flat action enum): what it does, and an input schema of
+    the arguments this action takes (its own values where it accepts fewer than the tool, its own
+    defaults)."""
     action: Action = entry.action  # type: ignore[assignment]  # set on action entries
     properties = entry.tool["inputSchema"].get("properties", {})
     own = {p.arg: p for p in action.params}

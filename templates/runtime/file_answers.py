@@ -126,7 +126,7 @@ def file_name(answer: httpx.Response, media: str) -> str:
     return f"{stem[: _NAME_CHARS - len(extension) - 1]}.{extension[:16]}"
 
 
-# RFC 6266: `filename*=UTF-8''%E2%82%AC%20rates.pdf` (RFC 8187) wins over a plain `filename`.
+# RFC 6266: `filename*=UTF-8''%e2%82%ac%20rates.pdf` (RFC 8187) wins over a plain `filename`.
 _EXTENDED = re.compile(
     r"filename\*\s*=\s*([\w!#$%&+^`{}~-]*)'[^']*'([^;\s]+)", re.IGNORECASE
 )

@@ -48,8 +48,7 @@ class Auth:
 
 
 class FileSource(Protocol):
-    """files.py: a multipart or binary body (content, content type) from its fields, its files (wire
-    name, argument, value) and the fields whose part is JSON; None when there is nothing to send."""
+    """files.py: a multipart or binary body (content, content type); None when nothing is sent."""
 
     def body(
         self,
@@ -538,9 +537,8 @@ async def send(
     else:
         answer = await _with_token(client, upstream, tokens, request, action, subject)
     if answer.status_code >= 400:
-        refused = http_error(
-            answer, action, upstream.credential_env(subject), upstream.errors
-        )
+        env = upstream.credential_env(subject)
+        refused = http_error(answer, action, env, upstream.errors)
         if answer.status_code == 401:
             refused.how = _unprefixed_hint(upstream) + refused.how
         raise refused

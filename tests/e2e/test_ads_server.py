@@ -114,8 +114,9 @@ async def test_lists_the_contract_verbatim_in_name_order(ads_server: InstalledSe
     assert schema["properties"]["daily_budget_krw"]["type"] == "integer"  # T5: unit in the name
     assert "daily_budget" not in schema["properties"]
     assert not any(k in json.dumps(schema) for k in ('"$ref"', '"oneOf"', '"anyOf"', '"allOf"'))
+    # The title is the tool's own `title`, said once: the annotations do not repeat it.
+    assert change["title"] == "Change a campaign"
     assert change["annotations"] == {
-        "title": "Change a campaign",
         "readOnlyHint": False,
         "destructiveHint": True,
         "idempotentHint": False,
