@@ -114,3 +114,35 @@ def test_a_multipart_part_the_encoding_types_json_says_so() -> None:
     ).decode()
     assert 'name="options"\r\nContent-Type: application/json\r\n\r\n{"pageNumber":1}\r\n' in body
     assert 'name="note"\r\n\r\nx\r\n' in body
+
+
+def test_an_object_multipart_part_with_no_encoding_of_its_own_is_typed_json() -> None:
+    """templates/runtime/upstream.py: OpenAPI's default content type for an object part is
+    application/json, so an object field (and each object item of an array field) with no
+    `encoding.contentType` goes as JSON text saying so; a text field and a list of strings carry none."""
+    upstream, routing, files = (runtime_module(m) for m in ("upstream", "routing", "files"))
+    params = tuple(
+        routing.Param(arg=name, wire=name, at="body", style=style)
+        for name, style in (("meta", None), ("pages", None), ("tags", None), ("note", None), ("doc", "file"))
+    )
+    action = routing.Action(name="convert", method="POST", path="/convert", params=params, body="multipart")
+    source = upstream.Upstream(
+        base_url_env="X_BASE_URL",
+        default_base_url="http://127.0.0.1:1",
+        auth=None,
+        timeout_s=1.0,
+        files=files.FileReader(read=None, max_bytes=1024),
+    )
+    values = {
+        "meta": {"title": "A"},
+        "pages": [{"from": 1}],
+        "tags": ["a", "b"],
+        "note": "x",
+        "doc": "data:application/pdf;base64,JVBERi0=",
+    }
+    body = upstream.build_request(source, action, values).content.decode()
+    assert 'name="meta"\r\nContent-Type: application/json\r\n\r\n{"title":"A"}\r\n' in body
+    assert 'name="pages"\r\nContent-Type: application/json\r\n\r\n{"from":1}\r\n' in body
+    assert 'name="tags"\r\n\r\na\r\n' in body and 'name="tags"\r\n\r\nb\r\n' in body
+    assert 'name="note"\r\n\r\nx\r\n' in body
+    assert 'filename="doc"\r\nContent-Type: application/pdf\r\n\r\n%PDF-\r\n' in body

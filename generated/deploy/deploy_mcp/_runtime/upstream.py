@@ -200,6 +200,7 @@ def build_request(
     whole_body: Any = None
     placed, nested = _sent_values(action, values, to_upstream or _as_given)
     files: list[tuple[str, Any]] = []
+    typed = {p.wire for p in action.params if p.style == "json"}
     for wire, at, value, style, explode in placed:
         if at == "path":
             path_values[wire] = _path_segment(value, style, explode)
@@ -213,9 +214,11 @@ def build_request(
             files.append((wire, value))
         elif at == "body":
             body[wire] = value
-            # A form field holding an object with no style of its own carries it as JSON (OpenAPI's
-            # default content type for objects in a form; Twilio's Channel, Routing).
+            # A form field holding an object with no style of its own carries it as JSON, typed so in a multipart part as an array's object items are (OpenAPI's default content type for an object; Twilio's Channel, Routing).
             json_object = style is None and isinstance(value, dict)
+            items = value if isinstance(value, list) else [value]
+            if style is None and any(isinstance(item, dict) for item in items):
+                typed.add(wire)
             form.extend(
                 form_pairs(wire, value, "json" if json_object else style, explode)
             )
@@ -231,8 +234,7 @@ def build_request(
         lambda m: path_values[m.group(1)], action.path
     )
     _apply_auth(upstream, url, headers, query)
-    # One key per logical request: the apply's (the same for every attempt of its preview) or a new
-    # one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
+    # One key per logical request: the apply's (the same for every attempt of its preview) or a new one; a resend after a timeout sends this same request, key and all (E4 unknown outcome is not retry).
     key = idempotency_key or uuid.uuid4().hex
     key_header = _idempotency_header(upstream, action)
     if key_header:
@@ -241,7 +243,7 @@ def build_request(
         body[action.idempotency_body] = key
         form.append((action.idempotency_body, key))
     content = _content(action, body, whole_body, form, headers)
-    content.update(_file_content(upstream, action, files, form, headers))
+    content.update(_file_content(upstream, action, files, form, headers, typed))
     if cookies:
         headers["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     return _request(action, url, tuple(query), headers, content, values)
@@ -358,14 +360,14 @@ def _file_content(
     files: list[tuple[str, Any]],
     form: list[tuple[str, str]],
     headers: dict[str, str],
+    typed: set[str],
 ) -> dict[str, Any]:
-    """httpx's body argument for a multipart or binary body (files.py reads and encodes it)."""
+    """httpx's body argument for a multipart or binary body (files.py reads and encodes it); `typed`: the parts of JSON text."""
     if upstream.files is None or action.body not in ("multipart", "binary"):
         return {}
     params = {p.wire: p.arg for p in action.params}
     named = [(wire, params.get(wire, wire), value) for wire, value in files]
-    typed = frozenset(p.wire for p in action.params if p.style == "json")
-    sent = upstream.files.body(action.body, form, named, typed)
+    sent = upstream.files.body(action.body, form, named, frozenset(typed))
     if sent is None:
         return {}
     headers["content-type"] = sent[1]
@@ -405,8 +407,7 @@ def _carries_key(upstream: Upstream, action: Action, request: httpx.Request) -> 
 def _path_segment(
     value: Any, style: str | None = None, explode: bool | None = None
 ) -> str:
-    # Encode everything, '/' included, so a value can never change which path is called;
-    # '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
+    # Encode everything, '/' included, so a value can never change which path is called; '.' and '..' alone are dot-segments that URL normalization would resolve, so encode them too.
     segment = quote(_simple(value, style, explode), safe="")
     return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
