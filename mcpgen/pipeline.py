@@ -152,6 +152,19 @@ def generate_lock(
     spec, mapping, diagnostics = load_inputs(spec_path, mapping_path, ref_roots=ref_roots, remote=remote)
     if spec is None or mapping is None:
         return LockResult(None, tuple(diagnostics), spec)
+    return lock_from_inputs(spec, mapping, spec_path, mapping_path, diagnostics)
+
+
+def lock_from_inputs(
+    spec: Spec,
+    mapping: Mapping,
+    spec_path: Path | str,
+    mapping_path: Path,
+    diagnostics: Sequence[Diagnostic] = (),
+) -> LockResult:
+    """The second half of `generate_lock`, for inputs already loaded: built and served, no module
+    rendered. `diagnostics` are the loading's, kept in front of the build's."""
+    diagnostics = list(diagnostics)
     try:
         built = build_server(
             spec,

@@ -28,7 +28,7 @@ from mcpgen.cli.config import (
 from mcpgen.cli.hooks import add_hook_stubs, report_added, write_hooks
 from mcpgen.cli.init import run_init
 from mcpgen.cli.lint import profile_summary, run_lint
-from mcpgen.cli.operands import file_places, load_operand
+from mcpgen.cli.operands import file_places, load_operands
 from mcpgen.cli.output import say
 from mcpgen.cli.spec_source import (
     AllowHttpOpt,
@@ -502,8 +502,7 @@ def diff_command(
 ) -> None:
     roots, remote = tuple(allow_ref_root or ()), remote_options(allow_http, allow_ref_host)
     try:
-        before = load_operand(old, Path.cwd(), ref_roots=roots, remote=remote)
-        after = load_operand(new, Path.cwd(), ref_roots=roots, remote=remote)
+        before, after = load_operands(old, new, Path.cwd(), ref_roots=roots, remote=remote)
         ignore_list = load_ignore_list(ignore) if ignore is not None else None
     except DiagnosticError as exc:
         _report(exc.diagnostics, quiet=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen import codes
+from mcpgen.cli.beside import Beside, can_fork_work
 from mcpgen.contract.diff.lock import action_params
 from mcpgen.contract.diff.mapping_changes import data_at
 from mcpgen.contract.diff.model import ContractChange, Sources
@@ -26,7 +27,7 @@ from mcpgen.contract.scanning import Place, Places
 from mcpgen.diagnostics import DiagnosticError, SourceRef, error
 from mcpgen.load.remote import RemoteOptions, is_url
 from mcpgen.load.sources import Document, escape_pointer_token, join_pointer, load_document
-from mcpgen.pipeline import generate_lock
+from mcpgen.pipeline import LockResult, generate_lock, load_inputs, lock_from_inputs
 from mcpgen.render.lockfile import LOCK_FILE, LOCK_VERSION
 
 PAIR_SEPARATOR = "::"
@@ -48,13 +49,9 @@ def load_operand(
     operand's `$ref`s may read files under the spec's directory and `ref_roots` only, and fetch from
     the hosts `remote` allows; its SPEC may be a URL."""
     if PAIR_SEPARATOR in text:
-        # The last `::`: an IPv6 address in a spec URL holds one too (https://[::1]/openapi.json).
-        spec, _, mapping = text.rpartition(PAIR_SEPARATOR)
-        # Named as the user wrote them (relative to the current directory): messages quote the path.
-        spec_source = spec if is_url(spec) else Path(_shown(cwd / spec))
-        mapping_path = Path(_shown(cwd / mapping))
+        spec_source, mapping_path = _pair_paths(text, cwd)
         operand = _from_inputs(text, spec_source, mapping_path, ref_roots, remote)
-        return replace(operand, mapping_file=Path(mapping))
+        return replace(operand, mapping_file=Path(text.rpartition(PAIR_SEPARATOR)[2]))
     path = cwd / text
     if path.exists():
         lock_file = _lock_path(path)
@@ -72,6 +69,49 @@ def load_operand(
     )
 
 
+def load_operands(
+    old: str, new: str, cwd: Path, *, ref_roots: Sequence[Path] = (), remote: RemoteOptions | None = None
+) -> tuple[Operand, Operand]:
+    """Both sides of a diff, as `load_operand` reads each. Two SPEC::MAPPING operands are built at once
+    where a second core and fork are at hand: OLD in a forked child, NEW here (GitHub's pair took the
+    sum of two builds one after the other)."""
+    if PAIR_SEPARATOR not in old or PAIR_SEPARATOR not in new or not can_fork_work():
+        return load_operand(old, cwd, ref_roots=ref_roots, remote=remote), load_operand(
+            new, cwd, ref_roots=ref_roots, remote=remote
+        )
+    spec_source, mapping_path = _pair_paths(old, cwd)
+    spec, mapping, diagnostics = load_inputs(spec_source, mapping_path, ref_roots=ref_roots, remote=remote)
+    if spec is None or mapping is None:  # nothing to build: its problems, as `load_operand` reports them
+        raise DiagnosticError(diagnostics)
+    beside = Beside(lambda: _sent(lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)))
+    built: LockResult | None = None
+    try:
+        after = load_operand(new, cwd, ref_roots=ref_roots, remote=remote)
+    except DiagnosticError:  # OLD's problems first, as when the sides are read one after the other
+        built = beside.result() or lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)
+        _operand(old, replace(built, spec=spec, mapping=mapping))
+        raise
+    except BaseException:
+        beside.cancel()
+        raise
+    built = beside.result() or lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)
+    before = _operand(old, replace(built, spec=spec, mapping=mapping))
+    return replace(before, mapping_file=Path(old.rpartition(PAIR_SEPARATOR)[2])), after
+
+
+def _sent(result: LockResult) -> LockResult:
+    """What the child sends back: the lock and the diagnostics, not the inputs the parent holds."""
+    return replace(result, spec=None, mapping=None)
+
+
+def _pair_paths(text: str, cwd: Path) -> tuple[Path | str, Path]:
+    # The last `::`: an IPv6 address in a spec URL holds one too (https://[::1]/openapi.json).
+    spec, _, mapping = text.rpartition(PAIR_SEPARATOR)
+    # Named as the user wrote them (relative to the current directory): messages quote the path.
+    spec_source = spec if is_url(spec) else Path(_shown(cwd / spec))
+    return spec_source, Path(_shown(cwd / mapping))
+
+
 def _from_inputs(
     text: str,
     spec: Path | str,
@@ -79,7 +119,10 @@ def _from_inputs(
     ref_roots: Sequence[Path],
     remote: RemoteOptions | None,
 ) -> Operand:
-    result = generate_lock(spec, mapping_path, ref_roots=ref_roots, remote=remote)
+    return _operand(text, generate_lock(spec, mapping_path, ref_roots=ref_roots, remote=remote))
+
+
+def _operand(text: str, result: LockResult) -> Operand:
     if result.lock is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
     # The lock exactly as `mcpgen generate` would write it for these inputs.
