@@ -35,7 +35,10 @@ ALIAS_EXPANSION_FLOOR = 100_000  # YAML aliases may add this many values, or as 
 
 
 def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = token if type(token) is str else str(token)
+    if "~" in text or "/" in text:  # rare in names: most tokens are returned as they are
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def unescape_pointer_token(token: str) -> str:
@@ -43,7 +46,9 @@ def unescape_pointer_token(token: str) -> str:
 
 
 def join_pointer(pointer: str, *tokens: str | int) -> str:
-    return pointer + "".join("/" + escape_pointer_token(t) for t in tokens)
+    for token in tokens:
+        pointer += "/" + escape_pointer_token(token)
+    return pointer
 
 
 def split_pointer(pointer: str) -> list[str]:
