@@ -54,19 +54,32 @@ class Canonicalizer:
 
     def local(self, located: Located) -> tuple[str, list[_Key]]:
         """The value's own canonical JSON and the definitions it references directly."""
+        text, refs = self._made(located, keep=True)
+        return text, list(refs)
+
+    def _made(self, located: Located, *, keep: bool) -> tuple[str, tuple[_Key, ...]]:
+        """`local`'s text and references; `keep`: remember them for the next time the value is asked
+        for. A text asked for once (a definition, which only its digest stands for, or an operation with
+        its parameters merged in) is not kept: on GitHub's spec those texts held some 20 MB."""
         memo = (id(located.document), id(located.value))
         found = self._locals.get(memo)
-        if found is None:
-            refs: list[_Key] = []
-            found = (located.value, self._write(located.value, located, refs), tuple(refs))
-            self._locals[memo] = found
-        return found[1], list(found[2])
+        if found is not None:
+            return found[1], found[2]
+        refs: list[_Key] = []
+        text = self._write(located.value, located, refs)
+        if keep:
+            self._locals[memo] = (located.value, text, tuple(refs))
+        return text, tuple(refs)
 
     def sha256(self, *roots: Located) -> str:
         """The roots' texts, then each reachable definition's place and digest, in sorted order."""
-        texts, pending = [], []
+        return self._sha256(roots, keep=True)
+
+    def _sha256(self, roots: tuple[Located, ...], *, keep: bool) -> str:
+        texts: list[str] = []
+        pending: list[_Key] = []
         for root in roots:
-            text, refs = self.local(root)
+            text, refs = self._made(root, keep=keep)
             texts.append(text)
             pending += refs
         reached: dict[_Key, str] = {}
@@ -82,9 +95,8 @@ class Canonicalizer:
     def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
         found = self._definitions.get(key)
         if found is None:
-            target = self._by_key[key]
-            text, refs = self.local(target)
-            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(refs))
+            text, refs = self._made(self._by_key[key], keep=False)
+            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), refs)
             self._definitions[key] = found
         return found
 
@@ -214,7 +226,7 @@ def operation_sha256(canon: Canonicalizer, operation: Operation) -> str:
     key = f"{id(operation.located.document)} {operation.key}"
     found = canon._operations.get(key)
     if found is None:
-        found = canon._operations[key] = canon.sha256(_effective_operation(canon, operation))
+        found = canon._operations[key] = canon._sha256((_effective_operation(canon, operation),), keep=False)
     return found
 
 

@@ -601,7 +601,10 @@ class _JsonIndex:
         # An object's members by name, read so far, and the reader of the rest.
         self._members: dict[int, tuple[dict[str, tuple[int, int]], Iterator[tuple[str, int, int]]]] = {}
         self._items: dict[int, list[int]] = {}
-        self._line_starts: list[int] | None = None
+        # Offsets whose line is known, in order, and those lines: a line is counted from the nearest
+        # known offset before it (a list of every line start of GitHub's spec would hold 400,000).
+        self._known_offsets: list[int] = [0]
+        self._known_lines: list[int] = [1]
 
     def position(self, tokens: list[str]) -> Position | None:
         value_start = _skip_ws(self.text, 0)
@@ -641,10 +644,14 @@ class _JsonIndex:
         return None
 
     def _position_of(self, offset: int) -> Position:
-        if self._line_starts is None:
-            self._line_starts = [0, *(match.end() for match in re.finditer("\n", self.text))]
-        line = bisect.bisect_right(self._line_starts, offset)
-        before = self.text[self._line_starts[line - 1] : offset]
+        text = self.text
+        at = bisect.bisect_right(self._known_offsets, offset) - 1
+        known = self._known_offsets[at]
+        line = self._known_lines[at] + text.count("\n", known, offset)
+        if known != offset:
+            self._known_offsets.insert(at + 1, offset)
+            self._known_lines.insert(at + 1, line)
+        before = text[text.rfind("\n", 0, offset) + 1 : offset]
         if self.utf8_bytes and not before.isascii():
             before = _as_utf8(before)
         return Position(line, len(before) + 1)

@@ -77,10 +77,9 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             (changed if content != current else unchanged).append(file.path)
             continue
         files.append(file)
-        on_disk = target.read_bytes() if target.is_file() else None
-        if on_disk is None:
+        if not target.is_file():
             added.append(file.path)
-        elif on_disk != file.content.encode("utf-8"):
+        elif not _holds(target, file.content):
             changed.append(file.path)
         else:
             unchanged.append(file.path)
@@ -103,6 +102,24 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
         tuple(diagnostics),
         untracked,
     )
+
+
+_CHUNK = 1 << 15  # characters compared at a time: small pieces, whose memory is used again
+
+
+def _holds(path: Path, content: str) -> bool:
+    """Whether the file's bytes are `content` in UTF-8, read and compared a piece at a time: GitHub's
+    tools.lock.json is 7 MB, and a copy of it and of its encoding, made when everything else
+    `generate` holds is still alive, would each add to its peak memory."""
+    try:
+        with path.open("rb") as handle:
+            for start in range(0, len(content), _CHUNK):
+                expected = content[start : start + _CHUNK].encode("utf-8")
+                if handle.read(len(expected)) != expected:
+                    return False
+            return handle.read(1) == b""
+    except OSError:
+        return False
 
 
 def _hook_names(out_dir: Path, rendered: tuple[RenderedFile, ...]) -> HookNames:
