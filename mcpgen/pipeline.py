@@ -13,8 +13,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from mcpgen import codes
 from mcpgen.build.contract import contract
 from mcpgen.build.regeneration import PreviousLock, previous_lock
@@ -27,6 +25,7 @@ from mcpgen.load.remote import RemoteOptions
 from mcpgen.profiles import Profile
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.package import RenderError, render_server
+from mcpgen.write.lock_actions import read_lock_actions
 
 BUG_HINT = (
     "this is a bug in mcpgen, not in your files: please report it with the spec and mapping that caused it"
@@ -183,10 +182,20 @@ def read_previous_lock(out_dir: Path) -> PreviousLock | None:
         raw = lock_path.read_bytes()
     except OSError:
         return None
-    try:
-        document = orjson.loads(raw)  # GitHub's is 7 MB: json.loads takes ten times as long
-    except orjson.JSONDecodeError:
-        try:  # what orjson refuses and json reads (NaN, an integer past 64 bits), or nothing
+    typed = read_lock_actions(raw)  # GitHub's is 7 MB: only the actions' members are read
+    if typed is not None:
+        document: Any = {
+            "tools": [
+                {
+                    "actions": [
+                        {"operationId": a.operationId, "method": a.method, "path": a.path} for a in t.actions
+                    ]
+                }
+                for t in typed.tools
+            ]
+        }
+    else:
+        try:  # not the writer's shape: each member is read as it is
             document = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
             return None

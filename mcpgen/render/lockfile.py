@@ -66,7 +66,7 @@ def lock_json(server: ServerSpec, contract: list[dict[str, Any]]) -> str:
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, two-space indent, a trailing newline: one spelling for one value."""
-    return indented_json(value, sort_keys=True) + "\n"
+    return indented_json(value, sort_keys=True, newline=True)
 
 
 def _action(action: ActionSpec) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import orjson
 from mcpgen import codes
 from mcpgen.diagnostics import Diagnostic, SourceRef, warning
 from mcpgen.names import hook_names
+from mcpgen.write.lock_actions import read_lock_actions
 
 LOCK_FILE = "tools.lock.json"  # the file render writes (render is a sibling layer: not imported)
 SPLIT_SUFFIXES = ("_preview", "_apply")  # a previewed tool is served as two; its hooks keep one name
@@ -46,12 +47,12 @@ class _LockHooks:
     args: dict[_Endpoint, dict[tuple[str, str], str]]
 
 
-def hook_names_by_endpoint(lock_text: str | None) -> dict[_Endpoint, list[tuple[str, str]]]:
+def hook_names_by_endpoint(lock_text: str | bytes | None) -> dict[_Endpoint, list[tuple[str, str]]]:
     """(method, path) -> the (before, after) names of each action calling it; {} for no lock file."""
     return _lock_hooks(lock_text).names
 
 
-def hook_changes(previous_lock: str | None, new_lock: str | None) -> HookNames:
+def hook_changes(previous_lock: str | bytes | None, new_lock: str | bytes | None) -> HookNames:
     new_hooks = _lock_hooks(new_lock)
     new = new_hooks.names
     if not new:
@@ -86,26 +87,70 @@ def _renamed_args(old: _LockHooks, new: _LockHooks) -> dict[str, dict[str, str]]
     return found
 
 
-def _lock_hooks(lock_text: str | None) -> _LockHooks:
-    document = _parse(lock_text)
-    server = str((document.get("server") or {}).get("name") or "")
-    tools = [t for t in document.get("tools") or [] if isinstance(t, dict)]
-    served = {str(t.get("name")) for t in tools}
+def _lock_hooks(lock_text: str | bytes | None) -> _LockHooks:
+    server, tools = _lock_tools(lock_text)
+    served = {tool for tool, _ in tools}
     names: dict[_Endpoint, list[tuple[str, str]]] = {}
     args: dict[_Endpoint, dict[tuple[str, str], str]] = {}
-    for tool in tools:
-        name = _hook_tool_name(str(tool.get("name")), served)
-        for action in tool.get("actions") or []:
-            key = (str(action.get("method")), str(action.get("path")))
-            pair = hook_names(server, name, str(action.get("name")))
+    for tool, actions in tools:
+        name = _hook_tool_name(tool, served)
+        for action, method, path, params in actions:
+            key = (method, path)
+            pair = hook_names(server, name, action)
             if pair not in names.setdefault(key, []):
                 names[key].append(pair)
-            args[key] = {
-                (str(p.get("in")), str(p.get("wire"))): str(p.get("arg"))
-                for p in action.get("params") or []
-                if isinstance(p, dict) and p.get("wire") is not None
-            }
+            args[key] = {(where, wire): arg for where, wire, arg in params}
     return _LockHooks(names, args)
+
+
+# An action as hooks see it: name, method, path, and (place, API name, argument) of each parameter sent.
+_Action = tuple[str, str, str, list[tuple[str, str, str]]]
+
+
+def _lock_tools(lock_text: str | bytes | None) -> tuple[str, list[tuple[str, list[_Action]]]]:
+    """The server's name, and each tool's name with its actions."""
+    if not lock_text:
+        return "", []
+    # Bytes: msgspec would keep a UTF-8 copy of a str inside it for as long as the str lives.
+    raw = lock_text.encode("utf-8") if isinstance(lock_text, str) else lock_text
+    typed = read_lock_actions(raw)
+    if typed is not None:
+        return typed.server.name, [
+            (
+                tool.name,
+                [
+                    (
+                        a.name,
+                        a.method,
+                        a.path,
+                        [(p.location, p.wire, p.arg) for p in a.params if p.wire is not None],
+                    )
+                    for a in tool.actions
+                ],
+            )
+            for tool in typed.tools
+        ]
+    document = _parse(raw)  # not the writer's shape: each member read as it is
+    tools = [t for t in document.get("tools") or [] if isinstance(t, dict)]
+    return str((document.get("server") or {}).get("name") or ""), [
+        (
+            str(tool.get("name")),
+            [
+                (
+                    str(action.get("name")),
+                    str(action.get("method")),
+                    str(action.get("path")),
+                    [
+                        (str(p.get("in")), str(p.get("wire")), str(p.get("arg")))
+                        for p in action.get("params") or []
+                        if isinstance(p, dict) and p.get("wire") is not None
+                    ],
+                )
+                for action in tool.get("actions") or []
+            ],
+        )
+        for tool in tools
+    ]
 
 
 def stale_arguments(source: str, renamed_args: dict[str, dict[str, str]], path: str) -> list[Diagnostic]:
@@ -161,7 +206,7 @@ def _hook_tool_name(served: str, all_served: set[str]) -> str:
     return served
 
 
-def _parse(text: str | None) -> dict[str, Any]:
+def _parse(text: bytes) -> dict[str, Any]:
     if not text:
         return {}
     try:

@@ -127,7 +127,7 @@ def _hook_names(out_dir: Path, rendered: tuple[RenderedFile, ...]) -> HookNames:
     disk (the previous generation's) and the one about to be written."""
     previous = out_dir / LOCK_FILE
     new = next((f.content for f in rendered if f.path == LOCK_FILE), None)
-    return hook_changes(previous.read_text(encoding="utf-8") if previous.is_file() else None, new)
+    return hook_changes(previous.read_bytes() if previous.is_file() else None, new)
 
 
 def _hook_modules(files: list[RenderedFile]) -> set[str]:
