@@ -18,7 +18,8 @@ LOCK = Path(__file__).resolve().parents[2] / "generated" / "ads" / "tools.lock.j
 
 
 def _lock() -> dict[str, Any]:
-    return json.loads(LOCK.read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads(LOCK.read_text(encoding="utf-8"))
+    return document
 
 
 def _off_shape(document: dict[str, Any]) -> dict[str, Any]:
