@@ -107,6 +107,14 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
 _CHUNK = 1 << 15  # characters compared at a time: small pieces, whose memory is used again
 
 
+def _sha256(content: str) -> str:
+    """The digest of the content's UTF-8 encoding, encoded a piece at a time (see `_holds`)."""
+    digest = hashlib.sha256()
+    for start in range(0, len(content), _CHUNK):
+        digest.update(content[start : start + _CHUNK].encode("utf-8"))
+    return digest.hexdigest()
+
+
 def _holds(path: Path, content: str) -> bool:
     """Whether the file's bytes are `content` in UTF-8, read and compared a piece at a time: GitHub's
     tools.lock.json is 7 MB, and a copy of it and of its encoding, made when everything else
@@ -222,9 +230,7 @@ def _read_manifest(out_dir: Path) -> dict[str, str]:
 
 def _manifest_text(files: list[RenderedFile], generator: str) -> str:
     entries = {
-        f.path: hashlib.sha256(f.content.encode("utf-8")).hexdigest()
-        for f in sorted(files, key=lambda f: f.path)
-        if f.ownership == "generated"
+        f.path: _sha256(f.content) for f in sorted(files, key=lambda f: f.path) if f.ownership == "generated"
     }
     return json.dumps({"generator": generator, "files": entries}, indent=2) + "\n"
 
