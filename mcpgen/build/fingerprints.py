@@ -40,7 +40,9 @@ class Canonicalizer:
 
     def __init__(self, resolver: RefResolver):
         self._resolver = resolver
-        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}  # sha256 of its text, its refs
+        # Each definition's member of a bundle ("place":sha256 of its text) and its references.
+        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}
+        self._closures: dict[frozenset[_Key], tuple[_Key, ...]] = {}  # direct references -> all reached
         self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
         self._by_key: dict[_Key, Located] = {}
         # local() by (document, value) identity: a parameter is written inside its operation and again
@@ -77,26 +79,40 @@ class Canonicalizer:
 
     def _sha256(self, roots: tuple[Located, ...], *, keep: bool) -> str:
         texts: list[str] = []
-        pending: list[_Key] = []
+        direct: list[_Key] = []
         for root in roots:
             text, refs = self._made(root, keep=keep)
             texts.append(text)
-            pending += refs
-        reached: dict[_Key, str] = {}
-        while pending:
-            key = pending.pop()
-            if key not in reached:
-                reached[key], further = self._definition(key)
-                pending += further
-        definitions = ",".join(f"{_string(f'{d}#{p}')}:{reached[d, p]}" for d, p in sorted(reached))
+            direct += refs
+        definitions = ",".join(self._definition(key)[0] for key in self._reached(direct))
         bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
         return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
 
+    def _reached(self, direct: list[_Key]) -> tuple[_Key, ...]:
+        """Every definition reachable from these, in sorted order. Many parts reach the same ones
+        (GitHub's operations share their error responses and their records), so each set of direct
+        references is followed once."""
+        memo = frozenset(direct)
+        found = self._closures.get(memo)
+        if found is None:
+            reached: set[_Key] = set()
+            pending = list(direct)
+            while pending:
+                key = pending.pop()
+                if key not in reached:
+                    reached.add(key)
+                    pending += self._definition(key)[1]
+            found = self._closures[memo] = tuple(sorted(reached))
+        return found
+
     def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
+        """The definition's member of a bundle (its place, then the sha256 of its text) and its references."""
         found = self._definitions.get(key)
         if found is None:
             text, refs = self._made(self._by_key[key], keep=False)
-            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), refs)
+            document, pointer = key
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            found = (f"{_string(f'{document}#{pointer}')}:{digest}", refs)
             self._definitions[key] = found
         return found
 

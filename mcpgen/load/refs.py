@@ -99,6 +99,9 @@ class RefResolver:
             lambda path: load_document(path, display_path=_display(path, root), regular_only=True)
         )
         self._documents: dict[Path, Document] = {root.path.resolve(): root}
+        # What each `$ref` string leads to from each document (kept beside it, so its id stays its
+        # own): a generate of GitHub's spec follows 1,400 of them some 24,000 times.
+        self._followed: dict[tuple[int, str], tuple[Document, Located]] = {}
         # The spec's directory as the user named it, so a spec reached through a symlink keeps its tree.
         self.roots = (Path(os.path.abspath(root.path)).parent.resolve(), *(Path(r).resolve() for r in roots))
 
@@ -106,13 +109,21 @@ class RefResolver:
         """Follow `$ref` chains until a non-reference value (bounded, so cycles end in an error)."""
         current = located
         for _ in range(limit):
-            if not (isinstance(current.value, dict) and isinstance(current.value.get("$ref"), str)):
+            value = current.value
+            if not (isinstance(value, dict) and isinstance(value.get("$ref"), str)):
                 return current
             current = self.follow(current)
         raise DiagnosticError([error(codes.R003, "$ref chain is too long or cyclic", located.source)])
 
     def follow(self, located: Located) -> Located:
         ref = located.value["$ref"]
+        key = (id(located.document), ref)
+        found = self._followed.get(key)
+        if found is None:
+            found = self._followed[key] = (located.document, self._follow(located, ref))
+        return found[1]
+
+    def _follow(self, located: Located, ref: str) -> Located:
         file_part, _, fragment = ref.partition("#")
         # A $ref is a URI reference: its path and its fragment (a JSON pointer) may be percent-encoded,
         # as in '#/paths/~1a~1%7Bid%7D' (RFC 6901, section 6).
