@@ -25,6 +25,7 @@ from mcpgen.load.remote import RemoteOptions
 from mcpgen.profiles import Profile
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.package import RenderError, render_server
+from mcpgen.write.lock_actions import read_lock_actions
 
 BUG_HINT = (
     "this is a bug in mcpgen, not in your files: please report it with the spec and mapping that caused it"
@@ -191,9 +192,26 @@ def read_previous_lock(out_dir: Path) -> PreviousLock | None:
     """
     lock_path = out_dir / LOCK_FILE
     try:
-        document = json.loads(lock_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raw = lock_path.read_bytes()
+    except OSError:
         return None
+    typed = read_lock_actions(raw)  # GitHub's is 7 MB: only the actions' members are read
+    if typed is not None:
+        document: Any = {
+            "tools": [
+                {
+                    "actions": [
+                        {"operationId": a.operationId, "method": a.method, "path": a.path} for a in t.actions
+                    ]
+                }
+                for t in typed.tools
+            ]
+        }
+    else:
+        try:  # not the writer's shape: each member is read as it is
+            document = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
     return previous_lock(document, _shown_name(str(lock_path)))
 
 

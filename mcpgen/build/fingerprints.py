@@ -40,7 +40,9 @@ class Canonicalizer:
 
     def __init__(self, resolver: RefResolver):
         self._resolver = resolver
-        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}  # sha256 of its text, its refs
+        # Each definition's member of a bundle ("place":sha256 of its text) and its references.
+        self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}
+        self._closures: dict[frozenset[_Key], tuple[_Key, ...]] = {}  # direct references -> all reached
         self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
         self._by_key: dict[_Key, Located] = {}
         # local() by (document, value) identity: a parameter is written inside its operation and again
@@ -54,37 +56,63 @@ class Canonicalizer:
 
     def local(self, located: Located) -> tuple[str, list[_Key]]:
         """The value's own canonical JSON and the definitions it references directly."""
+        text, refs = self._made(located, keep=True)
+        return text, list(refs)
+
+    def _made(self, located: Located, *, keep: bool) -> tuple[str, tuple[_Key, ...]]:
+        """`local`'s text and references; `keep`: remember them for the next time the value is asked
+        for. A text asked for once (a definition, which only its digest stands for, or an operation with
+        its parameters merged in) is not kept: on GitHub's spec those texts held some 20 MB."""
         memo = (id(located.document), id(located.value))
         found = self._locals.get(memo)
-        if found is None:
-            refs: list[_Key] = []
-            found = (located.value, self._write(located.value, located, refs), tuple(refs))
-            self._locals[memo] = found
-        return found[1], list(found[2])
+        if found is not None:
+            return found[1], found[2]
+        refs: list[_Key] = []
+        text = self._write(located.value, located, refs)
+        if keep:
+            self._locals[memo] = (located.value, text, tuple(refs))
+        return text, tuple(refs)
 
     def sha256(self, *roots: Located) -> str:
         """The roots' texts, then each reachable definition's place and digest, in sorted order."""
-        texts, pending = [], []
+        return self._sha256(roots, keep=True)
+
+    def _sha256(self, roots: tuple[Located, ...], *, keep: bool) -> str:
+        texts: list[str] = []
+        direct: list[_Key] = []
         for root in roots:
-            text, refs = self.local(root)
+            text, refs = self._made(root, keep=keep)
             texts.append(text)
-            pending += refs
-        reached: dict[_Key, str] = {}
-        while pending:
-            key = pending.pop()
-            if key not in reached:
-                reached[key], further = self._definition(key)
-                pending += further
-        definitions = ",".join(f"{_string(f'{d}#{p}')}:{reached[d, p]}" for d, p in sorted(reached))
+            direct += refs
+        definitions = ",".join(self._definition(key)[0] for key in self._reached(direct))
         bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
         return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
 
+    def _reached(self, direct: list[_Key]) -> tuple[_Key, ...]:
+        """Every definition reachable from these, in sorted order. Many parts reach the same ones
+        (GitHub's operations share their error responses and their records), so each set of direct
+        references is followed once."""
+        memo = frozenset(direct)
+        found = self._closures.get(memo)
+        if found is None:
+            reached: set[_Key] = set()
+            pending = list(direct)
+            while pending:
+                key = pending.pop()
+                if key not in reached:
+                    reached.add(key)
+                    pending += self._definition(key)[1]
+            found = self._closures[memo] = tuple(sorted(reached))
+        return found
+
     def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
+        """The definition's member of a bundle (its place, then the sha256 of its text) and its references."""
         found = self._definitions.get(key)
         if found is None:
-            target = self._by_key[key]
-            text, refs = self.local(target)
-            found = (hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(refs))
+            text, refs = self._made(self._by_key[key], keep=False)
+            document, pointer = key
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            found = (f"{_string(f'{document}#{pointer}')}:{digest}", refs)
             self._definitions[key] = found
         return found
 
@@ -214,7 +242,7 @@ def operation_sha256(canon: Canonicalizer, operation: Operation) -> str:
     key = f"{id(operation.located.document)} {operation.key}"
     found = canon._operations.get(key)
     if found is None:
-        found = canon._operations[key] = canon.sha256(_effective_operation(canon, operation))
+        found = canon._operations[key] = canon._sha256((_effective_operation(canon, operation),), keep=False)
     return found
 
 

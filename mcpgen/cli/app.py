@@ -612,9 +612,8 @@ def _report(diagnostics: Iterable[Diagnostic], quiet: bool) -> None:
     diagnostics = list(diagnostics)
     # With errors to fix, notes would only bury them.
     floor = Level.WARNING if quiet or any(d.level >= Level.ERROR for d in diagnostics) else Level.INFO
-    for diagnostic in sorted(diagnostics, key=sort_key):
-        if diagnostic.level < floor:
-            continue
+    # Filtered before sorting: sorting reads each one's line, and finding a line in a JSON spec reads text.
+    for diagnostic in sorted((d for d in diagnostics if d.level >= floor), key=sort_key):
         say(format_diagnostic(diagnostic), err=True)
 
 

@@ -63,9 +63,9 @@ def run_init(
         found = check_build(spec, load_mapping(out, str(out)))
     except DiagnosticError as exc:
         found = exc.diagnostics
-    for diagnostic in sorted(found, key=sort_key):
-        if diagnostic.level >= Level.WARNING:
-            say(format_diagnostic(diagnostic), err=True)
+    # Filtered before sorting: sorting reads each one's line, and finding a line in a JSON spec reads text.
+    for diagnostic in sorted((d for d in found if d.level >= Level.WARNING), key=sort_key):
+        say(format_diagnostic(diagnostic), err=True)
     if has_errors(found):
         say(f"{out} was written but does not build; please report this as an mcpgen init bug", err=True)
         return 1

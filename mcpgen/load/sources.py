@@ -35,7 +35,10 @@ ALIAS_EXPANSION_FLOOR = 100_000  # YAML aliases may add this many values, or as 
 
 
 def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = token if type(token) is str else str(token)
+    if "~" in text or "/" in text:  # rare in names: most tokens are returned as they are
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def unescape_pointer_token(token: str) -> str:
@@ -43,7 +46,9 @@ def unescape_pointer_token(token: str) -> str:
 
 
 def join_pointer(pointer: str, *tokens: str | int) -> str:
-    return pointer + "".join("/" + escape_pointer_token(t) for t in tokens)
+    for token in tokens:
+        pointer += "/" + escape_pointer_token(token)
+    return pointer
 
 
 def split_pointer(pointer: str) -> list[str]:
@@ -69,14 +74,19 @@ class Document:
 
     display_path: str
     path: Path
-    text: str  # "" while `_raw` holds the file instead (a JSON document orjson read); see _JsonIndex
+    text: str  # "" for a JSON document orjson read: see `_raw`, `_stamp` and _JsonIndex
     data: Any
     _yaml_positions: dict[str, Position] | None = None
     _json_cache: dict[str, Position] = field(default_factory=dict)
     _json_index: _JsonIndex | None = None
     origin: Callable[[str], str] | None = None
     base_url: str | None = None  # fetched from this URL: relative `$ref`s are resolved against it
+    # A JSON document orjson read keeps no text: a file that is not a regular one keeps its bytes
+    # (`_raw`); a regular file is read again if a line is ever asked for, when it is still the file
+    # that was parsed: the same size, modification time and inode (`_stamp`). GitHub's spec is 13 MB,
+    # held through a whole `generate` for the few lines its messages show, if any.
     _raw: bytes | None = None
+    _stamp: tuple[int, int, int] | None = None
 
     def locate(self, pointer: str) -> SourceRef:
         if self.origin is not None:
@@ -105,9 +115,13 @@ class Document:
             return self._yaml_positions.get(pointer)
         if pointer not in self._json_cache:
             if self._json_index is None:
-                if self._raw is not None:  # UTF-8 bytes as Latin-1 characters: one byte each
-                    self.text, self._raw = self._raw.decode("latin-1"), None
+                raw = self._raw if self._raw is not None else self._read_again()
+                if raw is not None:  # UTF-8 bytes as Latin-1 characters: one byte each
+                    self.text, self._raw = raw.decode("latin-1"), None
+                    del raw  # 13 MB for GitHub's spec: not held while the text is indexed
                     self._json_index = _JsonIndex(self.text, utf8_bytes=True)
+                elif self._stamp is not None:
+                    return None  # the file changed since it was parsed: no line rather than a wrong one
                 else:
                     self._json_index = _JsonIndex(self.text)
             found = self._json_index.position(split_pointer(pointer))
@@ -115,6 +129,24 @@ class Document:
                 return None
             self._json_cache[pointer] = found
         return self._json_cache[pointer]
+
+    def _read_again(self) -> bytes | None:
+        """The parsed file's bytes, read once more, or None when it is no longer the file parsed."""
+        if self._stamp is None:
+            return None
+        try:
+            with self.path.open("rb") as handle:
+                if _stamp(os.fstat(handle.fileno())) != self._stamp:
+                    return None
+                raw = handle.read()
+        except OSError:
+            return None
+        self._stamp = None
+        return raw
+
+
+def _stamp(status: os.stat_result) -> tuple[int, int, int]:
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
 def load_document(
@@ -130,13 +162,15 @@ def load_document(
     from them: a `$ref` to /dev/zero or to a named pipe must neither fill memory nor hang.
     """
     shown = display_path or str(path)
-    raw = _read_bounded(path, shown, max_bytes, regular_only)
+    raw, stamp = _read_bounded(path, shown, max_bytes, regular_only)
     if path.suffix.lower() == ".json":
-        return _load_json_bytes(raw, path, shown) or _load_json(_decode(raw, shown), path, shown)
+        return _load_json_bytes(raw, path, shown, stamp) or _load_json(_decode(raw, shown), path, shown)
     return _load_yaml(_decode(raw, shown), path, shown)
 
 
-def _load_json_bytes(raw: bytes, path: Path, shown: str) -> Document | None:
+def _load_json_bytes(
+    raw: bytes, path: Path, shown: str, stamp: tuple[int, int, int] | None
+) -> Document | None:
     """The document orjson reads from the bytes, or None where `_load_json` must read it: orjson
     refuses the file (not JSON, not UTF-8, a byte-order mark, NaN, a lone surrogate escape, a number
     past a double), or it nests deeper than MAX_DEPTH, or it holds a float past 2**63, which may
@@ -147,10 +181,15 @@ def _load_json_bytes(raw: bytes, path: Path, shown: str) -> Document | None:
         return None
     if _holds_unusable_value(data, False, wide_floats=True):
         return None
+    if stamp is not None:  # a regular file: read again if a line is asked for
+        return Document(display_path=shown, path=path, text="", data=data, _stamp=stamp)
     return Document(display_path=shown, path=path, text="", data=data, _raw=raw)
 
 
-def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) -> bytes:
+def _read_bounded(
+    path: Path, shown: str, max_bytes: int, regular_only: bool
+) -> tuple[bytes, tuple[int, int, int] | None]:
+    """The file's bytes, and for a regular file its `_stamp` when they were read."""
     source = SourceRef(file=shown)
     # O_NONBLOCK: opening a named pipe must not wait for a writer before it can be refused.
     flags = os.O_RDONLY | (getattr(os, "O_NONBLOCK", 0) if regular_only else 0)
@@ -161,7 +200,8 @@ def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) ->
     except OSError as exc:
         raise DiagnosticError([_unreadable(shown, exc)]) from None
     # Checked on the descriptor before it becomes a file object: Python refuses to wrap a directory.
-    mode = os.fstat(fd).st_mode
+    status = os.fstat(fd)
+    mode = status.st_mode
     if stat.S_ISDIR(mode):
         os.close(fd)
         raise DiagnosticError(
@@ -194,7 +234,9 @@ def _read_bounded(path: Path, shown: str, max_bytes: int, regular_only: bool) ->
             raise DiagnosticError([_unreadable(shown, exc)]) from None
     if len(raw) > max_bytes:
         raise DiagnosticError([_too_large(shown, max_bytes)])
-    return raw
+    # A file that grew or shrank while it was read is kept as read.
+    regular = stat.S_ISREG(mode) and len(raw) == status.st_size
+    return raw, (_stamp(status) if regular else None)
 
 
 def _unreadable(shown: str, exc: OSError) -> Diagnostic:
@@ -596,7 +638,10 @@ class _JsonIndex:
         # An object's members by name, read so far, and the reader of the rest.
         self._members: dict[int, tuple[dict[str, tuple[int, int]], Iterator[tuple[str, int, int]]]] = {}
         self._items: dict[int, list[int]] = {}
-        self._line_starts: list[int] | None = None
+        # Offsets whose line is known, in order, and those lines: a line is counted from the nearest
+        # known offset before it (a list of every line start of GitHub's spec would hold 400,000).
+        self._known_offsets: list[int] = [0]
+        self._known_lines: list[int] = [1]
 
     def position(self, tokens: list[str]) -> Position | None:
         value_start = _skip_ws(self.text, 0)
@@ -636,10 +681,14 @@ class _JsonIndex:
         return None
 
     def _position_of(self, offset: int) -> Position:
-        if self._line_starts is None:
-            self._line_starts = [0, *(match.end() for match in re.finditer("\n", self.text))]
-        line = bisect.bisect_right(self._line_starts, offset)
-        before = self.text[self._line_starts[line - 1] : offset]
+        text = self.text
+        at = bisect.bisect_right(self._known_offsets, offset) - 1
+        known = self._known_offsets[at]
+        line = self._known_lines[at] + text.count("\n", known, offset)
+        if known != offset:
+            self._known_offsets.insert(at + 1, offset)
+            self._known_lines.insert(at + 1, line)
+        before = text[text.rfind("\n", 0, offset) + 1 : offset]
         if self.utf8_bytes and not before.isascii():
             before = _as_utf8(before)
         return Position(line, len(before) + 1)

@@ -31,16 +31,32 @@ _SMALL_FLOAT = re.compile(rb"(?m)(^ *|: )(-?(?:0\.0000[0-9]+|[0-9]+(?:\.[0-9]+)?
 _SMALL_FLOAT_CLUES = (b"0.0000", b"e-5", b"e-6", b"e-7", b"e-8", b"e-9")
 
 
-def indented_json(value: Any, *, sort_keys: bool = False) -> str:
+def indented_json(value: Any, *, sort_keys: bool = False, newline: bool = False) -> str:
     """`json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)`, byte for byte, but for
-    NaN and infinity (written `null`)."""
+    NaN and infinity (written `null`); `newline`: with a line break after it, written with the rest
+    (adding one to the text made a second copy of GitHub's tools.lock.json, 14 MB as a str)."""
+    return as_text(written_json(value, sort_keys=sort_keys, newline=newline))
+
+
+def written_json(value: Any, *, sort_keys: bool = False, newline: bool = False) -> bytes | str:
+    """`indented_json`'s text, as UTF-8 bytes; as a str where only json.dumps can write the value (a
+    lone surrogate has no UTF-8). A caller that made `value` for this alone can let it go before
+    `as_text` makes the str: GitHub's lock is 7 MB of records, then 7 MB of bytes, then a 14 MB str."""
+    options = (
+        _OPTIONS | (orjson.OPT_SORT_KEYS if sort_keys else 0) | (orjson.OPT_APPEND_NEWLINE if newline else 0)
+    )
     try:
-        text = orjson.dumps(value, option=_OPTIONS | orjson.OPT_SORT_KEYS if sort_keys else _OPTIONS)
+        text = orjson.dumps(value, option=options)
     except orjson.JSONEncodeError:
-        return json.dumps(_finite(value), indent=2, sort_keys=sort_keys, ensure_ascii=False)
+        written = json.dumps(_finite(value), indent=2, sort_keys=sort_keys, ensure_ascii=False)
+        return written + "\n" if newline else written
     if any(clue in text for clue in _SMALL_FLOAT_CLUES):
         text = _SMALL_FLOAT.sub(_python_float, text)
-    return text.decode("utf-8")
+    return text
+
+
+def as_text(written: bytes | str) -> str:
+    return written if isinstance(written, str) else written.decode("utf-8")
 
 
 def _python_float(match: re.Match[bytes]) -> bytes:

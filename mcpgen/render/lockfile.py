@@ -22,7 +22,7 @@ from mcpgen.ir import (
     ServerSpec,
     UnitSpec,
 )
-from mcpgen.render.jsontext import indented_json
+from mcpgen.render.jsontext import as_text, indented_json, written_json
 
 LOCK_FILE = "tools.lock.json"
 LOCK_VERSION = 1
@@ -61,12 +61,13 @@ def lock_document(server: ServerSpec, contract: list[dict[str, Any]]) -> dict[st
 
 
 def lock_json(server: ServerSpec, contract: list[dict[str, Any]]) -> str:
-    return canonical_json(lock_document(server, contract))
+    # The document is let go as soon as it is written, before its text is made (`written_json`).
+    return as_text(written_json(lock_document(server, contract), sort_keys=True, newline=True))
 
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, two-space indent, a trailing newline: one spelling for one value."""
-    return indented_json(value, sort_keys=True) + "\n"
+    return indented_json(value, sort_keys=True, newline=True)
 
 
 def _action(action: ActionSpec) -> dict[str, Any]:

@@ -229,7 +229,7 @@ def hook_stub(server: str, tool: str, action: str, method: str, path: str) -> di
 
 
 def _json(value: Any) -> str:
-    return indented_json(value) + "\n"
+    return indented_json(value, newline=True)
 
 
 def _tool_module(tool: ToolSpec) -> dict[str, Any]:

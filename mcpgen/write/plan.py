@@ -77,10 +77,9 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
             (changed if content != current else unchanged).append(file.path)
             continue
         files.append(file)
-        on_disk = target.read_bytes() if target.is_file() else None
-        if on_disk is None:
+        if not target.is_file():
             added.append(file.path)
-        elif on_disk != file.content.encode("utf-8"):
+        elif not _holds(target, file.content):
             changed.append(file.path)
         else:
             unchanged.append(file.path)
@@ -105,12 +104,38 @@ def plan_write(out_dir: Path, rendered: Iterable[RenderedFile], generator: str) 
     )
 
 
+_CHUNK = 1 << 15  # characters compared at a time: small pieces, whose memory is used again
+
+
+def _sha256(content: str) -> str:
+    """The digest of the content's UTF-8 encoding, encoded a piece at a time (see `_holds`)."""
+    digest = hashlib.sha256()
+    for start in range(0, len(content), _CHUNK):
+        digest.update(content[start : start + _CHUNK].encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _holds(path: Path, content: str) -> bool:
+    """Whether the file's bytes are `content` in UTF-8, read and compared a piece at a time: GitHub's
+    tools.lock.json is 7 MB, and a copy of it and of its encoding, made when everything else
+    `generate` holds is still alive, would each add to its peak memory."""
+    try:
+        with path.open("rb") as handle:
+            for start in range(0, len(content), _CHUNK):
+                expected = content[start : start + _CHUNK].encode("utf-8")
+                if handle.read(len(expected)) != expected:
+                    return False
+            return handle.read(1) == b""
+    except OSError:
+        return False
+
+
 def _hook_names(out_dir: Path, rendered: tuple[RenderedFile, ...]) -> HookNames:
     """The hooks the new server calls, and those that follow a renamed action, from the lock file on
     disk (the previous generation's) and the one about to be written."""
     previous = out_dir / LOCK_FILE
     new = next((f.content for f in rendered if f.path == LOCK_FILE), None)
-    return hook_changes(previous.read_text(encoding="utf-8") if previous.is_file() else None, new)
+    return hook_changes(previous.read_bytes() if previous.is_file() else None, new)
 
 
 def _hook_modules(files: list[RenderedFile]) -> set[str]:
@@ -205,9 +230,7 @@ def _read_manifest(out_dir: Path) -> dict[str, str]:
 
 def _manifest_text(files: list[RenderedFile], generator: str) -> str:
     entries = {
-        f.path: hashlib.sha256(f.content.encode("utf-8")).hexdigest()
-        for f in sorted(files, key=lambda f: f.path)
-        if f.ownership == "generated"
+        f.path: _sha256(f.content) for f in sorted(files, key=lambda f: f.path) if f.ownership == "generated"
     }
     return json.dumps({"generator": generator, "files": entries}, indent=2) + "\n"
 

@@ -5,6 +5,8 @@ value as one looked up at once (equal, same hash, same text), and YAML places ar
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 from pathlib import Path
 
 from mcpgen.diagnostics import SourceRef
@@ -57,11 +59,11 @@ WIDE_POINTERS = [
 
 
 def test_a_place_found_in_the_files_bytes_is_where_the_decoded_text_puts_it(tmp_path: Path) -> None:
-    # The file is read by orjson and kept as bytes: names and columns past ASCII are decoded again.
+    # The file is read by orjson and read again as bytes: names and columns past ASCII are decoded again.
     path = tmp_path / "spec.json"
     path.write_text(WIDE, encoding="utf-8")
     document = load_document(path, "spec.json")
-    assert document._raw is not None
+    assert document._raw is None and document._stamp is not None  # nothing kept but its stamp
     lines = WIDE.split("\n")
     for pointer in WIDE_POINTERS:
         place = document.locate(pointer)
@@ -73,3 +75,27 @@ def test_a_place_found_in_the_files_bytes_is_where_the_decoded_text_puts_it(tmp_
         assert line[place.column - 1 :].startswith(f'"{key}"') or line[place.column - 1 :].startswith(
             '"x-\\u00e9t\u00e9"'
         ), (pointer, place)
+
+
+def test_a_spec_changed_after_it_was_read_gives_no_line_rather_than_a_wrong_one(tmp_path: Path) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(SPEC, encoding="utf-8")
+    document = load_document(path, "spec.json")
+    path.write_text("\n\n\n" + SPEC, encoding="utf-8")  # every line moved by three
+    place = document.locate("/paths/~1pets/get")
+    assert (place.line, place.column) == (None, None) and place.pointer == "/paths/~1pets/get"
+
+
+def test_a_spec_read_from_a_pipe_keeps_its_bytes_for_its_lines(tmp_path: Path) -> None:
+    # `mcpgen generate <(curl ...)`: a pipe cannot be read twice.
+    path = tmp_path / "spec.json"
+    os.mkfifo(path)
+    writer = threading.Thread(target=path.write_text, args=(SPEC,), kwargs={"encoding": "utf-8"})
+    writer.start()
+    try:
+        document = load_document(path, "spec.json")
+    finally:
+        writer.join(timeout=10)
+    assert document._raw is not None and document._stamp is None
+    path.unlink()
+    assert (document.locate("/paths/~1pets/get").line, document.locate("/paths").line) == (5, 3)
