@@ -6,14 +6,14 @@ entry, say) are one line naming the operations in text and markdown, one record 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mcpgen.contract.diff.kinds import Impact, Kind
 from mcpgen.contract.diff.model import ContractChange, ContractDiff, InputChange
+from mcpgen.jsontext import indented_json
 
 # red, yellow, magenta, green
 _COLOURS = {Impact.BREAKING: "31", Impact.BEHAVIOUR: "33", Impact.DEPRECATION: "35", Impact.ADDITIVE: "32"}
@@ -471,7 +471,7 @@ def format_json(
         "input_changes": [edit.json() for edit in edits.values()],  # dicts keep insertion order
         "other_input_changes": other,
     }
-    return _IndentedJson().write(document, 0) + "\n"
+    return indented_json(document, newline=True)
 
 
 class _Edit:
@@ -515,59 +515,3 @@ def _change_json(change: ContractChange, ignored_because: str | None, causes: li
     if ignored_because is not None:
         data["ignored"] = {"reason": ignored_because}
     return data
-
-
-# Scalars through the C encoder: the standard library's indented encoder is pure Python.
-_SCALARS = json.JSONEncoder(ensure_ascii=False)
-_STEP = "  "
-
-
-class _IndentedJson:
-    """`json.dumps(value, indent=2, ensure_ascii=False)`, byte for byte, for a diff document, in a
-    fraction of its time (the standard indented encoder is pure Python): each distinct string encoded
-    once (one operation's name is written under every edit that reaches it), and a list of positions
-    (a change's causes) joined in one step."""
-
-    def __init__(self) -> None:
-        self._strings: dict[str | None, str] = {None: "null"}
-
-    def write(self, value: Any, level: int) -> str:
-        if isinstance(value, str):
-            return self._string(value)
-        if value is None or isinstance(value, (int, float)):
-            return _SCALARS.encode(value)
-        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            return self._object(value, level)
-        if isinstance(value, (list, tuple)):
-            if not value:
-                return "[]"
-            inner = "\n" + _STEP * (level + 1)
-            if all(type(v) is int for v in value):  # positions in input_changes
-                items = ("," + inner).join(map(str, value))
-            else:
-                items = ("," + inner).join([self.write(v, level + 1) for v in value])
-            return f"[{inner}{items}\n{_STEP * level}]"
-        if is_dataclass(value) and not isinstance(value, type):
-            return self.write(asdict(value), level)
-        # Anything else (non-string keys, ...): the standard encoder, indented to this depth (a JSON
-        # text holds no raw newline but those of its indentation).
-        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + _STEP * level)
-
-    def _string(self, text: str) -> str:
-        written = self._strings.get(text)
-        if written is None:
-            written = self._strings[text] = _SCALARS.encode(text)
-        return written
-
-    def _object(self, members: dict[str, Any], level: int) -> str:
-        if not members:
-            return "{}"
-        inner = "\n" + _STEP * (level + 1)
-        string, write = self._string, self.write
-        body = ("," + inner).join(
-            [
-                f"{string(k)}: {string(v) if type(v) is str else write(v, level + 1)}"
-                for k, v in members.items()
-            ]
-        )
-        return f"{{{inner}{body}\n{_STEP * level}}}"

@@ -22,7 +22,7 @@ from mcpgen.ir import (
     ServerSpec,
     UnitSpec,
 )
-from mcpgen.render.jsontext import as_text, indented_json, written_json
+from mcpgen.jsontext import as_text, indented_json, written_json
 
 LOCK_FILE = "tools.lock.json"
 LOCK_VERSION = 1

@@ -29,7 +29,7 @@ from mcpgen.ir import (
 from mcpgen.names import hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
-from mcpgen.render.jsontext import indented_json
+from mcpgen.jsontext import indented_json
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -310,10 +311,21 @@ def _standard_json(diff: ContractDiff, ignored: dict[str, str]) -> str:
         ],
         "other_input_changes": other,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(_finite(document), indent=2, ensure_ascii=False) + "\n"
 
 
-def test_json_is_byte_for_byte_what_the_standard_encoder_writes(release: ContractDiff) -> None:
+def _finite(value: object) -> object:
+    """NaN and infinity as null: json.dumps writes `Infinity`, which is not JSON (RFC 8259 section 6)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def test_json_is_byte_for_byte_what_the_standard_encoder_writes_with_non_finite_numbers_as_null(release: ContractDiff) -> None:
     shared = InputChange(origin="spec", change="changed", pointer="/a~1b/ü", detail='"x" -> "y\\u001b"')
     odd = ContractChange(
         impact=Impact.BEHAVIOUR,
@@ -322,7 +334,7 @@ def test_json_is_byte_for_byte_what_the_standard_encoder_writes(release: Contrac
         action="a",
         message='tab\there, quote " and \x1b escape, ünïcode, \u2028',
         before={"nested": [1, 2.5, True, None, {}, [], {"k": ["v", {"deep": -0.0}]}], 3: "int key"},
-        after=[float("inf"), 10**20, "", {"": None}],
+        after=[float("inf"), 10**20, 1e-05, 2.5e-07, "", {"": None}],
         causes=(
             shared,
             replace(shared, used_by=("t.a", "t.b"), operation="GET /a", part="body.x"),

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.render.jsontext import indented_json
+from mcpgen.jsontext import indented_json
 
 SCALARS = (
     st.none()
