@@ -26,10 +26,10 @@ from mcpgen.ir import (
     ToolSpec,
     UnitSpec,
 )
+from mcpgen.jsontext import indented_json
 from mcpgen.names import hook_names
 from mcpgen.render.clients import CLIENT_TITLES, all_client_configs, http_start_command
 from mcpgen.render.deploy import deploy_files
-from mcpgen.jsontext import indented_json
 from mcpgen.render.lockfile import LOCK_FILE, lock_json
 from mcpgen.render.pyemit import (
     Call,

@@ -325,7 +325,9 @@ def _finite(value: object) -> object:
     return value
 
 
-def test_json_is_byte_for_byte_what_the_standard_encoder_writes_with_non_finite_numbers_as_null(release: ContractDiff) -> None:
+def test_json_is_byte_for_byte_what_the_standard_encoder_writes_with_non_finite_numbers_as_null(
+    release: ContractDiff,
+) -> None:
     shared = InputChange(origin="spec", change="changed", pointer="/a~1b/ü", detail='"x" -> "y\\u001b"')
     odd = ContractChange(
         impact=Impact.BEHAVIOUR,

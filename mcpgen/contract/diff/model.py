@@ -13,7 +13,9 @@ Bump = Literal["major", "minor", "patch", "none"]
 Change = Literal["added", "removed", "changed"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# Not frozen, but never changed once made (hashable all the same): a Stripe diff makes 448,000 of them,
+# and a frozen dataclass's __init__ (a setattr call per field) was 0.35 s of its 4.7 s.
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class InputChange:
     """A change in the spec, the mapping file or the generator, with where it is."""
 
