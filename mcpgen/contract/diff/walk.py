@@ -46,6 +46,11 @@ class Walk:
     new_canon: Canonicalizer
     # the values are kept with their node, so the identities in the keys stay unique
     nodes: dict[PairKey, tuple[tuple[_Item, ...], Any, Any]] = field(default_factory=dict)
+    # Pairs below which nothing changed, neither they nor any pair they reach: `compare` does not
+    # enter them. Stripe's operations reach thousands of unchanged pairs of shared definitions each,
+    # and walking them again for every operation was most of the comparison.
+    clean: set[PairKey] = field(default_factory=set)
+    _settled: set[PairKey] = field(default_factory=set)  # known to be clean or not
 
     def compare(self, old: Located, new: Located, seen: set[PairKey] | None = None) -> list[InputChange]:
         """The changes below one pair of places, in walk order. `seen`, shared by the parts of one
@@ -54,18 +59,70 @@ class Walk:
         found: list[InputChange] = []
         seen = set() if seen is None else seen
 
+        clean = self.clean
+
         def collect(key: PairKey) -> None:
             seen.add(key)
             for item in self.nodes[key][0]:
                 if isinstance(item, InputChange):
                     found.append(item)
-                elif item not in seen:
+                elif item not in seen and item not in clean:
                     collect(item)
 
         root = self._node(old, new)
-        if root not in seen:
+        self._settle(root)
+        if root not in seen and root not in clean:
             collect(root)
         return found
+
+    def _settle(self, root: PairKey) -> None:
+        """Finds which pairs reachable from `root` are clean. The pairs of one cycle (a definition that
+        reaches itself) are clean or not together: they are settled a strongly connected component at
+        a time (Tarjan's algorithm, components come out after every component they reach), without
+        recursion, since a schema can nest deeper than Python's recursion limit."""
+        if root in self._settled:
+            return
+        index: dict[PairKey, int] = {}
+        low: dict[PairKey, int] = {}
+        stack: list[PairKey] = []
+        work: list[tuple[PairKey, int]] = [(root, 0)]  # a pair and the position of its next item
+        while work:
+            key, at = work.pop()
+            if at == 0:
+                index[key] = low[key] = len(index)
+                stack.append(key)
+            items = self.nodes[key][0]
+            while at < len(items):
+                item = items[at]
+                at += 1
+                if isinstance(item, InputChange) or item in self._settled:
+                    continue
+                if item not in index:  # its turn first, then this pair's next item
+                    work += [(key, at), (item, 0)]
+                    break
+                low[key] = min(low[key], index[item])  # on the stack: not settled, so not done
+            else:
+                if low[key] == index[key]:
+                    self._settle_component(stack, key)
+                if work:  # the pair that reached this one
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[key])
+
+    def _settle_component(self, stack: list[PairKey], top: PairKey) -> None:
+        """The pairs on the stack from `top` up are one component: clean unless one of them has a
+        change or reaches a pair (settled before, in a later component) that is not clean."""
+        component = [stack.pop()]
+        while component[-1] != top:
+            component.append(stack.pop())
+        members = set(component)
+        changed = any(
+            isinstance(item, InputChange) or (item not in members and item not in self.clean)
+            for key in component
+            for item in self.nodes[key][0]
+        )
+        self._settled |= members
+        if not changed:
+            self.clean |= members
 
     def _node(self, old: Located, new: Located) -> PairKey:
         old, new = _safe_deref(self.old_spec, old), _safe_deref(self.new_spec, new)
