@@ -164,7 +164,7 @@ def _merged_schema(first: JsonSchema, other: JsonSchema) -> JsonSchema:
             # Every field either action takes (linqr's `data`: one shape per kind of QR code).
             merged["properties"] = {
                 name: _merged_schema(mine[name], theirs[name]) if name in mine and name in theirs else
-                (mine.get(name) or theirs[name])
+                (mine[name] if name in mine else theirs[name])  # `{}` (any value) is a schema too
                 for name in {**mine, **theirs}
             }  # fmt: skip
         else:
