@@ -42,7 +42,8 @@ class Canonicalizer:
         self._resolver = resolver
         # Each definition's member of a bundle ("place":sha256 of its text) and its references.
         self._definitions: dict[_Key, tuple[str, tuple[_Key, ...]]] = {}
-        self._closures: dict[frozenset[_Key], tuple[_Key, ...]] = {}  # direct references -> all reached
+        # direct references -> the bundle's members of every definition they reach, joined
+        self._closures: dict[frozenset[_Key], str] = {}
         self._targets: dict[tuple[str, str], Located | None] = {}  # (document, $ref as written) -> target
         self._by_key: dict[_Key, Located] = {}
         # local() by (document, value) identity: a parameter is written inside its operation and again
@@ -84,14 +85,13 @@ class Canonicalizer:
             text, refs = self._made(root, keep=keep)
             texts.append(text)
             direct += refs
-        definitions = ",".join(self._definition(key)[0] for key in self._reached(direct))
-        bundle = "[" + ",".join(texts) + "],{" + definitions + "}"
+        bundle = "[" + ",".join(texts) + "],{" + self._bundled(direct) + "}"
         return hashlib.sha256(bundle.encode("utf-8")).hexdigest()
 
-    def _reached(self, direct: list[_Key]) -> tuple[_Key, ...]:
-        """Every definition reachable from these, in sorted order. Many parts reach the same ones
-        (GitHub's operations share their error responses and their records), so each set of direct
-        references is followed once."""
+    def _bundled(self, direct: list[_Key]) -> str:
+        """The members of every definition reachable from these, in sorted order. Many parts reach the
+        same ones (GitHub's operations share their error responses and their records; a Stripe part
+        reaches a hundred definitions), so each set of direct references is followed and joined once."""
         memo = frozenset(direct)
         found = self._closures.get(memo)
         if found is None:
@@ -102,7 +102,7 @@ class Canonicalizer:
                 if key not in reached:
                     reached.add(key)
                     pending += self._definition(key)[1]
-            found = self._closures[memo] = tuple(sorted(reached))
+            found = self._closures[memo] = ",".join(self._definition(key)[0] for key in sorted(reached))
         return found
 
     def _definition(self, key: _Key) -> tuple[str, tuple[_Key, ...]]:
