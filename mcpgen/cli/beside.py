@@ -20,16 +20,14 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))  # what this process may use, not what the machine has
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def can_fork_work() -> bool:
-    """Only on Linux: macOS's system libraries are not safe to use in a forked child."""
-    return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() and _cores() > 1
+    """Linux only (macOS's system libraries are not safe to use in a forked child), with a second core
+    this process may use (its affinity, not what the machine has)."""
+    return (
+        sys.platform == "linux"
+        and "fork" in multiprocessing.get_all_start_methods()
+        and len(os.sched_getaffinity(0)) > 1
+    )
 
 
 class Beside(Generic[T]):
@@ -62,10 +60,9 @@ class Beside(Generic[T]):
 
 
 def _run(work: Callable[[], object], send: Connection) -> None:
-    try:
-        payload = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # noqa: BLE001 - not swallowed: the parent redoes the work and meets it itself
-        send.close()
-        return
-    send.send_bytes(payload)
-    send.close()
+    with send:
+        try:
+            payload = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # noqa: BLE001 - not swallowed: the parent redoes the work and meets it itself
+            return  # closed unsent: the parent reads EOF
+        send.send_bytes(payload)

@@ -50,8 +50,9 @@ def load_operand(
     the hosts `remote` allows; its SPEC may be a URL."""
     if PAIR_SEPARATOR in text:
         spec_source, mapping_path = _pair_paths(text, cwd)
-        operand = _from_inputs(text, spec_source, mapping_path, ref_roots, remote)
-        return replace(operand, mapping_file=Path(text.rpartition(PAIR_SEPARATOR)[2]))
+        return _pair_operand(
+            text, generate_lock(spec_source, mapping_path, ref_roots=ref_roots, remote=remote)
+        )
     path = cwd / text
     if path.exists():
         lock_file = _lock_path(path)
@@ -83,20 +84,25 @@ def load_operands(
     spec, mapping, diagnostics = load_inputs(spec_source, mapping_path, ref_roots=ref_roots, remote=remote)
     if spec is None or mapping is None:  # nothing to build: its problems, as `load_operand` reports them
         raise DiagnosticError(diagnostics)
-    beside = Beside(lambda: _sent(lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)))
-    built: LockResult | None = None
+
+    def build_old() -> LockResult:
+        return lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)
+
+    beside = Beside(lambda: _sent(build_old()))
+
+    def old_operand() -> Operand:
+        built = beside.result() or build_old()  # the child's, else built here
+        return _pair_operand(old, replace(built, spec=spec, mapping=mapping))
+
     try:
         after = load_operand(new, cwd, ref_roots=ref_roots, remote=remote)
     except DiagnosticError:  # OLD's problems first, as when the sides are read one after the other
-        built = beside.result() or lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)
-        _operand(old, replace(built, spec=spec, mapping=mapping))
+        old_operand()
         raise
     except BaseException:
         beside.cancel()
         raise
-    built = beside.result() or lock_from_inputs(spec, mapping, spec_source, mapping_path, diagnostics)
-    before = _operand(old, replace(built, spec=spec, mapping=mapping))
-    return replace(before, mapping_file=Path(old.rpartition(PAIR_SEPARATOR)[2])), after
+    return old_operand(), after
 
 
 def _sent(result: LockResult) -> LockResult:
@@ -112,21 +118,12 @@ def _pair_paths(text: str, cwd: Path) -> tuple[Path | str, Path]:
     return spec_source, Path(_shown(cwd / mapping))
 
 
-def _from_inputs(
-    text: str,
-    spec: Path | str,
-    mapping_path: Path,
-    ref_roots: Sequence[Path],
-    remote: RemoteOptions | None,
-) -> Operand:
-    return _operand(text, generate_lock(spec, mapping_path, ref_roots=ref_roots, remote=remote))
-
-
-def _operand(text: str, result: LockResult) -> Operand:
+def _pair_operand(text: str, result: LockResult) -> Operand:
     if result.lock is None or result.spec is None:
         raise DiagnosticError(result.diagnostics)
     # The lock exactly as `mcpgen generate` would write it for these inputs.
-    return Operand(text, result.lock, Sources(result.spec, result.mapping) if result.mapping else None)
+    sources = Sources(result.spec, result.mapping) if result.mapping else None
+    return Operand(text, result.lock, sources, mapping_file=Path(text.rpartition(PAIR_SEPARATOR)[2]))
 
 
 def _lock_path(path: Path) -> Path:

@@ -453,11 +453,7 @@ def format_json(
             edit = edits.get(key)
             if edit is None:
                 edit = edits[key] = _Edit(len(edits), item)
-            if item.operation is not None and item.operation not in edit.operations:
-                edit.operations[item.operation] = item.part
-            if item.used_by is not edit.last_used_by:  # one operation's inputs share one tuple
-                edit.last_used_by = item.used_by
-                edit.used_by.update(dict.fromkeys(item.used_by))
+            edit.add(item)
             found[edit.position] = None
         return list(found)
 
@@ -481,13 +477,17 @@ def format_json(
 class _Edit:
     """One edit of an input file, and the operations (with their part) and actions it reaches."""
 
-    __slots__ = ("position", "first", "operations", "used_by", "last_used_by")
+    __slots__ = ("position", "first", "operations", "used_by")
 
     def __init__(self, position: int, first: InputChange):
         self.position, self.first = position, first
         self.operations: dict[str, str | None] = {}  # the first part each operation is reached through
         self.used_by: dict[str, None] = {}
-        self.last_used_by: tuple[str, ...] | None = None
+
+    def add(self, item: InputChange) -> None:
+        if item.operation is not None:
+            self.operations.setdefault(item.operation, item.part)
+        self.used_by.update(dict.fromkeys(item.used_by))
 
     def json(self) -> dict[str, Any]:
         first = self.first

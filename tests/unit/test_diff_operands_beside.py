@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpgen.cli.beside import Beside, can_fork_work
-from mcpgen.cli.operands import load_operand, load_operands
+from mcpgen.cli.operands import Operand, load_operand, load_operands
 from mcpgen.contract.diff.compare import diff_contracts
 from mcpgen.contract.format import format_json
 from mcpgen.diagnostics import DiagnosticError
@@ -49,14 +49,9 @@ def test_both_sides_at_once_give_the_diff_of_one_after_the_other(tmp_path: Path)
     assert at_once[0].mapping_file == in_turn[0].mapping_file == Path("old/mapping.yaml")
     assert at_once[0].sources is not None and at_once[0].sources.spec.document is not None
 
-    def shown(sides: tuple[object, ...]) -> str:
+    def shown(sides: tuple[Operand, Operand]) -> str:
         before, after = sides
-        diff = diff_contracts(
-            before.lock,  # type: ignore[attr-defined]
-            after.lock,  # type: ignore[attr-defined]
-            old_sources=before.sources,  # type: ignore[attr-defined]
-            new_sources=after.sources,  # type: ignore[attr-defined]
-        )
+        diff = diff_contracts(before.lock, after.lock, old_sources=before.sources, new_sources=after.sources)
         return format_json(diff, old_label=old, new_label=new)
 
     assert shown(at_once) == shown(in_turn)

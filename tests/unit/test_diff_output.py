@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from mcpgen.contract.ignore import apply_ignore_list, load_ignore_list
 from mcpgen.contract.scanning import Place, escape_data, escape_property, format_annotations, format_sarif
 from mcpgen.diagnostics import DiagnosticError
 from tests.github_edits import variant
+from tests.support.json_values import finite
 from tests.support.paths import pinned_schema
 
 
@@ -311,18 +311,7 @@ def _standard_json(diff: ContractDiff, ignored: dict[str, str]) -> str:
         ],
         "other_input_changes": other,
     }
-    return json.dumps(_finite(document), indent=2, ensure_ascii=False) + "\n"
-
-
-def _finite(value: object) -> object:
-    """NaN and infinity as null: json.dumps writes `Infinity`, which is not JSON (RFC 8259 section 6)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    return json.dumps(finite(document), indent=2, ensure_ascii=False) + "\n"
 
 
 def test_json_is_byte_for_byte_what_the_standard_encoder_writes_with_non_finite_numbers_as_null(

@@ -1,4 +1,4 @@
-"""The indented JSON writer (mcpgen/render/jsontext.py) writes what json.dumps writes, byte for byte,
+"""The indented JSON writer (mcpgen/jsontext.py) writes what json.dumps writes, byte for byte,
 but for NaN and infinity, which JSON has no spelling for (`null`): tools.lock.json and tools.json are
 compared by reviewers and by `generate --check` (C1)."""
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpgen.jsontext import indented_json
+from tests.support.json_values import finite
 
 SCALARS = (
     st.none()
@@ -32,21 +33,10 @@ VALUES = st.recursive(
 )
 
 
-def _finite(value: Any) -> Any:
-    """The value with NaN and infinity as None: what JSON can say of them."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 @settings(max_examples=400, derandomize=True, database=None)
 @given(VALUES, st.booleans())
 def test_indented_json_is_json_dumps(value: Any, sort_keys: bool) -> None:
-    expected = json.dumps(_finite(value), indent=2, sort_keys=sort_keys, ensure_ascii=False)
+    expected = json.dumps(finite(value), indent=2, sort_keys=sort_keys, ensure_ascii=False)
     assert indented_json(value, sort_keys=sort_keys) == expected
 
 
@@ -64,7 +54,7 @@ def test_values_json_cannot_spell_are_null() -> None:
 @given(st.dictionaries(KEYS, SCALARS, max_size=4))
 def test_keys_that_are_not_text_are_written_as_json_dumps_writes_them(value: dict[Any, Any]) -> None:
     try:
-        expected = json.dumps(_finite(value), indent=2, ensure_ascii=False)
+        expected = json.dumps(finite(value), indent=2, ensure_ascii=False)
     except TypeError:  # keys json.dumps cannot compare or write: the same error either way
         return
     assert indented_json(value) == expected
